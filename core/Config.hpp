@@ -1,0 +1,85 @@
+#pragma once
+// The validated, unit-converted description of a run. Produced by the deck parser
+// (core/Deck.hpp), consumed by the solver, output and drivers. Everything is in
+// lattice units (dx = dt = 1) once it reaches this struct.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace boreas {
+
+enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
+enum class Precision { Double, Float };
+enum class CollisionKind { BGK, TRT };
+
+// Domain faces in the order x-, x+, y-, y+, z-, z+.
+enum Face : int { XMin = 0, XMax, YMin, YMax, ZMin, ZMax };
+constexpr int num_faces = 6;
+
+enum class FaceBC { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet };
+
+struct FaceCondition {
+  FaceBC type = FaceBC::Wall;
+  std::array<double, 3> velocity{0, 0, 0};  // moving wall / inlet velocity
+  double density = 1.0;                      // pressure outlet density
+};
+
+struct Obstacle {
+  enum class Shape { Box, Sphere, Cylinder } shape = Shape::Box;
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};  // box corners, cell-centre coordinates
+  std::array<double, 3> center{0, 0, 0};          // sphere / cylinder centre
+  double radius = 0;
+  int axis = 2;  // cylinder axis: 0 = x, 1 = y, 2 = z
+};
+
+// A raw uint8 voxel file, x fastest; non-zero voxels are solid.
+struct VoxelGeometry {
+  std::string path;  // resolved relative to the deck's directory
+  std::array<int, 3> dims{0, 0, 0};
+  std::array<int, 3> offset{0, 0, 0};  // where voxel (0,0,0) lands in the domain
+};
+
+enum class InitialCondition { Uniform, TaylorGreen };
+
+struct Config {
+  std::string deck_path;  // as given on the command line
+  std::string name;       // [simulation] name, default: deck file stem
+
+  LatticeKind lattice = LatticeKind::D3Q19;
+  Precision precision = Precision::Double;
+  CollisionKind collision = CollisionKind::BGK;
+  double trt_magic = 3.0 / 16.0;
+  std::string kernel = "ab_pull";
+
+  std::array<int, 3> cells{1, 1, 1};  // nz = 1 for 2D lattices
+
+  // Physics, lattice units. tau is always set after parsing; viscosity = (tau - 1/2) / 3.
+  double tau = 1.0;
+  double viscosity = 1.0 / 6.0;
+  double density = 1.0;
+  std::array<double, 3> force{0, 0, 0};  // body force density (Guo scheme)
+  // When the deck gave Re + resolution + lattice velocity, they are kept for the report.
+  std::optional<double> reynolds, reference_length, reference_velocity;
+  double mach_limit = 0.3;  // refuse runs whose largest lattice speed / c_s exceeds this
+
+  InitialCondition initial = InitialCondition::Uniform;
+  std::array<double, 3> initial_velocity{0, 0, 0};
+  double taylor_green_u0 = 0.0;  // amplitude for InitialCondition::TaylorGreen
+
+  std::array<FaceCondition, num_faces> faces{};
+  std::vector<Obstacle> obstacles;
+  std::optional<VoxelGeometry> voxels;
+
+  long steps = 0;
+  long output_every = 0;  // 0: only the final state
+  bool write_vtk = true;
+  std::string output_dir = "output";
+  long progress_every = 0;  // 0: automatic
+
+  std::vector<std::string> observables;  // validation observables the deck asks for
+
+  int dimensions() const { return lattice == LatticeKind::D2Q9 ? 2 : 3; }
+};
+
+}  // namespace boreas

@@ -1,0 +1,1046 @@
+// Deck parsing and validation. See core/Deck.hpp and inputs/DECK_REFERENCE.md.
+#include "core/Deck.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <system_error>
+
+#include <toml++/toml.h>
+
+namespace boreas {
+
+const std::vector<std::string>& known_kernels() {
+  static const std::vector<std::string> k{"ab_pull"};
+  return k;
+}
+
+const std::vector<std::string>& known_observables() {
+  static const std::vector<std::string> k{"poiseuille_profile", "taylor_green_decay",
+                                          "ghia_centerline", "mass"};
+  return k;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------- small helpers
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Case-insensitive edit distance (Levenshtein, with adjacent transpositions costing 1).
+std::size_t edit_distance(const std::string& a0, const std::string& b0) {
+  const std::string a = lower(a0), b = lower(b0);
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 1; j <= m; ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+
+// Nearest candidate within edit distance 3, or "" if none.
+std::string nearest(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = 4;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best;
+}
+
+// Shortest representation that reads back as the same double.
+std::string fmt(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
+}
+
+// Six significant digits, for derived quantities.
+std::string fmt6(double x) {
+  std::ostringstream os;
+  os.precision(6);
+  os << x;
+  return os.str();
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::table: return "table";
+    case toml::node_type::array: return "array";
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    case toml::node_type::date: return "date";
+    case toml::node_type::time: return "time";
+    case toml::node_type::date_time: return "date-time";
+    default: return "nothing";
+  }
+}
+
+// "got ..." text for a scalar: type plus value where it helps.
+std::string got(const toml::node& n) {
+  if (auto s = n.as_string()) return "got string '" + s->get() + "'";
+  if (auto i = n.as_integer()) return "got " + std::to_string(i->get());
+  if (auto f = n.as_floating_point()) return "got " + fmt(f->get());
+  if (auto b = n.as_boolean()) return std::string("got boolean ") + (b->get() ? "true" : "false");
+  return "got " + type_name(n);
+}
+
+std::string trim(std::string_view s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return std::string(s.substr(a, b - a));
+}
+
+// ---------------------------------------------------------------- diagnostics
+
+struct Diag {
+  int rank;  // 0: in the file, 1: from --set (reported after the file's)
+  std::uint32_t line, col;
+  std::size_t seq;
+  std::string text;
+};
+
+// A table in the deck being validated, with its dotted name for messages.
+struct Tbl {
+  const toml::table* t = nullptr;  // null: the table is absent
+  std::string name;                // "physics", "boundary.x_min", "obstacle[2]"
+  std::string header;              // how to show it in "[...] unknown key": "physics"
+  bool broken = false;             // present but not a table (already reported)
+  const toml::node* get(std::string_view k) const { return t ? t->get(k) : nullptr; }
+  std::string key(std::string_view k) const { return name + "." + std::string(k); }
+};
+
+class Checker {
+ public:
+  Checker(std::string source) : source_(std::move(source)) {}
+
+  std::map<const toml::node*, std::string> override_of;  // nodes that came from --set
+  std::vector<std::string> overrides;                     // in command-line order
+
+  // --set diagnostics are ordered by the position of their argument.
+  std::uint32_t override_index(const std::string& ov) const {
+    auto it = std::find(overrides.begin(), overrides.end(), ov);
+    return std::uint32_t(it - overrides.begin());
+  }
+
+  // Location of a node (a value, or a table for "missing key"); null = file start.
+  void at(const toml::node* n, const toml::key* k, std::string text) {
+    Diag d{0, 1, 1, diags_.size(), {}};
+    std::string loc;
+    if (auto it = n ? override_of.find(n) : override_of.end(); it != override_of.end()) {
+      d.rank = 1;
+      d.line = override_index(it->second);
+      loc = "--set " + it->second;
+    } else if (const auto& sp = n ? n->source().path : nullptr;
+               sp && sp->rfind("--set ", 0) == 0) {
+      d.rank = 1;
+      d.line = override_index(sp->substr(6));
+      loc = *sp;
+    } else {
+      const toml::source_region& r = (k && k->source().begin.line) ? k->source()
+                                     : n                            ? n->source()
+                                                                    : toml::source_region{};
+      if (r.begin.line) d.line = r.begin.line, d.col = r.begin.column;
+      loc = source_ + ":" + std::to_string(d.line) + ":" + std::to_string(d.col);
+    }
+    d.text = loc + ": error: " + std::move(text);
+    diags_.push_back(std::move(d));
+  }
+  void at(const toml::node* n, std::string text) { at(n, nullptr, std::move(text)); }
+  void raw(const std::string& ov, std::string text) {
+    diags_.push_back({1, override_index(ov), 0, diags_.size(), "--set " + ov + ": error: " + text});
+  }
+
+  bool ok() const { return diags_.empty(); }
+
+  [[noreturn]] void throw_all() {
+    std::stable_sort(diags_.begin(), diags_.end(), [](const Diag& a, const Diag& b) {
+      if (a.rank != b.rank) return a.rank < b.rank;
+      if (a.line != b.line) return a.line < b.line;
+      if (a.col != b.col) return a.col < b.col;
+      return a.seq < b.seq;
+    });
+    std::vector<std::string> lines;
+    std::string msg;
+    for (const auto& d : diags_) {
+      lines.push_back(d.text);
+      msg += d.text + "\n";
+    }
+    msg += std::to_string(diags_.size()) + (diags_.size() == 1 ? " error" : " errors") +
+           " in deck " + source_;
+    throw DeckError(msg, std::move(lines));
+  }
+
+  // ---- structure
+
+  // Reports keys of `tb` not in `allowed` (tables among them as unknown tables).
+  void unknown_keys(const Tbl& tb, const std::vector<std::string>& allowed) {
+    if (!tb.t) return;
+    for (auto&& [k, v] : *tb.t) {
+      const std::string key(k.str());
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      const std::string near = nearest(key, allowed);
+      if (v.is_table() || v.is_array_of_tables()) {
+        std::string full = tb.name.empty() ? key : tb.name + "." + key;
+        std::string msg = "unknown table [" + full + "]";
+        if (!near.empty()) msg += "; did you mean [" + (tb.name.empty() ? near : tb.name + "." + near) + "]?";
+        at(&v, &k, msg);
+      } else {
+        std::string msg = (tb.header.empty() ? "" : "[" + tb.header + "] ") + "unknown key '" + key + "'";
+        if (!near.empty()) msg += "; did you mean '" + near + "'?";
+        at(&v, &k, msg);
+      }
+    }
+  }
+
+  // A sub-table; reports a type error if the key holds something else.
+  Tbl table(const Tbl& parent, const std::string& k, const std::string& name) {
+    Tbl r{nullptr, name, name};
+    const toml::node* n = parent.get(k);
+    if (!n) return r;
+    if (!n->is_table()) {
+      at(n, name + ": expected a table, " + got(*n));
+      r.broken = true;
+      return r;
+    }
+    r.t = n->as_table();
+    return r;
+  }
+
+  void missing(const Tbl& tb, std::string_view k, const std::string& expected) {
+    if (tb.broken) return;
+    at(tb.t, tb.key(k) + ": missing required key (expected " + expected + ")");
+  }
+
+  // Marks a key as not applicable (e.g. magic with BGK); returns true if it was present.
+  bool not_used(const Tbl& tb, std::string_view k, const std::string& why) {
+    if (auto n = tb.get(k)) {
+      at(n, tb.key(k) + ": " + why);
+      return true;
+    }
+    return false;
+  }
+
+  // ---- scalars. Each returns nullopt when absent or invalid (invalid is reported).
+
+  std::optional<double> number_node(const toml::node& n, const std::string& key,
+                                    const std::string& expected, bool (*pred)(double)) {
+    if (!n.is_number()) {
+      at(&n, key + ": expected " + expected + ", " + got(n));
+      return std::nullopt;
+    }
+    const double x = *n.value<double>();
+    if (!std::isfinite(x) || (pred && !pred(x))) {
+      at(&n, key + ": expected " + expected + ", " + got(n));
+      return std::nullopt;
+    }
+    return x;
+  }
+  std::optional<double> number(const Tbl& tb, std::string_view k, const std::string& expected,
+                               bool (*pred)(double) = nullptr) {
+    auto n = tb.get(k);
+    return n ? number_node(*n, tb.key(k), expected, pred) : std::nullopt;
+  }
+
+  std::optional<long long> integer_node(const toml::node& n, const std::string& key,
+                                        const std::string& expected, long long min,
+                                        long long max) {
+    auto i = n.as_integer();
+    if (!i) {
+      at(&n, key + ": expected " + expected + ", " + got(n));
+      return std::nullopt;
+    }
+    if (i->get() < min || i->get() > max) {
+      at(&n, key + ": expected " + expected + ", " + got(n));
+      return std::nullopt;
+    }
+    return i->get();
+  }
+  std::optional<long long> integer(const Tbl& tb, std::string_view k, const std::string& expected,
+                                   long long min, long long max = LLONG_MAX) {
+    auto n = tb.get(k);
+    return n ? integer_node(*n, tb.key(k), expected, min, max) : std::nullopt;
+  }
+
+  std::optional<bool> boolean(const Tbl& tb, std::string_view k) {
+    auto n = tb.get(k);
+    if (!n) return std::nullopt;
+    if (!n->is_boolean()) {
+      at(n, tb.key(k) + ": expected a boolean (true or false), " + got(*n));
+      return std::nullopt;
+    }
+    return n->as_boolean()->get();
+  }
+
+  std::optional<std::string> string(const Tbl& tb, std::string_view k, const std::string& expected) {
+    auto n = tb.get(k);
+    if (!n) return std::nullopt;
+    if (!n->is_string()) {
+      at(n, tb.key(k) + ": expected " + expected + ", " + got(*n));
+      return std::nullopt;
+    }
+    return n->as_string()->get();
+  }
+
+  // A string from a fixed list; returns its index.
+  std::optional<std::size_t> choice_node(const toml::node& n, const std::string& key,
+                                         const std::vector<std::string>& options) {
+    const std::string expected = "one of " + join(options);
+    if (!n.is_string()) {
+      at(&n, key + ": expected " + expected + ", " + got(n));
+      return std::nullopt;
+    }
+    const std::string& s = n.as_string()->get();
+    for (std::size_t i = 0; i < options.size(); ++i)
+      if (options[i] == s) return i;
+    std::string msg = key + ": expected " + expected + ", " + got(n);
+    const std::string near = nearest(s, options);
+    if (!near.empty()) msg += "; did you mean '" + near + "'?";
+    at(&n, msg);
+    return std::nullopt;
+  }
+  std::optional<std::size_t> choice(const Tbl& tb, std::string_view k,
+                                    const std::vector<std::string>& options) {
+    auto n = tb.get(k);
+    return n ? choice_node(*n, tb.key(k), options) : std::nullopt;
+  }
+
+  // ---- vectors. dims: 2 or 3 for the lattice, 0 if unknown (then 2 or 3 entries are
+  // accepted). In 2D a third entry is accepted if it equals `z_neutral`.
+  std::optional<std::array<double, 3>> vec(const Tbl& tb, std::string_view k, int dims,
+                                           const std::string& /*what*/, bool integers,
+                                           double z_neutral, bool (*pred)(double) = nullptr,
+                                           const std::string& cond = "") {
+    auto n = tb.get(k);
+    if (!n) return std::nullopt;
+    const std::string key = tb.key(k);
+    const std::string elem = integers ? "integers" : "numbers";
+    std::string expected;
+    if (dims == 2)
+      expected = "an array of 2 " + elem + cond + " (D2Q9 is 2D)";
+    else if (dims == 3)
+      expected = "an array of 3 " + elem + cond;
+    else
+      expected = "an array of 2 or 3 " + elem + cond;
+    auto a = n->as_array();
+    if (!a) {
+      at(n, key + ": expected " + expected + ", " + got(*n));
+      return std::nullopt;
+    }
+    const std::size_t len = a->size();
+    const bool len_ok = dims == 3 ? len == 3 : (len == 2 || len == 3);
+    if (!len_ok) {
+      at(n, key + ": expected " + expected + ", got " + std::to_string(len) +
+                (len == 1 ? " entry" : " entries"));
+      return std::nullopt;
+    }
+    std::array<double, 3> r{0, 0, z_neutral};
+    bool good = true;
+    for (std::size_t i = 0; i < len; ++i) {
+      const toml::node& e = *a->get(i);
+      const std::string ek = key + "[" + std::to_string(i) + "]";
+      if (integers) {
+        auto v = integer_node(e, ek, "an integer" + cond, LLONG_MIN, LLONG_MAX);
+        if (!v) { good = false; continue; }
+        if ((pred && !pred(double(*v))) || *v > INT_MAX || *v < INT_MIN) {
+          at(&e, ek + ": expected an integer" + cond + ", " + got(e));
+          good = false;
+          continue;
+        }
+        r[i] = double(*v);
+      } else {
+        auto v = number_node(e, ek, "a number" + cond, pred);
+        if (!v) { good = false; continue; }
+        r[i] = *v;
+      }
+    }
+    if (!good) return std::nullopt;
+    if (len == 3 && dims == 2 && r[2] != z_neutral) {
+      at(a->get(2), key + "[2]: must be " + fmt(z_neutral) + " for the 2D lattice D2Q9, got " +
+                        fmt(r[2]));
+      return std::nullopt;
+    }
+    return r;
+  }
+
+ private:
+  std::string source_;
+  std::vector<Diag> diags_;
+};
+
+bool gt_half(double x) { return x > 0.5; }
+bool positive(double x) { return x > 0; }
+bool nonneg(double x) { return x >= 0; }
+bool ge1(double x) { return x >= 1; }
+
+std::array<int, 3> to_int3(const std::array<double, 3>& a) {
+  return {int(a[0]), int(a[1]), int(a[2])};
+}
+
+double norm(const std::array<double, 3>& v) {
+  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+const std::vector<std::string> face_names{"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
+const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   "collision",
+                                          "physics",    "initial",  "boundary", "obstacle",
+                                          "geometry",   "output",   "validation"};
+
+// All keys of all tables, for "did you mean [table] key" on stray top-level keys.
+const std::map<std::string, std::vector<std::string>>& schema_keys() {
+  static const std::map<std::string, std::vector<std::string>> m{
+      {"simulation", {"name", "steps", "kernel"}},
+      {"lattice", {"model", "precision"}},
+      {"domain", {"cells"}},
+      {"collision", {"model", "magic"}},
+      {"physics",
+       {"tau", "viscosity", "reynolds", "length", "velocity", "density", "force", "mach_limit"}},
+      {"initial", {"type", "velocity", "amplitude"}},
+      {"boundary", face_names},
+      {"face", {"type", "velocity", "density"}},
+      {"obstacle", {"shape", "center", "radius", "lo", "hi", "axis"}},
+      {"geometry", {"voxel_file", "dims", "offset"}},
+      {"output", {"directory", "every", "vtk", "progress_every"}},
+      {"validation", {"observables"}},
+  };
+  return m;
+}
+
+// ---------------------------------------------------------------- --set overrides
+
+bool valid_bare_key(const std::string& s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s)
+    if (!std::isalnum(c) && c != '_' && c != '-') return false;
+  return true;
+}
+
+// Applies the overrides to `doc`; records which nodes they own so diagnostics about those
+// nodes are reported against the --set argument.
+void apply_overrides(toml::table& doc, const std::vector<std::string>& overrides, Checker& chk) {
+  chk.overrides = overrides;
+  std::vector<std::pair<std::string, std::string>> owned;  // dotted path -> override text
+  for (const std::string& ov : overrides) {
+    const auto eq = ov.find('=');
+    if (eq == std::string::npos) {
+      chk.raw(ov, "expected key.path=value");
+      continue;
+    }
+    const std::string keypath = trim(std::string_view(ov).substr(0, eq));
+    const std::string valtext = trim(std::string_view(ov).substr(eq + 1));
+    std::vector<std::string> segs;
+    {
+      std::size_t p = 0;
+      while (true) {
+        const auto d = keypath.find('.', p);
+        segs.push_back(keypath.substr(p, d == std::string::npos ? std::string::npos : d - p));
+        if (d == std::string::npos) break;
+        p = d + 1;
+      }
+    }
+    if (!std::all_of(segs.begin(), segs.end(), valid_bare_key)) {
+      chk.raw(ov, "invalid key path '" + keypath +
+                                 "' (expected dotted names like physics.tau)");
+      continue;
+    }
+    // The value: a TOML value if it parses as one, otherwise a string.
+    toml::table parsed;
+    bool parsed_ok = false;
+    try {
+      parsed = toml::parse("v = " + valtext + "\n", "--set " + ov);
+      parsed_ok = parsed.size() == 1 && parsed.get("v") != nullptr;
+    } catch (const toml::parse_error&) {
+      parsed_ok = false;
+    }
+    if (!parsed_ok) {
+      parsed = toml::table{};
+      parsed.insert_or_assign("v", valtext);
+    }
+    toml::table* cur = &doc;
+    std::string path;
+    bool fail = false;
+    std::vector<std::string> created;
+    for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
+      path += (i ? "." : "") + segs[i];
+      toml::node* child = cur->get(segs[i]);
+      if (!child) {
+        cur->insert_or_assign(segs[i], toml::table{});
+        child = cur->get(segs[i]);
+        created.push_back(path);
+      } else if (!child->is_table()) {
+        chk.raw(ov, "cannot set '" + keypath + "': '" + path + "' is " +
+                                   (child->is_array() ? "an array" : "a " + type_name(*child)) +
+                                   ", not a table");
+        fail = true;
+        break;
+      }
+      cur = child->as_table();
+    }
+    if (fail) continue;
+    toml::table* target = cur;
+    const std::string& leaf = segs.back();
+    parsed.get("v")->visit([&](auto&& x) { target->insert_or_assign(leaf, std::move(x)); });
+    for (auto& c : created) owned.emplace_back(c, ov);
+    owned.emplace_back(keypath, ov);
+  }
+  for (const auto& [path, ov] : owned) {
+    if (const toml::node* n = doc.at_path(path).node()) chk.override_of[n] = ov;
+  }
+}
+
+// ---------------------------------------------------------------- the validator
+
+Config validate(const toml::table& doc, Checker& c, const std::string& source_name,
+                const std::string& base_dir) {
+  Config cfg;
+  const Tbl root{&doc, "", ""};
+
+  // Top level: only known tables.
+  for (auto&& [k, v] : doc) {
+    const std::string key(k.str());
+    if (std::find(top_tables.begin(), top_tables.end(), key) != top_tables.end()) continue;
+    std::string near = nearest(key, top_tables);
+    if (v.is_table() || v.is_array_of_tables()) {
+      c.at(&v, &k, "unknown table [" + key + "]" +
+                       (near.empty() ? "" : "; did you mean [" + near + "]?"));
+      continue;
+    }
+    std::string msg = "unknown top-level key '" + key + "'";
+    std::string owner;
+    for (const auto& [tname, keys] : schema_keys())
+      if (tname != "face" && tname != "boundary" &&
+          std::find(keys.begin(), keys.end(), key) != keys.end()) {
+        owner = tname;
+        break;
+      }
+    if (!owner.empty())
+      msg += "; keys belong in a table: did you mean '" + key + "' under [" + owner + "]?";
+    else if (!near.empty())
+      msg += "; did you mean table [" + near + "]?";
+    c.at(&v, &k, msg);
+  }
+
+  // [lattice] first: the dimension shapes other checks.
+  const Tbl lat = c.table(root, "lattice", "lattice");
+  c.unknown_keys(lat, schema_keys().at("lattice"));
+  int dims = 0;
+  {
+    const std::vector<std::string> models{"D2Q9", "D3Q19", "D3Q27"};
+    if (!lat.get("model")) {
+      c.missing(lat, "model", "one of " + join(models));
+    } else if (auto m = c.choice(lat, "model", models)) {
+      cfg.lattice = *m == 0 ? LatticeKind::D2Q9 : *m == 1 ? LatticeKind::D3Q19 : LatticeKind::D3Q27;
+      dims = cfg.dimensions();
+    }
+    if (auto p = c.choice(lat, "precision", {"double", "float"}))
+      cfg.precision = *p == 0 ? Precision::Double : Precision::Float;
+  }
+
+  // [simulation]
+  const Tbl sim = c.table(root, "simulation", "simulation");
+  c.unknown_keys(sim, schema_keys().at("simulation"));
+  cfg.name = fs::path(source_name).stem().string();
+  if (cfg.name.empty()) cfg.name = "boreas";
+  if (auto n = c.string(sim, "name", "a non-empty string without '/'")) {
+    if (n->empty() || n->find('/') != std::string::npos || n->find('\\') != std::string::npos)
+      c.at(sim.get("name"), "simulation.name: expected a non-empty string without '/', got '" +
+                                *n + "'");
+    else
+      cfg.name = *n;
+  }
+  if (!sim.get("steps"))
+    c.missing(sim, "steps", "an integer >= 1");
+  else if (auto s = c.integer(sim, "steps", "an integer >= 1", 1))
+    cfg.steps = long(*s);
+  if (auto k = c.choice(sim, "kernel", known_kernels())) cfg.kernel = known_kernels()[*k];
+
+  // [domain]
+  const Tbl dom = c.table(root, "domain", "domain");
+  c.unknown_keys(dom, schema_keys().at("domain"));
+  bool cells_ok = false;
+  if (!dom.get("cells")) {
+    c.missing(dom, "cells",
+              dims == 2 ? "an array of 2 integers >= 1 (D2Q9 is 2D)"
+              : dims == 3 ? "an array of 3 integers >= 1"
+                          : "an array of 2 (D2Q9) or 3 integers >= 1");
+  } else if (auto v = c.vec(dom, "cells", dims, "cells", true, 1, ge1, " >= 1")) {
+    cfg.cells = to_int3(*v);
+    cells_ok = dims != 0;
+  }
+
+  // [collision]
+  const Tbl col = c.table(root, "collision", "collision");
+  c.unknown_keys(col, schema_keys().at("collision"));
+  bool trt = false, collision_known = true;
+  if (col.get("model")) {
+    if (auto m = c.choice(col, "model", {"BGK", "TRT"})) {
+      cfg.collision = *m == 0 ? CollisionKind::BGK : CollisionKind::TRT;
+      trt = *m == 1;
+    } else {
+      collision_known = false;
+    }
+  }
+  if (col.get("magic")) {
+    if (collision_known && !trt)
+      c.not_used(col, "magic", "magic is only used by TRT (collision.model is BGK)");
+    else if (auto m = c.number(col, "magic", "a number > 0", positive))
+      cfg.trt_magic = *m;
+  }
+
+  // [physics]
+  const Tbl phy = c.table(root, "physics", "physics");
+  c.unknown_keys(phy, schema_keys().at("physics"));
+  if (auto d = c.number(phy, "density", "a number > 0", positive)) cfg.density = *d;
+  std::optional<double> mach_limit = cfg.mach_limit;
+  if (phy.get("mach_limit")) {
+    mach_limit = c.number(phy, "mach_limit", "a number > 0", positive);
+    if (mach_limit) cfg.mach_limit = *mach_limit;
+  }
+  if (auto f = c.vec(phy, "force", dims, "force", false, 0)) cfg.force = *f;
+  {
+    const bool has_tau = phy.get("tau"), has_nu = phy.get("viscosity");
+    const bool has_re = phy.get("reynolds"), has_l = phy.get("length"), has_u = phy.get("velocity");
+    const bool has_any_re = has_re || has_l || has_u;
+    const int ways = int(has_tau) + int(has_nu) + int(has_any_re);
+    const std::string one_of =
+        "give exactly one of physics.tau, physics.viscosity, or physics.reynolds + "
+        "physics.length + physics.velocity";
+    // Values are checked individually even when the combination is wrong.
+    auto tau = c.number(phy, "tau", "a number > 0.5", gt_half);
+    auto nu = c.number(phy, "viscosity", "a number > 0", positive);
+    auto re = c.number(phy, "reynolds", "a number > 0", positive);
+    auto len = c.number(phy, "length", "a number > 0 (cells)", positive);
+    auto vel = c.number(phy, "velocity", "a number > 0 (lattice velocity)", positive);
+    if (has_any_re && vel) cfg.reference_velocity = *vel;  // for the Mach check below
+    if (ways == 0) {
+      if (!phy.broken) c.at(phy.t, "physics: no viscosity given; " + one_of);
+    } else if (ways > 1) {
+      // Point at the later of the conflicting keys.
+      std::vector<std::pair<std::string, const toml::node*>> given;
+      if (has_tau) given.emplace_back("physics.tau", phy.get("tau"));
+      if (has_nu) given.emplace_back("physics.viscosity", phy.get("viscosity"));
+      if (has_any_re) {
+        const char* k = has_re ? "reynolds" : has_l ? "length" : "velocity";
+        given.emplace_back("physics." + std::string(k), phy.get(k));
+      }
+      c.at(given.back().second, given.back().first + ": conflicts with " + given.front().first +
+                                    "; " + one_of);
+    } else if (has_tau) {
+      if (tau) cfg.tau = *tau;
+    } else if (has_nu) {
+      if (nu) {
+        const double t = 3.0 * *nu + 0.5;
+        if (!(t > 0.5))
+          c.at(phy.get("viscosity"),
+               "physics.viscosity: derived tau = 3*viscosity + 0.5 = " + fmt(t) +
+                   " (viscosity = " + fmt6(*nu) +
+                   ") must be > 0.5; hint: the viscosity is too small to be resolved, raise "
+                   "the resolution or lower the Reynolds number");
+        else
+          cfg.tau = t;
+      }
+    } else {
+      std::vector<std::string> miss;
+      if (!has_re) miss.push_back("physics.reynolds");
+      if (!has_l) miss.push_back("physics.length");
+      if (!has_u) miss.push_back("physics.velocity");
+      if (!miss.empty()) {
+        const char* k = has_re ? "reynolds" : has_l ? "length" : "velocity";
+        c.at(phy.get(k), "physics." + std::string(k) +
+                             ": physics.reynolds, physics.length and physics.velocity must be "
+                             "given together; missing " + join(miss));
+      } else if (re && len && vel) {
+        const double visc = *vel * *len / *re;
+        const double t = 3.0 * visc + 0.5;
+        cfg.reynolds = *re;
+        cfg.reference_length = *len;
+        cfg.reference_velocity = *vel;
+        if (!(t > 0.5) || !std::isfinite(t))
+          c.at(phy.get("reynolds"),
+               "physics.reynolds: derived tau = " + fmt(t) +
+                   " must be > 0.5 (viscosity = velocity*length/reynolds = " + fmt(*vel) + "*" +
+                   fmt(*len) + "/" + fmt(*re) + " = " + fmt6(visc) +
+                   ", tau = 3*viscosity + 0.5); hint: raise the resolution (physics.length, "
+                   "domain.cells) or lower physics.reynolds");
+        else
+          cfg.tau = t;
+      }
+    }
+    cfg.viscosity = (cfg.tau - 0.5) / 3.0;
+  }
+
+  // [initial]
+  const Tbl ini = c.table(root, "initial", "initial");
+  c.unknown_keys(ini, schema_keys().at("initial"));
+  std::optional<std::size_t> itype = std::size_t{0};
+  if (ini.get("type")) itype = c.choice(ini, "type", {"uniform", "taylor_green"});
+  if (itype) {
+    cfg.initial = *itype == 0 ? InitialCondition::Uniform : InitialCondition::TaylorGreen;
+    if (*itype == 0) {
+      c.not_used(ini, "amplitude", "amplitude is only used by initial.type = \"taylor_green\"");
+      if (auto v = c.vec(ini, "velocity", dims, "velocity", false, 0)) cfg.initial_velocity = *v;
+    } else {
+      c.not_used(ini, "velocity", "velocity is only used by initial.type = \"uniform\"");
+      if (!ini.get("amplitude"))
+        c.missing(ini, "amplitude", "a number > 0 (lattice velocity) for taylor_green");
+      else if (auto a = c.number(ini, "amplitude", "a number > 0 (lattice velocity)", positive))
+        cfg.taylor_green_u0 = *a;
+    }
+  }
+
+  // [boundary.*]
+  const Tbl bnd = c.table(root, "boundary", "boundary");
+  c.unknown_keys(bnd, face_names);
+  const std::vector<std::string> bc_names{"periodic", "wall", "moving_wall", "velocity_inlet",
+                                          "pressure_outlet"};
+  std::array<bool, num_faces> face_type_ok{};
+  for (int f = 0; f < num_faces; ++f) {
+    FaceCondition& fc = cfg.faces[f];
+    fc.density = cfg.density;
+    face_type_ok[f] = true;
+    if (dims == 2 && f >= ZMin) {
+      fc.type = FaceBC::Periodic;  // nz = 1: the z direction is periodic by construction
+      if (auto n = bnd.get(face_names[f]))
+        c.at(n, "boundary." + face_names[f] + ": not allowed for the 2D lattice D2Q9");
+      continue;
+    }
+    const Tbl ft = c.table(bnd, face_names[f], "boundary." + face_names[f]);
+    if (!ft.t) continue;
+    c.unknown_keys(ft, schema_keys().at("face"));
+    std::optional<std::size_t> t = std::size_t{1};
+    if (ft.get("type")) t = c.choice(ft, "type", bc_names);
+    if (!t) {
+      face_type_ok[f] = false;
+      continue;
+    }
+    fc.type = FaceBC(*t);
+    const bool wants_u = fc.type == FaceBC::MovingWall || fc.type == FaceBC::VelocityInlet;
+    if (wants_u) {
+      if (!ft.get("velocity"))
+        c.missing(ft, "velocity", std::string("a velocity vector for ") + bc_names[*t]);
+      else if (auto v = c.vec(ft, "velocity", dims, "velocity", false, 0))
+        fc.velocity = *v;
+    } else {
+      c.not_used(ft, "velocity", "velocity is only used by moving_wall and velocity_inlet");
+    }
+    if (fc.type == FaceBC::PressureOutlet) {
+      if (auto d = c.number(ft, "density", "a number > 0", positive)) fc.density = *d;
+    } else {
+      c.not_used(ft, "density", "density is only used by pressure_outlet");
+    }
+  }
+  for (int f = 0; f < num_faces; f += 2) {
+    if (dims == 2 && f >= ZMin) continue;
+    if (!face_type_ok[f] || !face_type_ok[f + 1]) continue;
+    const bool p0 = cfg.faces[f].type == FaceBC::Periodic;
+    const bool p1 = cfg.faces[f + 1].type == FaceBC::Periodic;
+    if (p0 == p1) continue;
+    const int pf = p0 ? f : f + 1, of = p0 ? f + 1 : f;
+    const toml::node* n = bnd.t ? bnd.t->at_path(face_names[pf] + ".type").node() : nullptr;
+    c.at(n, "boundary." + face_names[pf] +
+                ".type: periodic faces must come in pairs, but boundary." + face_names[of] +
+                " is " + bc_names[int(cfg.faces[of].type)] +
+                (bnd.get(face_names[of]) ? "" : " (the default)") +
+                "; set both to periodic or neither");
+  }
+
+  // [[obstacle]]
+  if (auto on = root.get("obstacle")) {
+    if (!on->is_array_of_tables()) {
+      c.at(on, "obstacle: expected an array of tables ([[obstacle]]), " + got(*on));
+    } else {
+      const auto& arr = *on->as_array();
+      for (std::size_t i = 0; i < arr.size(); ++i) {
+        const std::string name = "obstacle[" + std::to_string(i) + "]";
+        const Tbl ot{arr.get(i)->as_table(), name, name};
+        c.unknown_keys(ot, schema_keys().at("obstacle"));
+        Obstacle ob;
+        const std::vector<std::string> shapes{"box", "sphere", "cylinder"};
+        if (!ot.get("shape")) {
+          c.missing(ot, "shape", "one of " + join(shapes));
+          continue;
+        }
+        auto s = c.choice(ot, "shape", shapes);
+        if (!s) continue;
+        ob.shape = Obstacle::Shape(*s);
+        bool good = true;
+        if (ob.shape == Obstacle::Shape::Box) {
+          for (auto k : {"center", "radius", "axis"})
+            c.not_used(ot, k, std::string(k) + " is not used by shape \"box\" (use lo and hi)");
+          std::optional<std::array<double, 3>> lo, hi;
+          for (auto k : {"lo", "hi"}) {
+            if (!ot.get(k)) {
+              c.missing(ot, k, "the box corner as an array of coordinates");
+              good = false;
+            }
+          }
+          lo = c.vec(ot, "lo", dims, "lo", false, 0);
+          hi = c.vec(ot, "hi", dims, "hi", false, 0);
+          if (lo && hi) {
+            for (int d = 0; d < 3; ++d)
+              if ((*lo)[d] > (*hi)[d]) {
+                c.at(ot.get("hi"), name + ".hi: expected lo <= hi in every component, but lo[" +
+                                       std::to_string(d) + "] = " + fmt((*lo)[d]) + " > hi[" +
+                                       std::to_string(d) + "] = " + fmt((*hi)[d]));
+                good = false;
+                break;
+              }
+            ob.lo = *lo;
+            ob.hi = *hi;
+          } else {
+            good = false;
+          }
+        } else {
+          for (auto k : {"lo", "hi"})
+            c.not_used(ot, k, std::string(k) + " is only used by shape \"box\"");
+          if (!ot.get("center")) {
+            c.missing(ot, "center", "the centre as an array of coordinates");
+            good = false;
+          } else if (auto v = c.vec(ot, "center", dims, "center", false, 0)) {
+            ob.center = *v;
+          } else {
+            good = false;
+          }
+          if (!ot.get("radius")) {
+            c.missing(ot, "radius", "a number > 0 (cells)");
+            good = false;
+          } else if (auto r = c.number(ot, "radius", "a number > 0 (cells)", positive)) {
+            ob.radius = *r;
+          } else {
+            good = false;
+          }
+          if (ob.shape == Obstacle::Shape::Cylinder) {
+            if (auto a = c.choice(ot, "axis", {"x", "y", "z"})) {
+              ob.axis = int(*a);
+              if (dims == 2 && ob.axis != 2) {
+                c.at(ot.get("axis"), name + ".axis: must be \"z\" for the 2D lattice D2Q9");
+                good = false;
+              }
+            } else if (ot.get("axis")) {
+              good = false;
+            }
+          } else {
+            c.not_used(ot, "axis", "axis is only used by shape \"cylinder\"");
+          }
+        }
+        if (good) cfg.obstacles.push_back(ob);
+      }
+    }
+  }
+
+  // [geometry]
+  const Tbl geo = c.table(root, "geometry", "geometry");
+  c.unknown_keys(geo, schema_keys().at("geometry"));
+  if (geo.t) {
+    VoxelGeometry vg;
+    bool good = true;
+    std::optional<std::string> file;
+    if (!geo.get("voxel_file")) {
+      c.missing(geo, "voxel_file", "a path to a raw uint8 voxel file");
+      good = false;
+    } else {
+      file = c.string(geo, "voxel_file", "a path (string) to a raw uint8 voxel file");
+      if (file && file->empty()) {
+        c.at(geo.get("voxel_file"), "geometry.voxel_file: expected a non-empty path");
+        file.reset();
+      }
+      good = good && file.has_value();
+    }
+    if (!geo.get("dims")) {
+      c.missing(geo, "dims", "the voxel array size, an array of integers >= 1");
+      good = false;
+    } else if (auto v = c.vec(geo, "dims", dims, "dims", true, 1, ge1, " >= 1")) {
+      vg.dims = to_int3(*v);
+    } else {
+      good = false;
+    }
+    if (auto v = c.vec(geo, "offset", dims, "offset", true, 0, nonneg, " >= 0"))
+      vg.offset = to_int3(*v);
+    else if (geo.get("offset"))
+      good = false;
+    if (file) {
+      fs::path p(*file);
+      if (p.is_relative() && !base_dir.empty()) p = fs::path(base_dir) / p;
+      vg.path = p.lexically_normal().string();
+      std::error_code ec;
+      const bool is_file = fs::is_regular_file(p, ec);
+      std::ifstream in(p, std::ios::binary);
+      if (!is_file || !in) {
+        const std::string why = fs::exists(p, ec)
+                                    ? (is_file ? std::string(std::strerror(errno))
+                                               : std::string("not a regular file"))
+                                    : std::string("no such file");
+        c.at(geo.get("voxel_file"),
+             "geometry.voxel_file: cannot read '" + vg.path + "' (" + why + ")" +
+                 (fs::path(*file).is_relative() ? "; relative paths are resolved against the "
+                                                  "deck's directory"
+                                                : ""));
+        good = false;
+      } else if (geo.get("dims") && vg.dims[0] > 0 && good) {
+        const auto size = fs::file_size(p, ec);
+        const unsigned long long expected =
+            (unsigned long long)vg.dims[0] * vg.dims[1] * vg.dims[2];
+        if (ec || size != expected) {
+          c.at(geo.get("voxel_file"),
+               "geometry.voxel_file: wrong size: " + std::to_string(size) + " bytes, expected " +
+                   std::to_string(expected) + " = " + std::to_string(vg.dims[0]) + "*" +
+                   std::to_string(vg.dims[1]) + "*" + std::to_string(vg.dims[2]) +
+                   " (geometry.dims, one uint8 per voxel) in '" + vg.path + "'");
+          good = false;
+        }
+      }
+    }
+    if (good && cells_ok) {
+      for (int d = 0; d < 3; ++d) {
+        if ((long long)vg.offset[d] + vg.dims[d] > cfg.cells[d]) {
+          c.at(geo.get("dims"), std::string("geometry.dims: the voxels do not fit in the domain "
+                                            "along ") + "xyz"[d] + ": offset " +
+                                    std::to_string(vg.offset[d]) + " + dims " +
+                                    std::to_string(vg.dims[d]) + " > domain.cells " +
+                                    std::to_string(cfg.cells[d]));
+          good = false;
+          break;
+        }
+      }
+    }
+    if (good) cfg.voxels = vg;
+  }
+
+  // [output]
+  const Tbl out = c.table(root, "output", "output");
+  c.unknown_keys(out, schema_keys().at("output"));
+  if (auto d = c.string(out, "directory", "a non-empty string (path)")) {
+    if (d->empty())
+      c.at(out.get("directory"), "output.directory: expected a non-empty string (path)");
+    else
+      cfg.output_dir = *d;
+  }
+  if (auto e = c.integer(out, "every", "an integer >= 0 (0 = final state only)", 0))
+    cfg.output_every = long(*e);
+  if (auto v = c.boolean(out, "vtk")) cfg.write_vtk = *v;
+  if (auto p = c.integer(out, "progress_every", "an integer >= 0 (0 = automatic)", 0))
+    cfg.progress_every = long(*p);
+
+  // [validation]
+  const Tbl val = c.table(root, "validation", "validation");
+  c.unknown_keys(val, schema_keys().at("validation"));
+  if (auto on = val.get("observables")) {
+    const std::string expected = "an array of strings from " + join(known_observables());
+    if (!on->is_array()) {
+      c.at(on, "validation.observables: expected " + expected + ", " + got(*on));
+    } else {
+      const auto& arr = *on->as_array();
+      for (std::size_t i = 0; i < arr.size(); ++i) {
+        const std::string key = "validation.observables[" + std::to_string(i) + "]";
+        if (auto k = c.choice_node(*arr.get(i), key, known_observables())) {
+          const std::string& o = known_observables()[*k];
+          if (std::find(cfg.observables.begin(), cfg.observables.end(), o) !=
+              cfg.observables.end())
+            c.at(arr.get(i), key + ": '" + o + "' is listed twice");
+          else
+            cfg.observables.push_back(o);
+        }
+      }
+    }
+  }
+
+  // Mach check over every velocity the run will impose.
+  if (mach_limit) {
+    const double cs = 1.0 / std::sqrt(3.0);
+    auto check = [&](const toml::node* n, const std::string& key, double speed) {
+      const double ma = speed / cs;
+      if (ma > *mach_limit)
+        c.at(n, key + ": lattice speed " + fmt(speed) + " gives Mach " + fmt6(ma) +
+                    " (speed / c_s, c_s = 1/sqrt(3)) > physics.mach_limit = " + fmt(*mach_limit) +
+                    "; hint: lower the lattice velocity (raise the resolution to keep Re) or "
+                    "raise physics.mach_limit");
+    };
+    for (int f = 0; f < num_faces; ++f) {
+      const FaceBC t = cfg.faces[f].type;
+      if ((t == FaceBC::MovingWall || t == FaceBC::VelocityInlet) && bnd.t)
+        check(bnd.t->at_path(face_names[f] + ".velocity").node(),
+              "boundary." + face_names[f] + ".velocity", norm(cfg.faces[f].velocity));
+    }
+    if (cfg.initial == InitialCondition::Uniform)
+      check(ini.get("velocity"), "initial.velocity", norm(cfg.initial_velocity));
+    else
+      check(ini.get("amplitude"), "initial.amplitude", cfg.taylor_green_u0);
+    if (cfg.reference_velocity)
+      check(phy.get("velocity"), "physics.velocity", *cfg.reference_velocity);
+  }
+
+  return cfg;
+}
+
+}  // namespace
+
+Config parse_deck_string(std::string_view text, const std::string& source_name,
+                         const std::string& base_dir, const std::vector<std::string>& overrides) {
+  Checker chk(source_name);
+  toml::table doc;
+  try {
+    doc = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    const std::string loc = source_name + ":" + std::to_string(b.line ? b.line : 1) + ":" +
+                            std::to_string(b.line ? b.column : 1);
+    const std::string line = loc + ": error: TOML syntax error: " + std::string(e.description());
+    throw DeckError(line + "\n1 error in deck " + source_name, {line});
+  }
+  apply_overrides(doc, overrides, chk);
+  Config cfg = validate(doc, chk, source_name, base_dir);
+  if (!chk.ok()) chk.throw_all();
+  cfg.deck_path = source_name;
+  return cfg;
+}
+
+Config parse_deck(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    const std::string line = path + ": error: cannot read deck: is a directory";
+    throw DeckError(line + "\n1 error in deck " + path, {line});
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const std::string line = path + ": error: cannot read deck: " + std::strerror(errno);
+    throw DeckError(line + "\n1 error in deck " + path, {line});
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string base = fs::path(path).parent_path().string();
+  return parse_deck_string(ss.str(), path, base, overrides);
+}
+
+}  // namespace boreas

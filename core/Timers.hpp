@@ -1,0 +1,47 @@
+#pragma once
+// Wall-clock accounting per category (the papers' LBM / boundaries / MPI / output / others),
+// each interval also a Kokkos profiling region so that external tools see the same split.
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+namespace boreas {
+
+class Timers {
+ public:
+  class Scope {
+   public:
+    Scope(Timers& t, const std::string& category) : t_(t), category_(category) {
+      Kokkos::Profiling::pushRegion("boreas::" + category);
+      start_ = std::chrono::steady_clock::now();
+    }
+    ~Scope() {
+      Kokkos::fence();  // kernels are asynchronous: charge them to the category that launched them
+      t_.seconds_[category_] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      Kokkos::Profiling::popRegion();
+    }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    Timers& t_;
+    std::string category_;
+    std::chrono::steady_clock::time_point start_;
+  };
+
+  Scope scope(const std::string& category) { return Scope(*this, category); }
+  void add(const std::string& category, double seconds) { seconds_[category] += seconds; }
+  double get(const std::string& category) const {
+    auto it = seconds_.find(category);
+    return it == seconds_.end() ? 0.0 : it->second;
+  }
+  const std::map<std::string, double>& all() const { return seconds_; }
+
+ private:
+  std::map<std::string, double> seconds_;
+};
+
+}  // namespace boreas

@@ -1,0 +1,48 @@
+#pragma once
+// Execution/memory spaces and small geometric types shared by every library.
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cstdint>
+
+namespace boreas {
+
+using ExecSpace = Kokkos::DefaultExecutionSpace;
+using MemSpace = ExecSpace::memory_space;
+using HostExec = Kokkos::DefaultHostExecutionSpace;
+
+template <class T>
+using DeviceView = Kokkos::View<T, MemSpace>;
+
+// Cell flags: the low 3 bits give the kind, the high 5 bits index a table of boundary values
+// (wall / inlet velocities, outlet densities).
+namespace flag {
+constexpr std::uint8_t fluid = 0;
+constexpr std::uint8_t wall = 1;          // halfway bounce-back, at rest
+constexpr std::uint8_t moving_wall = 2;   // halfway bounce-back with wall velocity (Ladd)
+constexpr std::uint8_t inlet = 3;         // velocity inlet (bounce-back with momentum correction)
+constexpr std::uint8_t outlet = 4;        // pressure outlet (anti-bounce-back)
+constexpr int kind_bits = 3;
+constexpr std::uint8_t kind_mask = 0x7;
+constexpr int max_table_entries = 32;
+KOKKOS_INLINE_FUNCTION constexpr std::uint8_t kind(std::uint8_t f) { return f & kind_mask; }
+KOKKOS_INLINE_FUNCTION constexpr int index(std::uint8_t f) { return f >> kind_bits; }
+KOKKOS_INLINE_FUNCTION constexpr std::uint8_t make(std::uint8_t kind, int index) {
+  return static_cast<std::uint8_t>(kind | (index << kind_bits));
+}
+}  // namespace flag
+
+// A box of cells [lo, hi) in global cell coordinates.
+struct Box {
+  std::array<int, 3> lo{0, 0, 0};
+  std::array<int, 3> hi{0, 0, 0};
+  int extent(int d) const { return hi[d] - lo[d]; }
+  long long cells() const {
+    return static_cast<long long>(extent(0)) * extent(1) * extent(2);
+  }
+  bool contains(int x, int y, int z) const {
+    return x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1] && z >= lo[2] && z < hi[2];
+  }
+};
+
+}  // namespace boreas

@@ -1,0 +1,118 @@
+#include "drivers/Report.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include "drivers/Simulation.hpp"
+
+namespace boreas {
+
+namespace {
+const char* lattice_name(LatticeKind k) {
+  switch (k) {
+    case LatticeKind::D2Q9: return "D2Q9";
+    case LatticeKind::D3Q19: return "D3Q19";
+    default: return "D3Q27";
+  }
+}
+const char* face_bc_name(FaceBC bc) {
+  switch (bc) {
+    case FaceBC::Periodic: return "periodic";
+    case FaceBC::Wall: return "wall";
+    case FaceBC::MovingWall: return "moving_wall";
+    case FaceBC::VelocityInlet: return "velocity_inlet";
+    default: return "pressure_outlet";
+  }
+}
+template <class T, std::size_t N>
+json::Value array_json(const std::array<T, N>& a) {
+  json::Array out;
+  for (const T& v : a) out.push_back(v);
+  return out;
+}
+}  // namespace
+
+json::Value config_to_json(const Config& c) {
+  json::Value j = json::Object{};
+  j["name"] = c.name;
+  j["deck"] = c.deck_path;
+  j["lattice"] = lattice_name(c.lattice);
+  j["precision"] = c.precision == Precision::Double ? "double" : "float";
+  j["collision"] = c.collision == CollisionKind::TRT ? "TRT" : "BGK";
+  if (c.collision == CollisionKind::TRT) j["trt_magic"] = c.trt_magic;
+  j["kernel"] = c.kernel;
+  j["cells"] = array_json(c.cells);
+  j["tau"] = c.tau;
+  j["viscosity"] = c.viscosity;
+  j["density"] = c.density;
+  j["force"] = array_json(c.force);
+  if (c.reynolds) {
+    j["reynolds"] = *c.reynolds;
+    j["reference_length"] = *c.reference_length;
+    j["reference_velocity"] = *c.reference_velocity;
+  }
+  j["mach_limit"] = c.mach_limit;
+  j["initial"] = c.initial == InitialCondition::TaylorGreen ? "taylor_green" : "uniform";
+  if (c.initial == InitialCondition::TaylorGreen) j["taylor_green_amplitude"] = c.taylor_green_u0;
+  else j["initial_velocity"] = array_json(c.initial_velocity);
+  static const char* face_names[num_faces] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
+  json::Value faces = json::Object{};
+  for (int f = 0; f < (c.dimensions() == 3 ? 6 : 4); ++f) {
+    json::Value face = json::Object{};
+    face["type"] = face_bc_name(c.faces[f].type);
+    if (c.faces[f].type == FaceBC::MovingWall || c.faces[f].type == FaceBC::VelocityInlet)
+      face["velocity"] = array_json(c.faces[f].velocity);
+    if (c.faces[f].type == FaceBC::PressureOutlet) face["density"] = c.faces[f].density;
+    faces[face_names[f]] = face;
+  }
+  j["boundary"] = faces;
+  j["obstacles"] = static_cast<std::int64_t>(c.obstacles.size());
+  if (c.voxels) j["voxel_file"] = c.voxels->path;
+  j["steps"] = c.steps;
+  j["output_every"] = c.output_every;
+  j["output_dir"] = c.output_dir;
+  return j;
+}
+
+json::Value backend_json() {
+  json::Value b = json::Object{};
+  b["execution_space"] = Kokkos::DefaultExecutionSpace::name();
+  b["concurrency"] = Kokkos::DefaultExecutionSpace().concurrency();
+  b["kokkos_version"] = std::to_string(KOKKOS_VERSION / 10000) + "." +
+                        std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                        std::to_string(KOKKOS_VERSION % 100);
+  return b;
+}
+
+json::Value make_report(const Config& config, const Simulation& sim, const std::string& status,
+                        double wall_seconds, double initial_mass) {
+  json::Value r = json::Object{};
+  r["status"] = status;
+  r["config"] = config_to_json(config);
+  r["lattice"] = lattice_name(config.lattice);
+  r["tau"] = config.tau;
+  r["steps"] = sim.step();
+  r["fluid_cells"] = sim.fluid_cells();
+  r["wall_time_s"] = wall_seconds;
+  auto& timers = const_cast<Simulation&>(sim).timers();
+  const double update_time = timers.get("lbm") + timers.get("boundaries");
+  r["mlups"] = update_time > 0 ? double(sim.fluid_cells()) * sim.step() / update_time * 1e-6 : 0.0;
+  json::Value t = json::Object{};
+  double accounted = 0;
+  for (const char* cat : {"lbm", "boundaries", "output"}) {
+    t[cat] = timers.get(cat);
+    accounted += timers.get(cat);
+  }
+  t["others"] = wall_seconds - accounted;
+  r["timing_s"] = t;
+  r["fields_hash"] = hash_hex(sim.fields_hash());
+  const double mass = sim.total_mass();
+  json::Value m = json::Object{};
+  m["initial"] = initial_mass;
+  m["final"] = mass;
+  m["relative_change"] = (mass - initial_mass) / initial_mass;
+  r["mass"] = m;
+  r["backend"] = backend_json();
+  return r;
+}
+
+}  // namespace boreas

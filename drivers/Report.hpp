@@ -1,0 +1,18 @@
+#pragma once
+// report.json: what ran (the deck as parsed), how fast, where the time went, and the bitwise
+// fingerprint of the final state.
+#include <string>
+
+#include "core/Config.hpp"
+#include "io/Json.hpp"
+
+namespace boreas {
+
+class Simulation;
+
+json::Value config_to_json(const Config& config);
+json::Value make_report(const Config& config, const Simulation& sim, const std::string& status,
+                        double wall_seconds, double initial_mass);
+json::Value backend_json();  // Kokkos backend, threads, device
+
+}  // namespace boreas

@@ -1,0 +1,47 @@
+#pragma once
+// A run of a deck: the block(s), their halo and the time loop, behind a type-erased interface so
+// that drivers and tests choose lattice and precision at run time.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/Config.hpp"
+#include "core/Timers.hpp"
+#include "io/Json.hpp"
+#include "lbm/Block.hpp"
+
+namespace boreas {
+
+class Simulation {
+ public:
+  static std::unique_ptr<Simulation> create(const Config& config);
+  virtual ~Simulation() = default;
+
+  virtual const Config& config() const = 0;
+  virtual void advance(long steps) = 0;  // no output, no checks
+  virtual long step() const = 0;
+  virtual std::uint64_t fields_hash() const = 0;
+  virtual double total_mass() const = 0;
+  virtual Health check() const = 0;
+  virtual HostMacroscopic macroscopic() const = 0;
+  virtual long long fluid_cells() const = 0;
+  // Keeps / restores a copy of the current state (the last good state of a run that blows up).
+  virtual void save_state() = 0;
+  virtual void restore_state() = 0;
+  Timers& timers() { return timers_; }
+
+ protected:
+  Timers timers_;
+};
+
+struct RunOptions {
+  bool progress = true;  // progress lines on stderr
+};
+
+// Runs the deck to the end: progress, VTK output, stability checks and report.json in the
+// output directory. Returns the report; report["status"] is "completed" or "unstable".
+json::Value run_deck(const Config& config, const RunOptions& options = {});
+
+std::string hash_hex(std::uint64_t h);
+
+}  // namespace boreas

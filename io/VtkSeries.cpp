@@ -1,0 +1,241 @@
+// Plain host C++17 + VTK. Must not include Kokkos or lbm/ headers (compiled by nvcc_wrapper in
+// CUDA builds).
+#include "io/VtkSeries.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+#include <vtkCellData.h>
+#include <vtkDoubleArray.h>
+#include <vtkImageData.h>
+#include <vtkNew.h>
+#include <vtkUnsignedCharArray.h>
+#include <vtkXMLImageDataWriter.h>
+
+#include "io/Json.hpp"  // format_double, quote-free XML attribute numbers
+
+namespace fs = std::filesystem;
+
+namespace boreas {
+
+namespace {
+
+std::string padded_step(long step) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%06ld", step);
+  return buf;
+}
+
+std::string extent_string(const std::array<int, 3>& origin, const std::array<int, 3>& dims) {
+  std::ostringstream s;
+  for (int d = 0; d < 3; ++d) s << (d ? " " : "") << origin[d] << ' ' << origin[d] + dims[d];
+  return s.str();
+}
+
+std::string xml_escape(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+const char* byte_order() {
+  const std::uint16_t probe = 1;
+  return *reinterpret_cast<const unsigned char*>(&probe) == 1 ? "LittleEndian" : "BigEndian";
+}
+
+// Writes `text` to `path` via a temporary file + rename, so readers never see a partial file.
+void write_text_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("VtkSeries: cannot open " + tmp + " for writing");
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error("VtkSeries: error writing " + tmp);
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("VtkSeries: cannot rename " + tmp + " to " + path + ": " + ec.message());
+}
+
+std::size_t cell_count(const std::array<int, 3>& dims) {
+  return static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]) *
+         static_cast<std::size_t>(dims[2]);
+}
+
+void check_piece(const CellFields& p) {
+  for (int d = 0; d < 3; ++d)
+    if (p.dims[d] < 1) throw std::invalid_argument("VtkSeries: piece dims must be >= 1 in every direction");
+  const std::size_t n = cell_count(p.dims);
+  auto fail = [&](const char* what, std::size_t have, std::size_t want) {
+    throw std::invalid_argument(std::string("VtkSeries: ") + what + " has " + std::to_string(have) +
+                                " values, expected " + std::to_string(want));
+  };
+  if (p.density.size() != n) fail("density", p.density.size(), n);
+  if (p.velocity.size() != 3 * n) fail("velocity", p.velocity.size(), 3 * n);
+  if (!p.vorticity_magnitude.empty() && p.vorticity_magnitude.size() != n)
+    fail("vorticity_magnitude", p.vorticity_magnitude.size(), n);
+  if (!p.flags.empty() && p.flags.size() != n) fail("flags", p.flags.size(), n);
+}
+
+void add_double_array(vtkCellData* cd, const char* name, const std::vector<double>& data, int ncomp) {
+  vtkNew<vtkDoubleArray> a;
+  a->SetName(name);
+  a->SetNumberOfComponents(ncomp);
+  a->SetNumberOfTuples(static_cast<vtkIdType>(data.size() / static_cast<std::size_t>(ncomp)));
+  std::copy(data.begin(), data.end(), a->GetPointer(0));
+  cd->AddArray(a);
+}
+
+void write_vti(const std::string& path, const CellFields& p) {
+  vtkNew<vtkImageData> image;
+  image->SetOrigin(0.0, 0.0, 0.0);
+  image->SetSpacing(1.0, 1.0, 1.0);
+  image->SetExtent(p.origin[0], p.origin[0] + p.dims[0], p.origin[1], p.origin[1] + p.dims[1],
+                   p.origin[2], p.origin[2] + p.dims[2]);
+
+  vtkCellData* cd = image->GetCellData();
+  add_double_array(cd, "density", p.density, 1);
+  add_double_array(cd, "velocity", p.velocity, 3);
+  if (!p.vorticity_magnitude.empty()) add_double_array(cd, "vorticity_magnitude", p.vorticity_magnitude, 1);
+  if (!p.flags.empty()) {
+    vtkNew<vtkUnsignedCharArray> f;
+    f->SetName("flags");
+    f->SetNumberOfComponents(1);
+    f->SetNumberOfTuples(static_cast<vtkIdType>(p.flags.size()));
+    std::copy(p.flags.begin(), p.flags.end(), f->GetPointer(0));
+    cd->AddArray(f);
+  }
+  cd->SetActiveScalars("density");
+  cd->SetActiveVectors("velocity");
+
+  vtkNew<vtkXMLImageDataWriter> writer;
+  writer->SetFileName(path.c_str());
+  writer->SetInputData(image);
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();  // raw binary
+  writer->SetCompressorTypeToZLib();
+  writer->SetHeaderTypeToUInt64();
+  if (writer->Write() != 1) throw std::runtime_error("VtkSeries: vtkXMLImageDataWriter failed to write " + path);
+}
+
+}  // namespace
+
+VtkSeries::VtkSeries(std::string directory, std::string basename, int rank, int nranks)
+    : directory_(std::move(directory)), basename_(std::move(basename)), rank_(rank), nranks_(nranks) {
+  if (nranks_ < 1 || rank_ < 0 || rank_ >= nranks_)
+    throw std::invalid_argument("VtkSeries: invalid rank " + std::to_string(rank_) + " of " +
+                                std::to_string(nranks_));
+  if (basename_.empty()) throw std::invalid_argument("VtkSeries: empty basename");
+  if (directory_.empty()) directory_ = ".";
+  std::error_code ec;
+  fs::create_directories(directory_, ec);  // several ranks may race here: only the outcome matters
+  if (!fs::is_directory(directory_))
+    throw std::runtime_error("VtkSeries: cannot create directory " + directory_ +
+                             (ec ? ": " + ec.message() : std::string()));
+}
+
+std::string VtkSeries::pvd_path() const { return (fs::path(directory_) / (basename_ + ".pvd")).string(); }
+
+std::string VtkSeries::piece_name(long step) const { return piece_name(step, rank_); }
+
+std::string VtkSeries::piece_name(long step, int rank) const {
+  if (nranks_ == 1) return basename_ + "_" + padded_step(step) + ".vti";
+  return basename_ + "_" + padded_step(step) + "_" + std::to_string(rank) + ".vti";
+}
+
+std::string VtkSeries::master_name(long step) const {
+  if (nranks_ == 1) return piece_name(step);
+  return basename_ + "_" + padded_step(step) + ".pvti";
+}
+
+void VtkSeries::write(long step, double time, const CellFields& piece, const std::array<int, 3>& global_dims,
+                      const std::vector<PieceBox>& all_pieces) {
+  check_piece(piece);
+  for (int d = 0; d < 3; ++d) {
+    if (piece.origin[d] < 0 || piece.origin[d] + piece.dims[d] > global_dims[d])
+      throw std::invalid_argument("VtkSeries: piece [" + extent_string(piece.origin, piece.dims) +
+                                  "] lies outside the global cells " + std::to_string(global_dims[0]) + "x" +
+                                  std::to_string(global_dims[1]) + "x" + std::to_string(global_dims[2]));
+  }
+
+  const std::string vti = (fs::path(directory_) / piece_name(step)).string();
+  write_vti(vti, piece);
+  files_.push_back(vti);
+
+  if (rank_ != 0) return;
+
+  if (nranks_ > 1) write_pvti(step, piece, global_dims, all_pieces);
+
+  const std::string master = master_name(step);
+  if (!entries_.empty() && entries_.back().second == master) entries_.back().first = time;  // same step again
+  else entries_.emplace_back(time, master);
+  write_pvd();
+}
+
+void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<int, 3>& global_dims,
+                           const std::vector<PieceBox>& all_pieces) {
+  if (static_cast<int>(all_pieces.size()) != nranks_)
+    throw std::invalid_argument("VtkSeries: rank 0 needs all_pieces for all " + std::to_string(nranks_) +
+                                " ranks, got " + std::to_string(all_pieces.size()));
+  for (const auto& [o, dm] : all_pieces)
+    for (int d = 0; d < 3; ++d)
+      if (dm[d] < 1 || o[d] < 0 || o[d] + dm[d] > global_dims[d])
+        throw std::invalid_argument("VtkSeries: piece [" + extent_string(o, dm) + "] invalid for global cells");
+
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\"?>\n"
+    << "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"" << byte_order()
+    << "\" header_type=\"UInt64\">\n"
+    << "  <PImageData WholeExtent=\"" << extent_string({0, 0, 0}, global_dims)
+    << "\" GhostLevel=\"0\" Origin=\"0 0 0\" Spacing=\"1 1 1\">\n"
+    << "    <PCellData Scalars=\"density\" Vectors=\"velocity\">\n"
+    << "      <PDataArray type=\"Float64\" Name=\"density\"/>\n"
+    << "      <PDataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n";
+  if (!piece.vorticity_magnitude.empty()) x << "      <PDataArray type=\"Float64\" Name=\"vorticity_magnitude\"/>\n";
+  if (!piece.flags.empty()) x << "      <PDataArray type=\"UInt8\" Name=\"flags\"/>\n";
+  x << "    </PCellData>\n";
+  for (int r = 0; r < nranks_; ++r)
+    x << "    <Piece Extent=\"" << extent_string(all_pieces[r].first, all_pieces[r].second) << "\" Source=\""
+      << xml_escape(piece_name(step, r)) << "\"/>\n";
+  x << "  </PImageData>\n"
+    << "</VTKFile>\n";
+
+  const std::string path = (fs::path(directory_) / master_name(step)).string();
+  write_text_atomically(path, x.str());
+  files_.push_back(path);
+}
+
+void VtkSeries::write_pvd() {
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\"?>\n"
+    << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"" << byte_order() << "\">\n"
+    << "  <Collection>\n";
+  for (const auto& [t, file] : entries_)
+    x << "    <DataSet timestep=\"" << json::format_double(t) << "\" group=\"\" part=\"0\" file=\""
+      << xml_escape(file) << "\"/>\n";
+  x << "  </Collection>\n"
+    << "</VTKFile>\n";
+  const std::string path = pvd_path();
+  write_text_atomically(path, x.str());
+  if (!pvd_listed_) {
+    files_.push_back(path);
+    pvd_listed_ = true;
+  }
+}
+
+}  // namespace boreas

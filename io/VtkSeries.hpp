@@ -1,0 +1,76 @@
+// Boreas — ParaView-readable time series of uniform-grid cell data (VTK XML ImageData).
+//
+// Serial:   <dir>/<base>_<step>.vti per output, <dir>/<base>.pvd listing all outputs so far.
+// Parallel: rank r writes <dir>/<base>_<step>_<r>.vti (its piece); rank 0 writes
+//           <dir>/<base>_<step>.pvti (hand-written XML referencing every piece) and the .pvd,
+//           which then references the .pvti files.
+// <step> is zero-padded to at least 6 digits. The .pvd is rewritten (atomically, via rename)
+// after every output, so an interrupted run still leaves a valid series.
+//
+// Geometry: spacing 1, origin 0, data on CELLS, so the point extent of a piece is
+// [origin, origin + dims] per axis and coordinates are global cell indices (a 2D run with
+// nz = 1 is one layer of voxels, z in [0, 1]).
+//
+// This header (and VtkSeries.cpp) is plain host C++17: no Kokkos, no lbm/, and no VTK types in
+// the interface, so that it can be included anywhere and compiled by nvcc_wrapper.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace boreas {
+
+struct CellFields {                         // host data, interior cells only, x fastest, then y, then z
+  std::array<int, 3> dims{};                // cells of this piece (nz = 1 in 2D)
+  std::array<int, 3> origin{};              // global index of this piece's first cell
+  std::vector<double> density;              // one per cell
+  std::vector<double> velocity;             // 3 per cell (vx, vy, vz)
+  std::vector<double> vorticity_magnitude;  // one per cell (may be empty -> not written)
+  std::vector<std::uint8_t> flags;          // one per cell (0 fluid, other values = boundary/solid codes)
+                                            // (may be empty -> not written)
+};
+
+class VtkSeries {
+ public:
+  using PieceBox = std::pair<std::array<int, 3>, std::array<int, 3>>;  // (origin, dims) in cells
+
+  // Writes into `directory` (created if missing). Every rank of a parallel run constructs one
+  // with the same directory/basename. Throws std::invalid_argument on bad rank/nranks.
+  VtkSeries(std::string directory, std::string basename, int rank = 0, int nranks = 1);
+
+  // Writes one output. `piece` is this rank's data; `global_dims` the whole domain's cells;
+  // `all_pieces` the (origin, dims) of every rank's piece, indexed by rank — required on rank 0
+  // when nranks > 1 (ignored elsewhere). The .pvti declares the optional arrays
+  // (vorticity_magnitude, flags) that rank 0's piece has: all ranks must provide the same set.
+  // Throws std::invalid_argument on inconsistent sizes, std::runtime_error on I/O failure.
+  void write(long step, double time, const CellFields& piece, const std::array<int, 3>& global_dims,
+             const std::vector<PieceBox>& all_pieces = {});
+
+  // Paths written by this rank, in order (the .pvd appears once, when first written).
+  const std::vector<std::string>& files_written() const { return files_; }
+
+  const std::string& directory() const { return directory_; }
+  const std::string& basename() const { return basename_; }
+  std::string pvd_path() const;  // <directory>/<basename>.pvd (written by rank 0 only)
+
+  // File names (relative to the directory) used for `step`.
+  std::string piece_name(long step) const;  // .vti: serial file or this rank's piece
+  std::string piece_name(long step, int rank) const;
+  std::string master_name(long step) const;  // what the .pvd references (.vti or .pvti)
+
+ private:
+  void write_pvti(long step, const CellFields& piece, const std::array<int, 3>& global_dims,
+                  const std::vector<PieceBox>& all_pieces);
+  void write_pvd();
+
+  std::string directory_, basename_;
+  int rank_ = 0, nranks_ = 1;
+  std::vector<std::pair<double, std::string>> entries_;  // (time, relative file) for the .pvd
+  std::vector<std::string> files_;
+  bool pvd_listed_ = false;
+};
+
+}  // namespace boreas

@@ -1,0 +1,244 @@
+// Template definitions of lbm/Block.hpp; included by one explicit-instantiation unit per lattice.
+#include <cmath>
+
+#include "lbm/Block.hpp"
+#include "lbm/PullStep.hpp"
+#include "lbm/Traversal.hpp"
+
+namespace boreas {
+
+namespace {
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {  // splitmix64 finaliser
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+template <class Real>
+KOKKOS_INLINE_FUNCTION std::uint64_t bits_of(Real v) {
+  if constexpr (sizeof(Real) == 8) {
+    std::uint64_t b;
+    memcpy(&b, &v, 8);
+    return b;
+  } else {
+    std::uint32_t b;
+    memcpy(&b, &v, 4);
+    return b;
+  }
+}
+}  // namespace
+
+template <class L, class Real>
+Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const Box& owned,
+                      const std::array<int, 3>& ghosts)
+    : box_(owned),
+      geom_({owned.extent(0), owned.extent(1), owned.extent(2)}, ghosts, sizeof(Real)),
+      flags_("flags", geom_.cells_alloc),
+      collision_(config.collision),
+      params_(CollisionParams<Real>::make(config.tau, config.trt_magic, config.force)),
+      global_cells_(config.cells),
+      rho0_(config.density) {
+  f_[0] = Populations<Real>("populations_a", geom_, L::Q);
+  f_[1] = Populations<Real>("populations_b", geom_, L::Q);
+  bc_.rho0 = Real(config.density);
+  for (int face = 0; face < num_faces; ++face) {
+    for (int d = 0; d < 3; ++d) bc_.velocity[face][d] = Real(config.faces[face].velocity[d]);
+    bc_.density[face] = Real(config.faces[face].density);
+  }
+  init_flags(domain);
+  init_populations(config);
+}
+
+template <class L, class Real>
+void Block<L, Real>::init_flags(const DomainGeometry& domain) {
+  auto host = Kokkos::create_mirror_view(flags_);
+  // Padding cells stay solid: nothing ever streams from them.
+  for (long i = 0; i < geom_.cells_alloc; ++i) host(i) = flag::wall;
+  fluid_cells_ = 0;
+  for (int z = -geom_.g[2]; z < geom_.n[2] + geom_.g[2]; ++z)
+    for (int y = -geom_.g[1]; y < geom_.n[1] + geom_.g[1]; ++y)
+      for (int x = -geom_.g[0]; x < geom_.n[0] + geom_.g[0]; ++x) {
+        const std::uint8_t fl = domain.flag_at(box_.lo[0] + x, box_.lo[1] + y, box_.lo[2] + z);
+        host(geom_.index(x, y, z)) = fl;
+        if (fl == flag::fluid && x >= 0 && y >= 0 && z >= 0 && x < geom_.n[0] &&
+            y < geom_.n[1] && z < geom_.n[2])
+          ++fluid_cells_;
+      }
+  Kokkos::deep_copy(flags_, host);
+}
+
+template <class L, class Real>
+void Block<L, Real>::init_populations(const Config& config) {
+  auto host = Kokkos::create_mirror_view(f_[0].data);
+  Kokkos::deep_copy(host, Real(0));
+  const double pi = 3.14159265358979323846;
+  const auto& N = config.cells;
+  const bool tg = config.initial == InitialCondition::TaylorGreen;
+  const bool tg3d = tg && L::D == 3 && N[2] > 1;
+  const double U = config.taylor_green_u0, r0 = config.density;
+  for (int z = -geom_.g[2]; z < geom_.n[2] + geom_.g[2]; ++z)
+    for (int y = -geom_.g[1]; y < geom_.n[1] + geom_.g[1]; ++y)
+      for (int x = -geom_.g[0]; x < geom_.n[0] + geom_.g[0]; ++x) {
+        double rho = r0, u[3] = {config.initial_velocity[0], config.initial_velocity[1],
+                                 config.initial_velocity[2]};
+        if (tg) {
+          const double X = 2 * pi * (box_.lo[0] + x) / N[0], Y = 2 * pi * (box_.lo[1] + y) / N[1],
+                       Z = 2 * pi * (box_.lo[2] + z) / N[2];
+          if (tg3d) {  // classical 3D Taylor-Green vortex (Brachet et al. 1983)
+            u[0] = U * std::sin(X) * std::cos(Y) * std::cos(Z);
+            u[1] = -U * std::cos(X) * std::sin(Y) * std::cos(Z);
+            u[2] = 0;
+            rho = r0 + 3 * r0 * U * U / 16 * (std::cos(2 * X) + std::cos(2 * Y)) * (std::cos(2 * Z) + 2);
+          } else {  // 2D vortex array, exact solution of the Navier-Stokes equations
+            u[0] = -U * std::cos(X) * std::sin(Y);
+            u[1] = U * std::sin(X) * std::cos(Y);
+            u[2] = 0;
+            rho = r0 - 3 * r0 * U * U / 4 * (std::cos(2 * X) + std::cos(2 * Y));
+          }
+        }
+        Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
+        const long cell = geom_.index(x, y, z);
+        for (int q = 0; q < L::Q; ++q)
+          host(q * geom_.qstride + cell) = equilibrium<L, Real>(q, Real(rho), ur);
+      }
+  Kokkos::deep_copy(f_[0].data, host);
+  Kokkos::deep_copy(f_[1].data, host);
+  cur_ = 0;
+}
+
+template <class L, class Real>
+void Block<L, Real>::collide_stream(const std::array<int, 3>& lo, const std::array<int, 3>& hi) {
+  const PullGather<L, Real> gather{f_[cur_], flags_, geom_, bc_, params_};
+  const Populations<Real> dst = f_[cur_ ^ 1];
+  dispatch_collision(collision_, [&](auto collision) {
+    using C = decltype(collision);
+    for_each_cell("boreas::lbm::pull", geom_, lo, hi, PullStep<L, Real, C>{gather, dst});
+  });
+}
+
+template <class L, class Real>
+std::uint64_t Block<L, Real>::fields_hash() const {
+  const auto f = f_[cur_];
+  const auto flags = flags_;
+  const DenseGeometry g = geom_;
+  const long nx = g.n[0], ny = g.n[1];
+  const long gx0 = box_.lo[0], gy0 = box_.lo[1], gz0 = box_.lo[2];
+  const long gnx = global_cells_[0], gny = global_cells_[1];
+  std::uint64_t hash = 0;
+  Kokkos::parallel_reduce(
+      "boreas::lbm::fields_hash", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
+      KOKKOS_LAMBDA(const long i, std::uint64_t& acc) {
+        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
+        const long cell = g.index(x, y, z);
+        if (flags(cell) != flag::fluid) return;
+        const long gid = ((gz0 + z) * gny + (gy0 + y)) * gnx + (gx0 + x);
+        std::uint64_t h = mix64(static_cast<std::uint64_t>(gid));
+        for (int q = 0; q < L::Q; ++q) h = mix64(h ^ bits_of(f(q, cell)));
+        acc += h;
+      },
+      hash);
+  return hash;
+}
+
+template <class L, class Real>
+Health Block<L, Real>::check() const {
+  const auto f = f_[cur_];
+  const auto flags = flags_;
+  const DenseGeometry g = geom_;
+  const long nx = g.n[0], ny = g.n[1];
+  const long gx0 = box_.lo[0], gy0 = box_.lo[1], gz0 = box_.lo[2];
+  const long gnx = global_cells_[0], gny = global_cells_[1];
+  // Densities outside [0.1, 10] rho0 (or NaN) mean the run has blown up.
+  const double lo = 0.1 * rho0_, hi = 10 * rho0_;
+  long long first = LLONG_MAX;
+  Kokkos::parallel_reduce(
+      "boreas::lbm::check", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
+      KOKKOS_LAMBDA(const long i, long long& acc) {
+        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
+        const long cell = g.index(x, y, z);
+        if (flags(cell) != flag::fluid) return;
+        Real rho = 0;
+        for (int q = 0; q < L::Q; ++q) rho += f(q, cell);
+        if (!(rho > Real(lo) && rho < Real(hi))) {
+          const long long gid = ((gz0 + z) * gny + (gy0 + y)) * gnx + (gx0 + x);
+          if (gid < acc) acc = gid;
+        }
+      },
+      Kokkos::Min<long long>(first));
+  Health h;
+  if (first != LLONG_MAX) {
+    h.ok = false;
+    h.first_bad_cell = first;
+    const long long gx = first % global_cells_[0], gy = (first / global_cells_[0]) % global_cells_[1],
+                    gz = first / (static_cast<long long>(global_cells_[0]) * global_cells_[1]);
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.data);
+    const long cell = g.index(int(gx - gx0), int(gy - gy0), int(gz - gz0));
+    double rho = 0;
+    for (int q = 0; q < L::Q; ++q) rho += host(q * g.qstride + cell);
+    h.bad_density = rho;
+  }
+  return h;
+}
+
+template <class L, class Real>
+HostMacroscopic Block<L, Real>::macroscopic() const {
+  const PullGather<L, Real> gather{f_[cur_], flags_, geom_, bc_, params_};
+  const DenseGeometry g = geom_;
+  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
+  DeviceView<double*> rho("density", n);
+  DeviceView<double* [3]> vel("velocity", n);
+  Kokkos::parallel_for(
+      "boreas::lbm::macroscopic", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
+        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
+        const long cell = g.index(x, y, z);
+        if (gather.flags(cell) != flag::fluid) return;
+        Real f[L::Q], r, u[3];
+        gather(cell, f);
+        moments<L>(f, gather.params, r, u);
+        rho(i) = r;
+        for (int d = 0; d < 3; ++d) vel(i, d) = u[d];
+      });
+  HostMacroscopic out;
+  out.density.resize(n);
+  out.velocity.resize(3 * n);
+  out.flags.resize(n);
+  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(out.density.data(), n), rho);
+  Kokkos::deep_copy(Kokkos::View<double* [3], Kokkos::LayoutRight, Kokkos::HostSpace>(out.velocity.data(), n), vel);
+  auto flags_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
+  for (long i = 0; i < n; ++i)
+    out.flags[i] = flags_host(g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny))));
+  return out;
+}
+
+template <class L, class Real>
+double Block<L, Real>::total_mass() const {
+  const auto f = f_[cur_];
+  const auto flags = flags_;
+  const DenseGeometry g = geom_;
+  const long nx = g.n[0], ny = g.n[1];
+  double mass = 0;
+  Kokkos::parallel_reduce(
+      "boreas::lbm::mass", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
+      KOKKOS_LAMBDA(const long i, double& acc) {
+        const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
+        if (flags(cell) != flag::fluid) return;
+        for (int q = 0; q < L::Q; ++q) acc += f(q, cell);
+      },
+      mass);
+  return mass;
+}
+
+template <class L, class Real>
+void Block<L, Real>::save_state() {
+  if (saved_.extent(0) != f_[cur_].data.extent(0))
+    saved_ = DeviceView<Real*>(Kokkos::view_alloc("saved_populations", Kokkos::WithoutInitializing),
+                               f_[cur_].data.extent(0));
+  Kokkos::deep_copy(saved_, f_[cur_].data);
+}
+
+template <class L, class Real>
+void Block<L, Real>::restore_state() {
+  Kokkos::deep_copy(f_[cur_].data, saved_);
+}
+
+}  // namespace boreas

@@ -1,0 +1,111 @@
+#include "lbm/Geometry.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include "core/Error.hpp"
+#include "core/Types.hpp"
+
+namespace boreas {
+
+DomainGeometry::DomainGeometry(const Config& config)
+    : cells_(config.cells), faces_(config.faces), obstacles_(config.obstacles) {
+  for (int d = 0; d < 3; ++d) periodic_[d] = faces_[2 * d].type == FaceBC::Periodic;
+  if (config.dimensions() == 2) periodic_[2] = true;  // no z faces in 2D
+  if (config.voxels) {
+    std::ifstream in(config.voxels->path, std::ios::binary);
+    if (!in) throw Error("cannot open voxel file '" + config.voxels->path + "'");
+    voxels_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    voxel_dims_ = config.voxels->dims;
+    voxel_offset_ = config.voxels->offset;
+    const std::size_t expected =
+        static_cast<std::size_t>(voxel_dims_[0]) * voxel_dims_[1] * voxel_dims_[2];
+    if (voxels_.size() != expected)
+      throw Error("voxel file '" + config.voxels->path + "' has " + std::to_string(voxels_.size()) +
+                  " bytes, expected " + std::to_string(expected));
+  }
+}
+
+bool DomainGeometry::wrap(std::array<int, 3>& p) const {
+  bool inside = true;
+  for (int d = 0; d < 3; ++d) {
+    if (periodic_[d]) p[d] = ((p[d] % cells_[d]) + cells_[d]) % cells_[d];
+    inside = inside && p[d] >= 0 && p[d] < cells_[d];
+  }
+  return inside;
+}
+
+bool DomainGeometry::solid_inside(int x, int y, int z) const {
+  const double p[3] = {double(x), double(y), double(z)};
+  for (const Obstacle& o : obstacles_) {
+    switch (o.shape) {
+      case Obstacle::Shape::Box:
+        if (p[0] >= o.lo[0] && p[0] <= o.hi[0] && p[1] >= o.lo[1] && p[1] <= o.hi[1] &&
+            p[2] >= o.lo[2] && p[2] <= o.hi[2])
+          return true;
+        break;
+      case Obstacle::Shape::Sphere: {
+        double r2 = 0;
+        for (int d = 0; d < 3; ++d) r2 += (p[d] - o.center[d]) * (p[d] - o.center[d]);
+        if (r2 <= o.radius * o.radius) return true;
+        break;
+      }
+      case Obstacle::Shape::Cylinder: {
+        double r2 = 0;
+        for (int d = 0; d < 3; ++d)
+          if (d != o.axis) r2 += (p[d] - o.center[d]) * (p[d] - o.center[d]);
+        if (r2 <= o.radius * o.radius) return true;
+        break;
+      }
+    }
+  }
+  if (!voxels_.empty()) {
+    const int vx = x - voxel_offset_[0], vy = y - voxel_offset_[1], vz = z - voxel_offset_[2];
+    if (vx >= 0 && vy >= 0 && vz >= 0 && vx < voxel_dims_[0] && vy < voxel_dims_[1] &&
+        vz < voxel_dims_[2]) {
+      const std::size_t i =
+          (static_cast<std::size_t>(vz) * voxel_dims_[1] + vy) * voxel_dims_[0] + vx;
+      if (voxels_[i] != 0) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+// Where faces meet (edges and corners of the ghost layer) the stronger condition wins:
+// a resting wall over a moving wall over an inlet over an outlet.
+int priority(FaceBC bc) {
+  switch (bc) {
+    case FaceBC::Wall: return 4;
+    case FaceBC::MovingWall: return 3;
+    case FaceBC::VelocityInlet: return 2;
+    case FaceBC::PressureOutlet: return 1;
+    default: return 0;
+  }
+}
+
+std::uint8_t face_flag(FaceBC bc, int face) {
+  switch (bc) {
+    case FaceBC::MovingWall: return flag::make(flag::moving_wall, face);
+    case FaceBC::VelocityInlet: return flag::make(flag::inlet, face);
+    case FaceBC::PressureOutlet: return flag::make(flag::outlet, face);
+    default: return flag::wall;
+  }
+}
+}  // namespace
+
+std::uint8_t DomainGeometry::flag_at(int x, int y, int z) const {
+  std::array<int, 3> p{x, y, z};
+  if (wrap(p)) return solid_inside(p[0], p[1], p[2]) ? flag::wall : flag::fluid;
+  int best = -1;
+  for (int d = 0; d < 3; ++d) {
+    int face = -1;
+    if (p[d] < 0) face = 2 * d;
+    if (p[d] >= cells_[d]) face = 2 * d + 1;
+    if (face >= 0 && (best < 0 || priority(faces_[face].type) > priority(faces_[best].type)))
+      best = face;
+  }
+  return face_flag(faces_[best].type, best);
+}
+
+}  // namespace boreas

@@ -1,0 +1,36 @@
+#pragma once
+// The global geometry of a deck: which cell is fluid, solid, or a boundary of which kind, at any
+// global coordinate, ghost positions outside the domain included (periodic axes wrap). Every
+// rank evaluates it for its own block and ghosts, so no flags are ever communicated.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/Config.hpp"
+
+namespace boreas {
+
+class DomainGeometry {
+ public:
+  explicit DomainGeometry(const Config& config);  // reads the voxel file, if any
+
+  std::uint8_t flag_at(int x, int y, int z) const;
+  bool periodic(int axis) const { return periodic_[axis]; }
+  const std::array<int, 3>& cells() const { return cells_; }
+  const std::array<FaceCondition, num_faces>& faces() const { return faces_; }
+
+  // Wraps periodic axes into the domain; returns false if the point still lies outside.
+  bool wrap(std::array<int, 3>& p) const;
+
+ private:
+  bool solid_inside(int x, int y, int z) const;
+
+  std::array<int, 3> cells_{};
+  std::array<bool, 3> periodic_{};
+  std::array<FaceCondition, num_faces> faces_{};
+  std::vector<Obstacle> obstacles_;
+  std::vector<std::uint8_t> voxels_;
+  std::array<int, 3> voxel_dims_{}, voxel_offset_{};
+};
+
+}  // namespace boreas

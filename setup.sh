@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# Boreas dependency setup for Debian 12 (bookworm).
+#
+#   ./setup.sh            distribution packages + Kokkos/Kokkos-Kernels 3.4.01 (openmp, serial)
+#   ./setup.sh --cuda     additionally: nvidia-cuda-toolkit (CUDA 11.8, non-free), g++-11 and the
+#                         CUDA Kokkos installs cuda-kepler35, cuda-pascal60, cuda-ampere80
+#
+# Kokkos and Kokkos-Kernels come from Debian's Trilinos source package (13.2.0, which carries
+# Kokkos 3.4.01). Installs go to $BOREAS_DEPS/kokkos-<flavor> (default ~/.cache/boreas); the
+# CMake presets find them through BOREAS_KOKKOS_FLAVOR. Re-running is cheap: every step is
+# skipped when its result is already there.
+set -euo pipefail
+
+KOKKOS_VERSION=3.4.01
+SCRIPT_NAME=$(basename "$0")
+PHASE="startup"
+
+usage() {
+    cat <<EOF
+Usage: $SCRIPT_NAME [--cuda] [--prefix DIR] [--jobs N] [--help]
+
+Installs the Debian packages Boreas needs and builds Kokkos + Kokkos-Kernels $KOKKOS_VERSION
+(from Debian's trilinos source package) into DIR/kokkos-<flavor>.
+
+  --cuda         also install nvidia-cuda-toolkit + g++-11 (enables the non-free component)
+                 and build kokkos-cuda-kepler35, kokkos-cuda-pascal60, kokkos-cuda-ampere80
+  --prefix DIR   dependency cache (default: \$BOREAS_DEPS, else \$HOME/.cache/boreas)
+  --jobs N       parallel build jobs (default: nproc)
+  -h, --help     this text
+
+Flavors: openmp (OpenMP+Serial), serial (Serial only),
+         cuda-kepler35 / cuda-pascal60 / cuda-ampere80 (CUDA+Serial, with --cuda).
+Use an install with:  cmake -DKokkos_ROOT=DIR/kokkos-<flavor> ...
+EOF
+}
+
+die() { echo "!!! $SCRIPT_NAME: FAILED during: $PHASE${1:+ — $1}" >&2; exit 1; }
+trap 'rc=$?; echo "!!! $SCRIPT_NAME: FAILED during: $PHASE (command: $BASH_COMMAND, line $LINENO, exit $rc)" >&2; exit $rc' ERR
+say() { echo "==> $*"; }
+
+WITH_CUDA=0
+DEPS=${BOREAS_DEPS:-$HOME/.cache/boreas}
+JOBS=$(nproc)
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --cuda) WITH_CUDA=1 ;;
+        --prefix) [[ $# -ge 2 ]] || { usage >&2; die "--prefix needs a directory"; }; DEPS=$2; shift ;;
+        --prefix=*) DEPS=${1#--prefix=} ;;
+        --jobs|-j) [[ $# -ge 2 ]] || { usage >&2; die "--jobs needs a number"; }; JOBS=$2; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; PHASE="argument parsing"; die "unknown argument '$1'" ;;
+    esac
+    shift
+done
+mkdir -p "$DEPS"
+DEPS=$(cd "$DEPS" && pwd)
+SRC="$DEPS/src"
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { PHASE="privilege check"; die "not root and sudo is not installed"; }
+    SUDO=(sudo)
+fi
+APT=("${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900)
+
+T_START=$(date +%s)
+TIMINGS=()
+timed() {  # timed LABEL START
+    local dt=$(( $(date +%s) - $2 ))
+    TIMINGS+=("$(printf '%-34s %5ds' "$1" "$dt")")
+    say "$1 took ${dt}s"
+}
+
+# ---------------------------------------------------------------------------------------------
+# apt helpers
+# ---------------------------------------------------------------------------------------------
+missing_pkgs() {  # prints the packages from "$@" that are not fully installed
+    local p st
+    for p in "$@"; do
+        st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+        [[ $st == "install ok installed" ]] || echo "$p"
+    done
+}
+
+APT_UPDATED=0
+apt_update() {
+    "${APT[@]}" update -q || die "apt-get update failed (check /etc/apt/sources.list.d/)"
+    APT_UPDATED=1
+}
+
+apt_install() {  # apt_install PKG...; no-op when all are installed
+    local miss
+    miss=$(missing_pkgs "$@" | tr '\n' ' ')
+    if [[ -z ${miss// /} ]]; then
+        say "all ${#} packages already installed"
+        return 0
+    fi
+    say "installing: $miss"
+    # A half-configured dpkg state (e.g. an interrupted install) blocks apt; repair it first.
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive dpkg --configure -a || true
+    [[ $APT_UPDATED == 1 ]] || apt_update
+    # shellcheck disable=SC2086
+    "${APT[@]}" install -y --no-install-recommends $miss || die "apt-get install of: $miss"
+    miss=$(missing_pkgs "$@" | tr '\n' ' ')
+    [[ -z ${miss// /} ]] || die "packages still not installed after apt-get: $miss"
+}
+
+# Write a deb822 sources file derived from debian.sources (same URIs/Suites/Signed-By) with the
+# given Types and (optionally) Components. Only touches the file when its content changes.
+# Sets SOURCES_CHANGED=1 when it did.
+write_sources() {  # write_sources FILE TYPES [COMPONENTS]
+    local file=$1 types=$2 comps=${3:-} base=/etc/apt/sources.list.d/debian.sources tmp
+    SOURCES_CHANGED=0
+    tmp=$(mktemp)
+    if [[ -f $base ]]; then
+        if [[ -n $comps ]]; then
+            sed -e "s/^Types: .*/Types: $types/" -e "s/^Components: .*/Components: $comps/" "$base" >"$tmp"
+        else
+            sed -e "s/^Types: .*/Types: $types/" "$base" >"$tmp"
+        fi
+    elif [[ -f /etc/apt/sources.list ]] && grep -q '^deb ' /etc/apt/sources.list; then
+        # one-line format fallback: turn each "deb URI SUITE COMPONENTS" into a deb822 stanza
+        grep '^deb ' /etc/apt/sources.list | sed -e 's/\[[^]]*\]//' | while read -r _ uri suite _; do
+            printf 'Types: %s\nURIs: %s\nSuites: %s\nComponents: %s\n\n' \
+                "$types" "$uri" "$suite" "${comps:-main}"
+        done >"$tmp"
+    else
+        rm -f "$tmp"; die "found neither /etc/apt/sources.list.d/debian.sources nor deb lines in /etc/apt/sources.list"
+    fi
+    if [[ -f $file ]] && cmp -s "$tmp" "$file"; then
+        rm -f "$tmp"
+    else
+        "${SUDO[@]}" install -m 0644 "$tmp" "$file"; rm -f "$tmp"
+        SOURCES_CHANGED=1
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# 1. distribution packages
+# ---------------------------------------------------------------------------------------------
+PHASE="installing Debian packages"
+say "Boreas setup: dependency cache $DEPS, $JOBS build jobs"
+PKGS=(build-essential cmake ninja-build git pkg-config libopenmpi-dev openmpi-bin libvtk9-dev
+      libgtest-dev libtomlplusplus-dev libcli11-dev python3 python3-numpy python3-matplotlib dpkg-dev
+      xz-utils)
+t0=$(date +%s)
+apt_install "${PKGS[@]}"
+timed "apt: base packages" "$t0"
+
+if [[ $WITH_CUDA == 1 ]]; then
+    PHASE="installing the CUDA toolkit (non-free) and g++-11"
+    t0=$(date +%s)
+    if [[ -n $(missing_pkgs nvidia-cuda-toolkit g++-11) ]]; then
+        write_sources /etc/apt/sources.list.d/boreas-nonfree.sources deb "contrib non-free"
+        if [[ $SOURCES_CHANGED == 1 ]]; then
+            say "enabled contrib/non-free in /etc/apt/sources.list.d/boreas-nonfree.sources"
+            APT_UPDATED=0
+        fi
+        apt_install nvidia-cuda-toolkit g++-11
+    else
+        say "nvidia-cuda-toolkit and g++-11 already installed"
+    fi
+    command -v nvcc >/dev/null || die "nvcc not on PATH after installing nvidia-cuda-toolkit"
+    command -v g++-11 >/dev/null || die "g++-11 not on PATH"
+    say "$(nvcc --version | tail -n 2 | head -n 1)"
+    timed "apt: nvidia-cuda-toolkit + g++-11" "$t0"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 2. Kokkos + Kokkos-Kernels sources from Debian's trilinos source package
+# ---------------------------------------------------------------------------------------------
+PHASE="fetching Kokkos sources (trilinos source package)"
+KOKKOS_SRC="$SRC/kokkos-$KOKKOS_VERSION"
+KK_SRC="$SRC/kokkos-kernels-$KOKKOS_VERSION"
+SRC_STAMP="$SRC/.kokkos-$KOKKOS_VERSION.stamp"
+t0=$(date +%s)
+if [[ -f $SRC_STAMP && -f $KOKKOS_SRC/CMakeLists.txt && -f $KK_SRC/CMakeLists.txt ]]; then
+    say "Kokkos sources already in $SRC ($(cat "$SRC_STAMP"))"
+else
+    mkdir -p "$SRC/download"
+    tarball=$(ls "$SRC"/download/trilinos_*.orig.tar.* 2>/dev/null | head -n 1 || true)
+    if [[ -z $tarball ]]; then
+        write_sources /etc/apt/sources.list.d/boreas-src.sources deb-src
+        if [[ $SOURCES_CHANGED == 1 || -z $(apt-cache showsrc trilinos 2>/dev/null || true) ]]; then
+            say "deb-src enabled in /etc/apt/sources.list.d/boreas-src.sources; apt-get update"
+            apt_update
+        fi
+        say "downloading the trilinos source package (large, once) into $SRC/download"
+        (cd "$SRC/download" && apt-get source --download-only trilinos) \
+            || die "apt-get source --download-only trilinos"
+        tarball=$(ls "$SRC"/download/trilinos_*.orig.tar.* 2>/dev/null | head -n 1 || true)
+        [[ -n $tarball ]] || die "no trilinos_*.orig.tar.* after apt-get source"
+    fi
+    say "extracting packages/kokkos and packages/kokkos-kernels from $(basename "$tarball")"
+    rm -rf "$SRC/extract" "$KOKKOS_SRC" "$KK_SRC"
+    mkdir -p "$SRC/extract"
+    tar -xf "$tarball" -C "$SRC/extract" --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*' \
+        || die "extracting kokkos from $tarball"
+    top=$(ls -d "$SRC"/extract/*/ | head -n 1)
+    mv "$top/packages/kokkos" "$KOKKOS_SRC"
+    mv "$top/packages/kokkos-kernels" "$KK_SRC"
+    rm -rf "$SRC/extract"
+    # Sanity: the version really is 3.4.01
+    v=$(sed -n 's/^set(Kokkos_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)).*/\2/p' "$KOKKOS_SRC/CMakeLists.txt" | paste -sd.)
+    [[ $v == "3.4.01" || $v == "3.4.1" ]] || die "expected Kokkos $KOKKOS_VERSION in $KOKKOS_SRC, found '$v'"
+    basename "$tarball" >"$SRC_STAMP"
+fi
+timed "Kokkos sources" "$t0"
+
+# ---------------------------------------------------------------------------------------------
+# 3. Kokkos builds
+# ---------------------------------------------------------------------------------------------
+# Kokkos-Kernels: explicit template instantiation off (header-only use); Boreas only uses
+# batched small dense algebra and BLAS-1, which instantiate in the user's translation units.
+KK_FLAGS=(-DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF
+          -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TPL_LAPACK=OFF
+          -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF
+          -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_OFFSET_INT=OFF
+          -DKokkosKernels_INST_OFFSET_SIZE_T=OFF -DKokkosKernels_INST_LAYOUTLEFT=OFF
+          -DKokkosKernels_INST_LAYOUTRIGHT=OFF -DKokkosKernels_ADD_DEFAULT_ETI=OFF)
+COMMON_FLAGS=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_EXTENSIONS=OFF
+              -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF)
+
+kokkos_config_file() { ls "$1"/lib*/cmake/Kokkos/KokkosConfig.cmake 2>/dev/null | head -n 1 || true; }
+
+# build_kokkos FLAVOR WITH_KERNELS(required|optional|off) CMAKE_ARGS...
+build_kokkos() {
+    local flavor=$1 kernels=$2; shift 2
+    local prefix="$DEPS/kokkos-$flavor" bld="$DEPS/build/kokkos-$flavor"
+    local stamp="$prefix/.boreas-stamp" want t0 t1
+    want="kokkos $KOKKOS_VERSION | kernels $kernels | $* | ${KK_FLAGS[*]}"
+    PHASE="building Kokkos ($flavor)"
+    if [[ -n $(kokkos_config_file "$prefix") && -f $stamp && $(head -n 1 "$stamp") == "$want" ]]; then
+        say "kokkos-$flavor up to date ($prefix)"
+        return 0
+    fi
+    say "building Kokkos $KOKKOS_VERSION [$flavor] -> $prefix"
+    rm -rf "$prefix" "$bld"; mkdir -p "$DEPS/build"
+    t0=$(date +%s)
+    cmake -S "$KOKKOS_SRC" -B "$bld/kokkos" "${COMMON_FLAGS[@]}" -DCMAKE_INSTALL_PREFIX="$prefix" "$@" \
+        >"$bld.kokkos.configure.log" 2>&1 || { tail -n 40 "$bld.kokkos.configure.log" >&2; die "configure, log: $bld.kokkos.configure.log"; }
+    cmake --build "$bld/kokkos" -j "$JOBS" >"$bld.kokkos.build.log" 2>&1 \
+        || { tail -n 40 "$bld.kokkos.build.log" >&2; die "build, log: $bld.kokkos.build.log"; }
+    cmake --install "$bld/kokkos" >/dev/null || die "install into $prefix"
+    timed "Kokkos [$flavor]" "$t0"
+
+    local kk_status="off"
+    if [[ $kernels != off ]]; then
+        PHASE="building Kokkos-Kernels ($flavor)"
+        t1=$(date +%s)
+        local kk_cmake=(-DKokkos_ROOT="$prefix")
+        # the compiler must match the one Kokkos was built with (nvcc_wrapper for CUDA)
+        local cxx
+        cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$bld/kokkos/CMakeCache.txt")
+        if cmake -S "$KK_SRC" -B "$bld/kernels" "${COMMON_FLAGS[@]}" -DCMAKE_CXX_COMPILER="$cxx" \
+                -DCMAKE_INSTALL_PREFIX="$prefix" "${kk_cmake[@]}" "${KK_FLAGS[@]}" \
+                >"$bld.kernels.configure.log" 2>&1 \
+           && cmake --build "$bld/kernels" -j "$JOBS" >"$bld.kernels.build.log" 2>&1 \
+           && cmake --install "$bld/kernels" >/dev/null; then
+            kk_status="installed"
+            timed "Kokkos-Kernels [$flavor]" "$t1"
+        elif [[ $kernels == optional ]]; then
+            kk_status="FAILED (optional, skipped; see $bld.kernels.*.log)"
+            say "WARNING: Kokkos-Kernels [$flavor] failed to build; skipping it (optional for CUDA)"
+        else
+            tail -n 40 "$bld.kernels."*.log >&2 || true
+            die "Kokkos-Kernels [$flavor], logs: $bld.kernels.*.log"
+        fi
+    fi
+    [[ -n $(kokkos_config_file "$prefix") ]] || die "no KokkosConfig.cmake under $prefix after install"
+    printf '%s\nkernels: %s\nbuilt: %s\n' "$want" "$kk_status" "$(date -u +%FT%TZ)" >"$stamp"
+    rm -rf "$bld"   # keep logs, drop objects
+}
+
+build_kokkos openmp required -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON
+build_kokkos serial required -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=OFF
+
+FLAVORS=(openmp serial)
+if [[ $WITH_CUDA == 1 ]]; then
+    # nvcc_wrapper picks its host compiler from NVCC_WRAPPER_DEFAULT_COMPILER *each time it runs*
+    # (i.e. when Boreas compiles, not only here). CUDA 11.8 supports GCC <= 11, Debian's default
+    # is 12, so the CUDA presets set NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 in their configure and
+    # build environments; in addition the installed copy ($prefix/bin/nvcc_wrapper) is patched
+    # below to default to g++-11 so it also works without the variable.
+    export NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+    for spec in kepler35:KEPLER35 pascal60:PASCAL60 ampere80:AMPERE80; do
+        flavor="cuda-${spec%%:*}"
+        build_kokkos "$flavor" optional -DCMAKE_CXX_COMPILER="$KOKKOS_SRC/bin/nvcc_wrapper" \
+            -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ENABLE_SERIAL=ON \
+            -DKokkos_ENABLE_OPENMP=OFF "-DKokkos_ARCH_${spec##*:}=ON"
+        wrapper="$DEPS/kokkos-$flavor/bin/nvcc_wrapper"
+        [[ -x $wrapper ]] || die "Kokkos did not install $wrapper"
+        sed -i 's/NVCC_WRAPPER_DEFAULT_COMPILER:-"g++"}/NVCC_WRAPPER_DEFAULT_COMPILER:-"g++-11"}/' "$wrapper"
+        FLAVORS+=("$flavor")
+    done
+fi
+
+# ---------------------------------------------------------------------------------------------
+PHASE="summary"
+echo
+say "timings:"
+for t in "${TIMINGS[@]}"; do echo "    $t"; done
+echo "    total                              $(( $(date +%s) - T_START ))s"
+say "Kokkos installs (Kokkos $KOKKOS_VERSION):"
+for f in "${FLAVORS[@]}"; do
+    p="$DEPS/kokkos-$f"
+    printf '    %-14s Kokkos_ROOT=%s   (kernels: %s)\n' "$f" "$p" "$(sed -n 's/^kernels: //p' "$p/.boreas-stamp")"
+done
+if [[ $WITH_CUDA == 1 ]]; then
+    say "CUDA builds: export NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 (the cuda-* presets do this)"
+fi
+say "done"

@@ -1,0 +1,494 @@
+// Deck parsing and validation (core/Deck.hpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/Deck.hpp"
+
+namespace fs = std::filesystem;
+using namespace boreas;
+
+namespace {
+
+// A minimal valid deck header (lines 1-8); tests append sections starting at line 9.
+const std::string head =
+    "[simulation]\n"            // 1
+    "steps = 10\n"              // 2
+    "\n"                        // 3
+    "[lattice]\n"               // 4
+    "model = \"D3Q19\"\n"       // 5
+    "\n"                        // 6
+    "[domain]\n"                // 7
+    "cells = [8, 8, 8]\n";      // 8
+
+Config parse(const std::string& text, const std::vector<std::string>& ov = {},
+             const std::string& base = "") {
+  return parse_deck_string(text, "deck.toml", base, ov);
+}
+
+// The DeckError message for `text`, or "" if it parses.
+std::string error_of(const std::string& text, const std::vector<std::string>& ov = {},
+                     const std::string& base = "") {
+  try {
+    parse(text, ov, base);
+  } catch (const DeckError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::size_t error_count(const std::string& text, const std::vector<std::string>& ov = {}) {
+  try {
+    parse(text, ov);
+  } catch (const DeckError& e) {
+    return e.diagnostics().size();
+  }
+  return 0;
+}
+
+#define EXPECT_CONTAINS(haystack, needle)                                   \
+  do {                                                                      \
+    const std::string h_ = (haystack);                                      \
+    EXPECT_NE(h_.find(needle), std::string::npos)                           \
+        << "expected to find: " << (needle) << "\nin:\n" << h_;             \
+  } while (0)
+
+// A scratch directory removed at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("boreas_test_deck_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  fs::path write(const std::string& name, const std::string& content) const {
+    std::ofstream(path / name, std::ios::binary) << content;
+    return path / name;
+  }
+};
+
+const fs::path decks_dir = fs::path(__FILE__).parent_path().parent_path() / "decks";
+
+}  // namespace
+
+// ---------------------------------------------------------------- good decks
+
+TEST(Deck, MinimalDeckGetsDefaults) {
+  const Config c = parse(head + "[physics]\ntau = 0.6\n");
+  EXPECT_EQ(c.name, "deck");  // stem of the source name
+  EXPECT_EQ(c.deck_path, "deck.toml");
+  EXPECT_EQ(c.steps, 10);
+  EXPECT_EQ(c.kernel, "ab_pull");
+  EXPECT_EQ(c.lattice, LatticeKind::D3Q19);
+  EXPECT_EQ(c.precision, Precision::Double);
+  EXPECT_EQ(c.collision, CollisionKind::BGK);
+  EXPECT_DOUBLE_EQ(c.trt_magic, 3.0 / 16.0);
+  EXPECT_EQ(c.cells, (std::array<int, 3>{8, 8, 8}));
+  EXPECT_DOUBLE_EQ(c.tau, 0.6);
+  EXPECT_NEAR(c.viscosity, 0.1 / 3.0, 1e-15);
+  EXPECT_DOUBLE_EQ(c.density, 1.0);
+  EXPECT_EQ(c.force, (std::array<double, 3>{0, 0, 0}));
+  EXPECT_FALSE(c.reynolds.has_value());
+  EXPECT_DOUBLE_EQ(c.mach_limit, 0.3);
+  EXPECT_EQ(c.initial, InitialCondition::Uniform);
+  for (const auto& f : c.faces) EXPECT_EQ(f.type, FaceBC::Wall);
+  EXPECT_TRUE(c.obstacles.empty());
+  EXPECT_FALSE(c.voxels.has_value());
+  EXPECT_EQ(c.output_dir, "output");
+  EXPECT_EQ(c.output_every, 0);
+  EXPECT_TRUE(c.write_vtk);
+  EXPECT_EQ(c.progress_every, 0);
+  EXPECT_TRUE(c.observables.empty());
+}
+
+TEST(Deck, ReynoldsConversion) {
+  const Config c = parse(head +
+                         "[physics]\nreynolds = 100\nlength = 100\nvelocity = 0.1\n"
+                         "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.1, 0, 0]\n");
+  EXPECT_NEAR(c.viscosity, 0.1, 1e-14);
+  EXPECT_NEAR(c.tau, 0.8, 1e-14);
+  ASSERT_TRUE(c.reynolds && c.reference_length && c.reference_velocity);
+  EXPECT_DOUBLE_EQ(*c.reynolds, 100);
+  EXPECT_DOUBLE_EQ(*c.reference_length, 100);
+  EXPECT_DOUBLE_EQ(*c.reference_velocity, 0.1);
+  EXPECT_EQ(c.faces[YMax].type, FaceBC::MovingWall);
+  EXPECT_EQ(c.faces[YMax].velocity, (std::array<double, 3>{0.1, 0, 0}));
+}
+
+TEST(Deck, ViscosityConversion) {
+  const Config c = parse(head + "[physics]\nviscosity = 0.05\n");
+  EXPECT_NEAR(c.tau, 0.65, 1e-15);
+  EXPECT_NEAR(c.viscosity, 0.05, 1e-15);
+}
+
+TEST(Deck, Full2DDeck) {
+  const Config c = parse(
+      "[simulation]\nname = \"pois\"\nsteps = 5\nkernel = \"ab_pull\"\n"
+      "[lattice]\nmodel = \"D2Q9\"\nprecision = \"float\"\n"
+      "[domain]\ncells = [4, 32]\n"
+      "[collision]\nmodel = \"TRT\"\nmagic = 0.25\n"
+      "[physics]\ntau = 0.9\ndensity = 2\nforce = [1e-6, 0]\nmach_limit = 0.2\n"
+      "[initial]\nvelocity = [0.01, 0]\n"
+      "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n"
+      "[boundary.y_max]\ntype = \"pressure_outlet\"\n"
+      "[[obstacle]]\nshape = \"cylinder\"\ncenter = [2, 16]\nradius = 1.5\n"
+      "[output]\ndirectory = \"o\"\nevery = 3\nvtk = false\nprogress_every = 2\n"
+      "[validation]\nobservables = [\"poiseuille_profile\", \"mass\"]\n");
+  EXPECT_EQ(c.name, "pois");
+  EXPECT_EQ(c.lattice, LatticeKind::D2Q9);
+  EXPECT_EQ(c.dimensions(), 2);
+  EXPECT_EQ(c.precision, Precision::Float);
+  EXPECT_EQ(c.collision, CollisionKind::TRT);
+  EXPECT_DOUBLE_EQ(c.trt_magic, 0.25);
+  EXPECT_EQ(c.cells, (std::array<int, 3>{4, 32, 1}));
+  EXPECT_DOUBLE_EQ(c.density, 2);
+  EXPECT_EQ(c.force, (std::array<double, 3>{1e-6, 0, 0}));
+  EXPECT_DOUBLE_EQ(c.mach_limit, 0.2);
+  EXPECT_EQ(c.initial_velocity, (std::array<double, 3>{0.01, 0, 0}));
+  EXPECT_EQ(c.faces[XMin].type, FaceBC::Periodic);
+  EXPECT_EQ(c.faces[XMax].type, FaceBC::Periodic);
+  EXPECT_EQ(c.faces[YMin].type, FaceBC::Wall);
+  EXPECT_EQ(c.faces[YMax].type, FaceBC::PressureOutlet);
+  EXPECT_DOUBLE_EQ(c.faces[YMax].density, 2);  // defaults to physics.density
+  EXPECT_EQ(c.faces[ZMin].type, FaceBC::Periodic);  // 2D: z is periodic by construction
+  EXPECT_EQ(c.faces[ZMax].type, FaceBC::Periodic);
+  ASSERT_EQ(c.obstacles.size(), 1u);
+  EXPECT_EQ(c.obstacles[0].shape, Obstacle::Shape::Cylinder);
+  EXPECT_EQ(c.obstacles[0].center, (std::array<double, 3>{2, 16, 0}));
+  EXPECT_DOUBLE_EQ(c.obstacles[0].radius, 1.5);
+  EXPECT_EQ(c.obstacles[0].axis, 2);
+  EXPECT_EQ(c.output_dir, "o");
+  EXPECT_EQ(c.output_every, 3);
+  EXPECT_FALSE(c.write_vtk);
+  EXPECT_EQ(c.progress_every, 2);
+  EXPECT_EQ(c.observables, (std::vector<std::string>{"poiseuille_profile", "mass"}));
+}
+
+TEST(Deck, TaylorGreenObstaclesAndFaces) {
+  const Config c = parse(head +
+                         "[physics]\ntau = 0.55\n"
+                         "[initial]\ntype = \"taylor_green\"\namplitude = 0.05\n"
+                         "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.05, 0, 0]\n"
+                         "[boundary.x_max]\ntype = \"pressure_outlet\"\ndensity = 0.99\n"
+                         "[[obstacle]]\nshape = \"box\"\nlo = [1, 2, 3]\nhi = [4, 5, 6]\n"
+                         "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 2\n"
+                         "[[obstacle]]\nshape = \"cylinder\"\ncenter = [4, 4, 4]\nradius = 1\n"
+                         "axis = \"x\"\n");
+  EXPECT_EQ(c.initial, InitialCondition::TaylorGreen);
+  EXPECT_DOUBLE_EQ(c.taylor_green_u0, 0.05);
+  EXPECT_EQ(c.faces[XMin].type, FaceBC::VelocityInlet);
+  EXPECT_EQ(c.faces[XMin].velocity, (std::array<double, 3>{0.05, 0, 0}));
+  EXPECT_EQ(c.faces[XMax].type, FaceBC::PressureOutlet);
+  EXPECT_DOUBLE_EQ(c.faces[XMax].density, 0.99);
+  ASSERT_EQ(c.obstacles.size(), 3u);
+  EXPECT_EQ(c.obstacles[0].shape, Obstacle::Shape::Box);
+  EXPECT_EQ(c.obstacles[0].lo, (std::array<double, 3>{1, 2, 3}));
+  EXPECT_EQ(c.obstacles[0].hi, (std::array<double, 3>{4, 5, 6}));
+  EXPECT_EQ(c.obstacles[1].shape, Obstacle::Shape::Sphere);
+  EXPECT_DOUBLE_EQ(c.obstacles[1].radius, 2);
+  EXPECT_EQ(c.obstacles[2].axis, 0);
+}
+
+TEST(Deck, VoxelGeometryResolvedAgainstDeckDirectory) {
+  TempDir dir;
+  fs::create_directories(dir.path / "geo");
+  dir.write("geo/rock.raw", std::string(2 * 3 * 4, '\1'));
+  const fs::path deck = dir.write("porous.toml", head +
+                                                     "[physics]\ntau = 0.6\n"
+                                                     "[geometry]\nvoxel_file = \"geo/rock.raw\"\n"
+                                                     "dims = [2, 3, 4]\noffset = [1, 1, 1]\n");
+  const Config c = parse_deck(deck.string());
+  EXPECT_EQ(c.name, "porous");
+  EXPECT_EQ(c.deck_path, deck.string());
+  ASSERT_TRUE(c.voxels.has_value());
+  EXPECT_EQ(fs::path(c.voxels->path), (dir.path / "geo" / "rock.raw").lexically_normal());
+  EXPECT_EQ(c.voxels->dims, (std::array<int, 3>{2, 3, 4}));
+  EXPECT_EQ(c.voxels->offset, (std::array<int, 3>{1, 1, 1}));
+}
+
+TEST(Deck, RepositoryGoodDecksParse) {
+  ASSERT_TRUE(fs::is_directory(decks_dir / "good")) << decks_dir;
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(decks_dir / "good")) {
+    if (e.path().extension() != ".toml") continue;
+    ++n;
+    EXPECT_NO_THROW(parse_deck(e.path().string())) << e.path();
+  }
+  EXPECT_GE(n, 4);
+}
+
+// ---------------------------------------------------------------- overrides
+
+TEST(Deck, OverridesReplaceAndCreate) {
+  const Config c = parse(head + "[physics]\ntau = 0.6\n",
+                         {"physics.tau=0.7", "simulation.name = my run", "output.every=5",
+                          "output.vtk=false", "domain.cells=[4, 5, 6]"});
+  EXPECT_DOUBLE_EQ(c.tau, 0.7);
+  EXPECT_EQ(c.name, "my run");  // not TOML: taken as a string
+  EXPECT_EQ(c.output_every, 5);
+  EXPECT_FALSE(c.write_vtk);
+  EXPECT_EQ(c.cells, (std::array<int, 3>{4, 5, 6}));
+}
+
+TEST(Deck, BadOverrideValueIsReportedAgainstTheSetArgument) {
+  const std::string deck = head + "[physics]\ntau = 0.6\n";
+  EXPECT_CONTAINS(error_of(deck, {"physics.tau=0.4"}),
+                  "--set physics.tau=0.4: error: physics.tau: expected a number > 0.5, got 0.4");
+  EXPECT_CONTAINS(error_of(deck, {"physics.tau=fast"}),
+                  "--set physics.tau=fast: error: physics.tau: expected a number > 0.5, got "
+                  "string 'fast'");
+  EXPECT_CONTAINS(error_of(deck, {"physics.force=[1, \"a\", 0]"}),
+                  "--set physics.force=[1, \"a\", 0]: error: physics.force[1]: expected a number");
+  EXPECT_CONTAINS(error_of(deck, {"physics.taus=0.7"}),
+                  "--set physics.taus=0.7: error: [physics] unknown key 'taus'; did you mean "
+                  "'tau'?");
+  EXPECT_CONTAINS(error_of(deck, {"phisics.tau=0.7"}),
+                  "--set phisics.tau=0.7: error: unknown table [phisics]; did you mean [physics]?");
+  EXPECT_CONTAINS(error_of(deck, {"physics.tau"}),
+                  "--set physics.tau: error: expected key.path=value");
+  EXPECT_CONTAINS(error_of(deck, {"physics..tau=1"}), "--set physics..tau=1: error: invalid key path");
+  EXPECT_CONTAINS(error_of(deck, {"physics.tau.x=1"}),
+                  "--set physics.tau.x=1: error: cannot set 'physics.tau.x': 'physics.tau' is a "
+                  "float, not a table");
+  // Missing key in a table the override created: reported against the override.
+  EXPECT_CONTAINS(error_of(deck, {"geometry.dims=[2,2,2]"}),
+                  "--set geometry.dims=[2,2,2]: error: geometry.voxel_file: missing required key");
+}
+
+// ---------------------------------------------------------------- error classes
+
+TEST(DeckErrors, UnknownKeyWithSuggestion) {
+  const std::string e = error_of(head + "[physics]\ntau = 0.6\ndensty = 1.0\n");
+  EXPECT_CONTAINS(e, "deck.toml:11:1: error: [physics] unknown key 'densty'; did you mean 'density'?");
+  EXPECT_CONTAINS(e, "1 error in deck deck.toml");
+  // No suggestion when nothing is close.
+  const std::string e2 = error_of(head + "[physics]\ntau = 0.6\nxyzzyplugh = 1\n");
+  EXPECT_CONTAINS(e2, "[physics] unknown key 'xyzzyplugh'");
+  EXPECT_EQ(e2.find("did you mean"), std::string::npos) << e2;
+}
+
+TEST(DeckErrors, UnknownTable) {
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[outptu]\nevery = 1\n"),
+                  "deck.toml:11:2: error: unknown table [outptu]; did you mean [output]?");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[boundary.x_mni]\ntype = \"wall\"\n"),
+                  "deck.toml:11:11: error: unknown table [boundary.x_mni]; did you mean "
+                  "[boundary.x_min]?");
+  EXPECT_CONTAINS(error_of("steps = 3\n" + head + "[physics]\ntau = 0.6\n"),
+                  "deck.toml:1:1: error: unknown top-level key 'steps'");
+}
+
+TEST(DeckErrors, WrongType) {
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = \"0.6\"\n"),
+                  "deck.toml:10:7: error: physics.tau: expected a number > 0.5, got string '0.6'");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[output]\nevery = 1.5\n"),
+                  "deck.toml:12:9: error: output.every: expected an integer >= 0");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[output]\nvtk = 1\n"),
+                  "deck.toml:12:7: error: output.vtk: expected a boolean (true or false), got 1");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[collision]\nmodel = \"bgk\"\n"),
+                  "deck.toml:12:9: error: collision.model: expected one of BGK, TRT, got string "
+                  "'bgk'; did you mean 'BGK'?");
+  const std::string e = error_of("physics = 3\n" + head);
+  EXPECT_CONTAINS(e, "deck.toml:1:11: error: physics: expected a table, got 3");
+  EXPECT_CONTAINS(e, "\n1 error in deck");  // no follow-up "missing" errors
+  // Integers are fine where a float is expected.
+  EXPECT_NO_THROW(parse(head + "[physics]\nviscosity = 1\n"));
+}
+
+TEST(DeckErrors, MissingRequiredValue) {
+  const std::string no_steps = "[simulation]\nname = \"x\"\n" + head.substr(head.find("\n\n") + 2) +
+                               "[physics]\ntau = 0.6\n";
+  EXPECT_CONTAINS(error_of(no_steps),
+                  "deck.toml:1:1: error: simulation.steps: missing required key (expected an "
+                  "integer >= 1)");
+  // The whole table is missing: point at the file start.
+  EXPECT_CONTAINS(error_of("[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [2, 2]\n"
+                           "[physics]\ntau = 0.6\n"),
+                  "deck.toml:1:1: error: simulation.steps: missing required key");
+  EXPECT_CONTAINS(error_of("\n\n[simulation]\nsteps = 1\n[domain]\ncells = [2, 2, 2]\n"
+                           "[physics]\ntau = 0.6\n"),
+                  "deck.toml:1:1: error: lattice.model: missing required key");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ndensity = 1.0\n"),
+                  "deck.toml:9:1: error: physics: no viscosity given");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[boundary.x_min]\ntype = \"moving_wall\"\n"),
+                  "deck.toml:11:1: error: boundary.x_min.velocity: missing required key");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[initial]\ntype = \"taylor_green\"\n"),
+                  "deck.toml:11:1: error: initial.amplitude: missing required key");
+  EXPECT_CONTAINS(error_of(head + "[physics]\nreynolds = 10\nlength = 5\n"),
+                  "deck.toml:10:12: error: physics.reynolds: physics.reynolds, physics.length and "
+                  "physics.velocity must be given together; missing physics.velocity");
+}
+
+TEST(DeckErrors, TauTooSmallDirect) {
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.5\n"),
+                  "deck.toml:10:7: error: physics.tau: expected a number > 0.5, got 0.5");
+}
+
+TEST(DeckErrors, TauTooSmallDerived) {
+  // nu = 0.01 * 10 / 1e18 = 1e-19: tau = 3 nu + 1/2 rounds to 0.5.
+  const std::string e =
+      error_of(head + "[physics]\nreynolds = 1e18\nlength = 10\nvelocity = 0.01\n");
+  EXPECT_CONTAINS(e, "deck.toml:10:12: error: physics.reynolds: derived tau = 0.5 must be > 0.5");
+  EXPECT_CONTAINS(e, "velocity*length/reynolds = 0.01*10/1e+18");
+  EXPECT_CONTAINS(e, "hint: raise the resolution");
+  EXPECT_CONTAINS(error_of(head + "[physics]\nviscosity = 1e-19\n"),
+                  "deck.toml:10:13: error: physics.viscosity: derived tau = 3*viscosity + 0.5 = 0.5");
+  EXPECT_CONTAINS(error_of(head + "[physics]\nviscosity = 0\n"),
+                  "deck.toml:10:13: error: physics.viscosity: expected a number > 0, got 0");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\nviscosity = 0.1\n"),
+                  "deck.toml:11:13: error: physics.viscosity: conflicts with physics.tau");
+}
+
+TEST(DeckErrors, MachOverLimit) {
+  const std::string e = error_of(head +
+                                 "[physics]\ntau = 0.6\n"
+                                 "[boundary.y_max]\ntype = \"moving_wall\"\n"
+                                 "velocity = [0.3, 0.0, 0.0]\n");
+  EXPECT_CONTAINS(e, "deck.toml:13:12: error: boundary.y_max.velocity: lattice speed 0.3 gives "
+                     "Mach 0.519615");
+  EXPECT_CONTAINS(e, "> physics.mach_limit = 0.3");
+  // The reference velocity and the Taylor-Green amplitude are checked too.
+  EXPECT_CONTAINS(error_of(head + "[physics]\nreynolds = 100\nlength = 100\nvelocity = 0.2\n"),
+                  "deck.toml:12:12: error: physics.velocity: lattice speed 0.2 gives Mach");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[initial]\ntype = \"taylor_green\"\n"
+                                  "amplitude = 0.2\n"),
+                  "deck.toml:13:13: error: initial.amplitude: lattice speed 0.2");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[initial]\nvelocity = [0.2, 0.2, 0.2]\n"),
+                  "initial.velocity: lattice speed 0.34641");
+  // ...and a raised limit accepts them.
+  EXPECT_NO_THROW(parse(head + "[physics]\ntau = 0.6\nmach_limit = 0.6\n"
+                               "[initial]\nvelocity = [0.3, 0, 0]\n"));
+}
+
+TEST(DeckErrors, VoxelFileMissing) {
+  TempDir dir;
+  const std::string e = error_of(
+      head + "[physics]\ntau = 0.6\n[geometry]\nvoxel_file = \"nope.raw\"\ndims = [2, 2, 2]\n", {},
+      dir.path.string());
+  EXPECT_CONTAINS(e, "deck.toml:12:14: error: geometry.voxel_file: cannot read '" +
+                         (dir.path / "nope.raw").string() + "'");
+}
+
+TEST(DeckErrors, VoxelFileWrongSize) {
+  TempDir dir;
+  dir.write("v.raw", std::string(7, '\0'));
+  const std::string e = error_of(
+      head + "[physics]\ntau = 0.6\n[geometry]\nvoxel_file = \"v.raw\"\ndims = [2, 2, 2]\n", {},
+      dir.path.string());
+  EXPECT_CONTAINS(e, "deck.toml:12:14: error: geometry.voxel_file: wrong size: 7 bytes, expected "
+                     "8 = 2*2*2");
+  // Right size but does not fit in the 8^3 domain.
+  dir.write("w.raw", std::string(8 * 8 * 8, '\0'));
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[geometry]\nvoxel_file = \"w.raw\"\n"
+                                  "dims = [8, 8, 8]\noffset = [0, 1, 0]\n",
+                           {}, dir.path.string()),
+                  "deck.toml:13:8: error: geometry.dims: the voxels do not fit in the domain along y");
+}
+
+TEST(DeckErrors, UnpairedPeriodic) {
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[boundary.y_max]\ntype = \"periodic\"\n"
+                                  "[boundary.y_min]\ntype = \"wall\"\n"),
+                  "deck.toml:12:8: error: boundary.y_max.type: periodic faces must come in pairs, "
+                  "but boundary.y_min is wall;");
+}
+
+TEST(DeckErrors, TomlSyntaxError) {
+  const std::string e = error_of(head + "[physics]\ntau = = 0.6\n");
+  EXPECT_CONTAINS(e, "deck.toml:10:7: error: TOML syntax error");
+  EXPECT_CONTAINS(e, "1 error in deck deck.toml");
+}
+
+TEST(DeckErrors, AllErrorsCollected) {
+  const std::string deck =
+      "[simulation]\nsteps = 0\n"                 // 1-2
+      "[lattice]\nmodel = \"D3Q19\"\n"            // 3-4
+      "[domain]\ncells = [8, 8]\n"                // 5-6
+      "[physics]\ntau = 0.5\n";                   // 7-8
+  EXPECT_EQ(error_count(deck), 3u);
+  const std::string e = error_of(deck);
+  EXPECT_CONTAINS(e, "deck.toml:2:9: error: simulation.steps");
+  EXPECT_CONTAINS(e, "deck.toml:6:9: error: domain.cells: expected an array of 3 integers >= 1, "
+                     "got 2 entries");
+  EXPECT_CONTAINS(e, "deck.toml:8:7: error: physics.tau");
+  EXPECT_CONTAINS(e, "\n3 errors in deck deck.toml");
+  // Diagnostics come in file order, --set ones after.
+  EXPECT_LT(e.find("2:9"), e.find("6:9"));
+  EXPECT_LT(e.find("6:9"), e.find("8:7"));
+  const std::string e2 = error_of(deck, {"output.every=-1"});
+  EXPECT_LT(e2.find("8:7"), e2.find("--set output.every=-1"));
+  EXPECT_EQ(error_count(deck, {"output.every=-1"}), 4u);
+}
+
+TEST(DeckErrors, MiscConstraints) {
+  const std::string p = "[physics]\ntau = 0.6\n";
+  EXPECT_CONTAINS(error_of(head + p + "[collision]\nmagic = 0.2\n"),
+                  "collision.magic: magic is only used by TRT");
+  EXPECT_CONTAINS(error_of(head + p + "[simulation.x]\n"), "unknown table [simulation.x]");
+  EXPECT_CONTAINS(error_of(head + p + "[boundary.x_min]\ntype = \"wall\"\nvelocity = [0.1, 0, 0]\n"),
+                  "boundary.x_min.velocity: velocity is only used by moving_wall and velocity_inlet");
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"box\"\nlo = [2, 2, 2]\nhi = [1, 3, 3]\n"),
+                  "obstacle[0].hi: expected lo <= hi in every component");
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"cone\"\n"),
+                  "obstacle[0].shape: expected one of box, sphere, cylinder");
+  EXPECT_CONTAINS(error_of(head + p + "[validation]\nobservables = [\"ghia\"]\n"),
+                  "validation.observables[0]: expected one of poiseuille_profile");
+  EXPECT_CONTAINS(error_of(head + p + "[simulation]\n"), "deck.toml:11:1: error: TOML syntax error");
+  EXPECT_CONTAINS(error_of(head + p + "[initial]\ntype = \"taylor_green\"\namplitude = 0.01\n"
+                                      "velocity = [0, 0, 0]\n"),
+                  "initial.velocity: velocity is only used by initial.type = \"uniform\"");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = nan\n"), "physics.tau: expected a number > 0.5, got nan");
+  EXPECT_CONTAINS(error_of(head + p + "[output]\ndirectory = \"\"\n"), "output.directory");
+  EXPECT_CONTAINS(error_of(head + p + "[simulation.kernel]\n"),
+                  "simulation.kernel: expected one of ab_pull, got table");
+  EXPECT_CONTAINS(error_of(head + p + "[simulation]\nkernel = \"ab_push\"\n"), "TOML syntax error");
+  const std::string two_d = "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\n";
+  EXPECT_CONTAINS(error_of(two_d + "cells = [8, 8, 8]\n" + p), "domain.cells[2]: must be 1");
+  EXPECT_CONTAINS(error_of(two_d + "cells = [8, 8]\n" + p + "[boundary.z_min]\ntype = \"wall\"\n"),
+                  "boundary.z_min: not allowed for the 2D lattice D2Q9");
+  EXPECT_CONTAINS(error_of(two_d + "cells = [8, 8]\n" + p + "force = [0, 0, 1e-5]\n"),
+                  "physics.force[2]: must be 0 for the 2D lattice D2Q9");
+  EXPECT_CONTAINS(error_of(two_d + "cells = [8, 8]\n" + p +
+                           "[[obstacle]]\nshape = \"cylinder\"\ncenter = [1, 1]\nradius = 1\naxis = \"x\"\n"),
+                  "obstacle[0].axis: must be \"z\"");
+}
+
+TEST(DeckErrors, MissingDeckFile) {
+  try {
+    parse_deck("/nonexistent/dir/deck.toml");
+    FAIL() << "expected DeckError";
+  } catch (const DeckError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "/nonexistent/dir/deck.toml: error: cannot read deck");
+  }
+}
+
+// Every deck in tests/decks/bad is rejected with the message its first line announces.
+TEST(DeckErrors, RepositoryBadDecks) {
+  ASSERT_TRUE(fs::is_directory(decks_dir / "bad")) << decks_dir;
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(decks_dir / "bad")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++n;
+    std::ifstream in(entry.path());
+    std::string first;
+    std::getline(in, first);
+    const std::string tag = "# expect: ";
+    ASSERT_EQ(first.rfind(tag, 0), 0u) << entry.path();
+    const std::string expected = first.substr(tag.size());
+    try {
+      parse_deck(entry.path().string());
+      ADD_FAILURE() << entry.path() << " parsed without error";
+    } catch (const DeckError& e) {
+      EXPECT_CONTAINS(std::string(e.what()), expected);
+    }
+  }
+  EXPECT_GE(n, 10);
+}

@@ -1,0 +1,394 @@
+// Unit tests for io/Json and io/VtkSeries (host only, no Kokkos).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <vtkCellData.h>
+#include <vtkDataArray.h>
+#include <vtkImageData.h>
+#include <vtkNew.h>
+#include <vtkXMLImageDataReader.h>
+#include <vtkXMLPImageDataReader.h>
+
+#include "io/Json.hpp"
+#include "io/VtkSeries.hpp"
+
+namespace fs = std::filesystem;
+using namespace boreas;
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+TEST(Json, BuildAndDumpPretty) {
+  json::Value v = json::Object{};
+  v["lattice"] = "D3Q19";
+  v["steps"] = 100;
+  v["timing"]["lbm"] = 1.5;
+  v["ranks"].push_back(0);
+  v["ranks"].push_back(1);
+  v["empty_a"] = json::Array{};
+  v["empty_o"] = json::Object{};
+  EXPECT_EQ(v.dump(),
+            "{\n"
+            "  \"lattice\": \"D3Q19\",\n"
+            "  \"steps\": 100,\n"
+            "  \"timing\": {\n"
+            "    \"lbm\": 1.5\n"
+            "  },\n"
+            "  \"ranks\": [\n"
+            "    0,\n"
+            "    1\n"
+            "  ],\n"
+            "  \"empty_a\": [],\n"
+            "  \"empty_o\": {}\n"
+            "}");
+  EXPECT_EQ(v.dump(-1),
+            "{\"lattice\":\"D3Q19\",\"steps\":100,\"timing\":{\"lbm\":1.5},\"ranks\":[0,1],"
+            "\"empty_a\":[],\"empty_o\":{}}");
+}
+
+TEST(Json, InsertionOrderAndInitializerLists) {
+  json::Value v = json::Object{{"z", 1}, {"a", json::Array{1, 2.5, "x", nullptr, true}}, {"m", json::Object{{"k", -3}}}};
+  EXPECT_EQ(v.dump(-1), "{\"z\":1,\"a\":[1,2.5,\"x\",null,true],\"m\":{\"k\":-3}}");
+  v["z"] = 7;  // replacing keeps position
+  EXPECT_EQ(v.dump(-1), "{\"z\":7,\"a\":[1,2.5,\"x\",null,true],\"m\":{\"k\":-3}}");
+  EXPECT_EQ(v["a"][1].as_double(), 2.5);
+  EXPECT_EQ(v["m"]["k"].as_int64(), -3);
+  EXPECT_TRUE(v.contains("m"));
+  EXPECT_FALSE(v.contains("q"));
+  EXPECT_EQ(v.size(), 3u);
+  EXPECT_THROW(v["a"][9], std::out_of_range);
+  EXPECT_THROW(v["z"].as_string(), json::TypeError);
+  const json::Value& cv = v;
+  EXPECT_THROW(cv["nope"], std::out_of_range);
+}
+
+TEST(Json, NestedRoundTrip) {
+  json::Value v = json::Object{};
+  v["name"] = "cavity";
+  v["ok"] = false;
+  v["nothing"] = nullptr;
+  v["neg"] = std::int64_t{-1234567890123};
+  v["big"] = std::numeric_limits<std::uint64_t>::max();
+  v["i64min"] = std::numeric_limits<std::int64_t>::min();
+  v["deep"]["a"]["b"]["c"] = json::Array{json::Array{}, json::Object{}, json::Array{1, json::Array{2, 3}}};
+  for (int i = 0; i < 5; ++i) v["list"].push_back(json::Object{{"i", i}, {"x", 0.1 * i}});
+  for (int indent : {-1, 0, 2, 4}) {
+    const json::Value back = json::parse(v.dump(indent));
+    EXPECT_EQ(back, v) << v.dump(indent);
+    EXPECT_EQ(back.dump(indent), v.dump(indent));
+  }
+  const json::Value back = json::parse(v.dump());
+  EXPECT_TRUE(back["big"].is_uint());
+  EXPECT_EQ(back["big"].as_uint64(), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(back["i64min"].as_int64(), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(v["big"].dump(), "18446744073709551615");
+}
+
+TEST(Json, DoublesRoundTripExactly) {
+  const double values[] = {0.1, 1e-300, 2.0, -0.0, 1.0 / 3.0, 6.02214076e23, 5e-324,
+                           std::numeric_limits<double>::max(), std::numeric_limits<double>::min(),
+                           123456789012345680.0, -1.5e-7, 1e21, 0.0};
+  for (double d : values) {
+    const std::string s = json::Value(d).dump();
+    const json::Value back = json::parse(s);
+    ASSERT_TRUE(back.is_double()) << s;
+    EXPECT_EQ(std::signbit(back.as_double()), std::signbit(d)) << s;
+    EXPECT_EQ(back.as_double(), d) << s;
+  }
+  EXPECT_EQ(json::Value(2.0).dump(), "2.0");
+  EXPECT_EQ(json::Value(0.1).dump(), "0.1");
+  EXPECT_EQ(json::Value(-3.0).dump(), "-3.0");
+  EXPECT_EQ(json::Value(1e-300).dump(), "1e-300");
+  EXPECT_EQ(json::Value(2).dump(), "2");  // integers stay integers
+}
+
+TEST(Json, NonFiniteDumpsAsNull) {
+  json::Value v = json::Array{std::nan(""), std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity()};
+  EXPECT_EQ(v.dump(-1), "[null,null,null]");
+  EXPECT_TRUE(json::parse(v.dump())[0].is_null());
+}
+
+TEST(Json, StringEscaping) {
+  const std::string s = std::string("quote\" backslash\\ slash/ nl\n tab\t cr\r bs\b ff\f nul") + '\0' +
+                        " bell\x07 del\x7f utf8 \xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80";
+  const json::Value v = s;
+  const std::string d = v.dump();
+  EXPECT_EQ(d,
+            "\"quote\\\" backslash\\\\ slash/ nl\\n tab\\t cr\\r bs\\b ff\\f nul\\u0000 bell\\u0007 del\\u007f "
+            "utf8 \xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"");
+  EXPECT_EQ(json::parse(d).as_string(), s);
+  // \u escapes incl. surrogate pairs decode to UTF-8
+  EXPECT_EQ(json::parse("\"\\u00e9\\u20AC\\ud83d\\ude00\\/\"").as_string(), "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80/");
+  // keys are escaped too
+  json::Value o = json::Object{{"a\"b", 1}};
+  EXPECT_EQ(o.dump(-1), "{\"a\\\"b\":1}");
+  EXPECT_EQ(json::parse(o.dump()), o);
+}
+
+TEST(Json, ParseNumbersAndLiterals) {
+  EXPECT_TRUE(json::parse(" 42 ").is_int());
+  EXPECT_TRUE(json::parse("-0").is_int());
+  EXPECT_TRUE(json::parse("9223372036854775808").is_uint());
+  EXPECT_TRUE(json::parse("18446744073709551616").is_double());  // beyond uint64
+  EXPECT_TRUE(json::parse("1.0").is_double());
+  EXPECT_TRUE(json::parse("1e2").is_double());
+  EXPECT_EQ(json::parse("1e-400").as_double(), 0.0);
+  EXPECT_TRUE(json::parse("true").as_bool());
+  EXPECT_TRUE(json::parse("null").is_null());
+  EXPECT_EQ(json::Value(5u), json::parse("5"));  // uint64 vs int64 of the same value compare equal
+}
+
+TEST(Json, ParseErrorsReportLineAndColumn) {
+  auto error_of = [](const std::string& text) -> std::string {
+    try {
+      json::parse(text);
+    } catch (const json::ParseError& e) {
+      return std::to_string(e.line()) + ":" + std::to_string(e.column()) + " " + e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of("{\n  \"a\": 1,\n  \"b\": tru\n}").substr(0, 4), "3:8 ");
+  EXPECT_NE(error_of("{\n  \"a\": 1,\n  \"b\": tru\n}").find("line 3, column 8"), std::string::npos);
+  EXPECT_EQ(error_of("[1, 2").substr(0, 4), "1:6 ");
+  EXPECT_EQ(error_of("[1,]").substr(0, 4), "1:4 ");
+  EXPECT_EQ(error_of("{} x").substr(0, 4), "1:4 ");
+  EXPECT_EQ(error_of("").substr(0, 4), "1:1 ");
+  EXPECT_NE(error_of("\"abc"), "no error");
+  EXPECT_NE(error_of("01"), "no error");
+  EXPECT_NE(error_of("1."), "no error");
+  EXPECT_NE(error_of("{\"a\" 1}"), "no error");
+  EXPECT_NE(error_of("\"\\x\""), "no error");
+  EXPECT_NE(error_of("\"\\ud800\""), "no error");
+  EXPECT_NE(error_of("\"a\nb\""), "no error");
+  EXPECT_NE(error_of("1e999"), "no error");
+}
+
+// ---------------------------------------------------------------------------------------------
+// VTK
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("boreas_test_io_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+// Deterministic values depending on the *global* cell index, so pieces can be checked after merging.
+double rho_at(int i, int j, int k) { return 1.0 + 0.001 * i + 0.01 * j + 0.1 * k + 1e-13; }
+double vel_at(int i, int j, int k, int c) { return (c + 1) * 0.1 * i - 0.03 * j + 0.007 * k * (c - 1) + 1.0 / 3.0; }
+double vort_at(int i, int j, int k) { return std::sqrt(1.0 + i + 2 * j + 3 * k); }
+std::uint8_t flag_at(int i, int j, int k) { return static_cast<std::uint8_t>((i + 3 * j + 7 * k) % 5 == 0 ? 0 : 1 + (i + j + k) % 250); }
+
+CellFields make_piece(std::array<int, 3> origin, std::array<int, 3> dims, double shift = 0.0,
+                      bool with_vorticity = true) {
+  CellFields p;
+  p.origin = origin;
+  p.dims = dims;
+  for (int k = 0; k < dims[2]; ++k)
+    for (int j = 0; j < dims[1]; ++j)
+      for (int i = 0; i < dims[0]; ++i) {
+        const int gi = origin[0] + i, gj = origin[1] + j, gk = origin[2] + k;
+        p.density.push_back(rho_at(gi, gj, gk) + shift);
+        for (int c = 0; c < 3; ++c) p.velocity.push_back(vel_at(gi, gj, gk, c));
+        if (with_vorticity) p.vorticity_magnitude.push_back(vort_at(gi, gj, gk));
+        p.flags.push_back(flag_at(gi, gj, gk));
+      }
+  return p;
+}
+
+// Checks every value of `img` (whose extent covers `dims` cells from `origin`) against the formulas.
+void check_image(vtkImageData* img, std::array<int, 3> origin, std::array<int, 3> dims, double shift = 0.0,
+                 bool with_vorticity = true) {
+  int ext[6];
+  img->GetExtent(ext);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(ext[2 * d], origin[d]) << "axis " << d;
+    EXPECT_EQ(ext[2 * d + 1], origin[d] + dims[d]) << "axis " << d;
+  }
+  double spacing[3], org[3];
+  img->GetSpacing(spacing);
+  img->GetOrigin(org);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(spacing[d], 1.0);
+    EXPECT_EQ(org[d], 0.0);
+  }
+  const vtkIdType n = static_cast<vtkIdType>(dims[0]) * dims[1] * dims[2];
+  ASSERT_EQ(img->GetNumberOfCells(), n);
+  vtkCellData* cd = img->GetCellData();
+  vtkDataArray* rho = cd->GetArray("density");
+  vtkDataArray* vel = cd->GetArray("velocity");
+  vtkDataArray* vort = cd->GetArray("vorticity_magnitude");
+  vtkDataArray* flags = cd->GetArray("flags");
+  ASSERT_NE(rho, nullptr);
+  ASSERT_NE(vel, nullptr);
+  ASSERT_NE(flags, nullptr);
+  EXPECT_EQ(rho->GetDataType(), VTK_DOUBLE);
+  EXPECT_EQ(vel->GetDataType(), VTK_DOUBLE);
+  EXPECT_EQ(flags->GetDataType(), VTK_UNSIGNED_CHAR);
+  EXPECT_EQ(vel->GetNumberOfComponents(), 3);
+  EXPECT_EQ(rho->GetNumberOfTuples(), n);
+  EXPECT_EQ(vel->GetNumberOfTuples(), n);
+  EXPECT_EQ(flags->GetNumberOfTuples(), n);
+  if (with_vorticity) {
+    ASSERT_NE(vort, nullptr);
+    EXPECT_EQ(vort->GetDataType(), VTK_DOUBLE);
+    EXPECT_EQ(vort->GetNumberOfTuples(), n);
+  } else {
+    EXPECT_EQ(vort, nullptr);
+  }
+  int mismatches = 0;
+  for (int k = 0; k < dims[2]; ++k)
+    for (int j = 0; j < dims[1]; ++j)
+      for (int i = 0; i < dims[0]; ++i) {
+        const int gi = origin[0] + i, gj = origin[1] + j, gk = origin[2] + k;
+        int ijk[3] = {gi, gj, gk};
+        const vtkIdType id = img->ComputeCellId(ijk);
+        ASSERT_EQ(id, i + dims[0] * (j + dims[1] * static_cast<vtkIdType>(k)));
+        if (rho->GetComponent(id, 0) != rho_at(gi, gj, gk) + shift) ++mismatches;
+        for (int c = 0; c < 3; ++c)
+          if (vel->GetComponent(id, c) != vel_at(gi, gj, gk, c)) ++mismatches;
+        if (with_vorticity && vort->GetComponent(id, 0) != vort_at(gi, gj, gk)) ++mismatches;
+        if (flags->GetComponent(id, 0) != flag_at(gi, gj, gk)) ++mismatches;
+      }
+  EXPECT_EQ(mismatches, 0);
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST(VtkSeries, SerialPieceRoundTrip) {
+  const fs::path dir = fresh_dir("serial") / "nested" / "out";  // created on demand
+  VtkSeries series(dir.string(), "flow");
+  const std::array<int, 3> dims{5, 4, 3};
+  series.write(7, 0.25, make_piece({0, 0, 0}, dims), dims);
+
+  const fs::path vti = dir / "flow_000007.vti";
+  ASSERT_TRUE(fs::exists(vti));
+  ASSERT_EQ(series.files_written().size(), 2u);
+  EXPECT_EQ(fs::path(series.files_written()[0]), vti);
+  EXPECT_EQ(fs::path(series.files_written()[1]), dir / "flow.pvd");
+
+  vtkNew<vtkXMLImageDataReader> reader;
+  reader->SetFileName(vti.string().c_str());
+  reader->Update();
+  check_image(reader->GetOutput(), {0, 0, 0}, dims);
+  fs::remove_all(dir.parent_path().parent_path());
+}
+
+TEST(VtkSeries, OffsetPieceAndOptionalArrays2D) {
+  const fs::path dir = fresh_dir("offset");
+  VtkSeries series(dir.string(), "p");
+  const std::array<int, 3> origin{3, 2, 0}, dims{4, 6, 1};
+  series.write(1234567, 1.0, make_piece(origin, dims, 0.5, /*with_vorticity=*/false), {10, 10, 1});
+  const fs::path vti = dir / "p_1234567.vti";
+  ASSERT_TRUE(fs::exists(vti));
+  vtkNew<vtkXMLImageDataReader> reader;
+  reader->SetFileName(vti.string().c_str());
+  reader->Update();
+  check_image(reader->GetOutput(), origin, dims, 0.5, false);
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeries, RejectsInconsistentInput) {
+  const fs::path dir = fresh_dir("bad");
+  VtkSeries series(dir.string(), "bad");
+  CellFields p = make_piece({0, 0, 0}, {2, 2, 2});
+  p.density.pop_back();
+  EXPECT_THROW(series.write(0, 0.0, p, {2, 2, 2}), std::invalid_argument);
+  EXPECT_THROW(series.write(0, 0.0, make_piece({1, 0, 0}, {2, 2, 2}), {2, 2, 2}), std::invalid_argument);
+  EXPECT_THROW(VtkSeries(dir.string(), "x", 2, 2), std::invalid_argument);
+  VtkSeries r0(dir.string(), "par", 0, 2);
+  EXPECT_THROW(r0.write(0, 0.0, make_piece({0, 0, 0}, {1, 2, 2}), {2, 2, 2}), std::invalid_argument);  // no all_pieces
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeries, PvdListsEveryStep) {
+  const fs::path dir = fresh_dir("pvd");
+  VtkSeries series(dir.string(), "run");
+  const std::array<int, 3> dims{3, 3, 2};
+  series.write(0, 0.0, make_piece({0, 0, 0}, dims), dims);
+  const std::string after_first = read_text(dir / "run.pvd");
+  EXPECT_NE(after_first.find("file=\"run_000000.vti\""), std::string::npos);
+  series.write(100, 2.5, make_piece({0, 0, 0}, dims, 1.0), dims);
+
+  const std::string pvd = read_text(dir / "run.pvd");
+  EXPECT_NE(pvd.find("type=\"Collection\""), std::string::npos);
+  EXPECT_NE(pvd.find("<DataSet timestep=\"0.0\""), std::string::npos) << pvd;
+  EXPECT_NE(pvd.find("<DataSet timestep=\"2.5\""), std::string::npos) << pvd;
+  EXPECT_LT(pvd.find("run_000000.vti"), pvd.find("run_000100.vti"));
+  EXPECT_FALSE(fs::exists(dir / "run.pvd.tmp"));
+
+  // every referenced file exists (relative to the .pvd)
+  int referenced = 0;
+  for (std::size_t pos = pvd.find("file=\""); pos != std::string::npos; pos = pvd.find("file=\"", pos + 1)) {
+    const std::size_t start = pos + 6, end = pvd.find('"', start);
+    const std::string name = pvd.substr(start, end - start);
+    EXPECT_TRUE(fs::exists(dir / name)) << name;
+    ++referenced;
+  }
+  EXPECT_EQ(referenced, 2);
+  EXPECT_EQ(series.files_written().size(), 3u);  // two .vti + the .pvd once
+
+  vtkNew<vtkXMLImageDataReader> reader;
+  reader->SetFileName((dir / "run_000100.vti").string().c_str());
+  reader->Update();
+  check_image(reader->GetOutput(), {0, 0, 0}, dims, 1.0);
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeries, TwoRankParallelStep) {
+  const fs::path dir = fresh_dir("parallel");
+  const std::array<int, 3> global{6, 4, 3};
+  // split along y: rank 0 has y in [0,1], rank 1 has y in [2,3]
+  const std::vector<VtkSeries::PieceBox> pieces = {{{0, 0, 0}, {6, 2, 3}}, {{0, 2, 0}, {6, 2, 3}}};
+  VtkSeries r0(dir.string(), "par", 0, 2);
+  VtkSeries r1(dir.string(), "par", 1, 2);
+  for (long step : {10L, 20L}) {
+    const double shift = step == 10 ? 0.0 : 1.0;
+    r1.write(step, 0.1 * step, make_piece(pieces[1].first, pieces[1].second, shift), global);
+    r0.write(step, 0.1 * step, make_piece(pieces[0].first, pieces[0].second, shift), global, pieces);
+  }
+  EXPECT_TRUE(fs::exists(dir / "par_000010_0.vti"));
+  EXPECT_TRUE(fs::exists(dir / "par_000010_1.vti"));
+  EXPECT_TRUE(fs::exists(dir / "par_000020.pvti"));
+  EXPECT_EQ(r1.files_written().size(), 2u);      // only its pieces
+  EXPECT_EQ(r0.files_written().size(), 5u);      // 2 pieces + 2 pvti + pvd
+
+  const std::string pvd = read_text(dir / "par.pvd");
+  EXPECT_NE(pvd.find("file=\"par_000010.pvti\""), std::string::npos) << pvd;
+  EXPECT_NE(pvd.find("file=\"par_000020.pvti\""), std::string::npos) << pvd;
+  EXPECT_EQ(pvd.find(".vti\""), std::string::npos) << pvd;
+
+  for (long step : {10L, 20L}) {
+    const double shift = step == 10 ? 0.0 : 1.0;
+    vtkNew<vtkXMLPImageDataReader> reader;
+    const std::string name = (dir / (step == 10 ? "par_000010.pvti" : "par_000020.pvti")).string();
+    reader->SetFileName(name.c_str());
+    reader->UpdateInformation();
+    EXPECT_EQ(reader->GetNumberOfPieces(), 2);
+    reader->Update();
+    vtkImageData* img = reader->GetOutput();
+    ASSERT_NE(img, nullptr);
+    // the whole extent, with values from both pieces
+    check_image(img, {0, 0, 0}, global, shift);
+  }
+  fs::remove_all(dir);
+}
