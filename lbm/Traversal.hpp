@@ -3,6 +3,8 @@
 // x innermost (unit stride, vectorisable); on devices every cell is one work item.
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 #include "core/Types.hpp"
 #include "lbm/DenseField.hpp"
 
@@ -11,7 +13,15 @@ namespace boreas {
 constexpr bool exec_is_host =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
 
-// Calls f(cell_index) for every cell of the local box [lo, hi) (interior coordinates).
+// A cell functor may also offer row(first_cell, count): host traversals then hand it whole rows,
+// so that it can hoist per-row work and vectorise along x (PullStep does).
+template <class F, class = void>
+struct has_row_kernel : std::false_type {};
+template <class F>
+struct has_row_kernel<F, std::void_t<decltype(std::declval<const F&>().row(0L, 0))>> : std::true_type {};
+
+// Calls f(cell_index) for every cell of the local box [lo, hi) (interior coordinates), or
+// f.row(first_cell, count) for every row of it on host backends when F offers row().
 template <class F, class Exec = ExecSpace>
 void for_each_cell(const char* label, const DenseGeometry& geom, const std::array<int, 3>& lo,
                    const std::array<int, 3>& hi, const F& f, const Exec& exec = Exec()) {
@@ -24,7 +34,11 @@ void for_each_cell(const char* label, const DenseGeometry& geom, const std::arra
         KOKKOS_LAMBDA(const long row) {
           const int y = y0 + static_cast<int>(row % ny), z = z0 + static_cast<int>(row / ny);
           const long base = geom.index(x0, y, z);
-          for (int x = 0; x < nx; ++x) f(base + x);
+          if constexpr (has_row_kernel<F>::value) {
+            f.row(base, nx);
+          } else {
+            for (int x = 0; x < nx; ++x) f(base + x);
+          }
         });
   } else {
     Kokkos::parallel_for(
