@@ -17,13 +17,14 @@ PHASE="startup"
 
 usage() {
     cat <<EOF
-Usage: $SCRIPT_NAME [--cuda] [--prefix DIR] [--jobs N] [--help]
+Usage: $SCRIPT_NAME [--cuda] [--cuda-archs LIST] [--prefix DIR] [--jobs N] [--help]
 
 Installs the Debian packages Boreas needs and builds Kokkos + Kokkos-Kernels $KOKKOS_VERSION
 (from Debian's trilinos source package) into DIR/kokkos-<flavor>.
 
   --cuda         also install nvidia-cuda-toolkit + g++-11 (enables the non-free component)
                  and build kokkos-cuda-kepler35, kokkos-cuda-pascal60, kokkos-cuda-ampere80
+  --cuda-archs L with --cuda: build only these of kepler35,pascal60,ampere80 (comma list)
   --prefix DIR   dependency cache (default: \$BOREAS_DEPS, else \$HOME/.cache/boreas)
   --jobs N       parallel build jobs (default: nproc)
   -h, --help     this text
@@ -38,17 +39,21 @@ die() { echo "!!! $SCRIPT_NAME: FAILED during: $PHASE${1:+ — $1}" >&2; exit 1;
 trap 'rc=$?; echo "!!! $SCRIPT_NAME: FAILED during: $PHASE (command: $BASH_COMMAND, line $LINENO, exit $rc)" >&2; exit $rc' ERR
 say() { echo "==> $*"; }
 
+PHASE="argument parsing"
 WITH_CUDA=0
+CUDA_ARCHS="kepler35,pascal60,ampere80"
 DEPS=${BOREAS_DEPS:-$HOME/.cache/boreas}
 JOBS=$(nproc)
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --cuda) WITH_CUDA=1 ;;
+        --cuda-archs) [[ $# -ge 2 ]] || { usage >&2; die "--cuda-archs needs a list"; }; CUDA_ARCHS=$2; shift ;;
+        --cuda-archs=*) CUDA_ARCHS=${1#--cuda-archs=} ;;
         --prefix) [[ $# -ge 2 ]] || { usage >&2; die "--prefix needs a directory"; }; DEPS=$2; shift ;;
         --prefix=*) DEPS=${1#--prefix=} ;;
         --jobs|-j) [[ $# -ge 2 ]] || { usage >&2; die "--jobs needs a number"; }; JOBS=$2; shift ;;
         -h|--help) usage; exit 0 ;;
-        *) usage >&2; PHASE="argument parsing"; die "unknown argument '$1'" ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
     esac
     shift
 done
@@ -284,6 +289,7 @@ if [[ $WITH_CUDA == 1 ]]; then
     # below to default to g++-11 so it also works without the variable.
     export NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
     for spec in kepler35:KEPLER35 pascal60:PASCAL60 ampere80:AMPERE80; do
+        [[ ",$CUDA_ARCHS," == *",${spec%%:*},"* ]] || continue
         flavor="cuda-${spec%%:*}"
         build_kokkos "$flavor" optional -DCMAKE_CXX_COMPILER="$KOKKOS_SRC/bin/nvcc_wrapper" \
             -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ENABLE_SERIAL=ON \
