@@ -1,59 +1,164 @@
 #pragma once
-// Ghost-cell exchange of a block's populations. A halo is a precomputed list of ghost cells and
-// the owned cells they mirror; `exchange` copies all populations along it. On one rank this
-// realises periodic boundaries (the block is its own neighbour).
+// Ghost exchange of one block's populations along a HaloPlan: receives posted before sends,
+// device pack/unpack kernels over flat population indices, buffers either handed to MPI in
+// device memory (CUDA-aware MPI; on host backends this is plain host memory) or staged through
+// separate host buffers, self copies for periodic axes that are not split. The phases are
+// public so that the overlap strategies (comm/Overlap.hpp) can interleave them with compute.
+#include <mpi.h>
+
+#include <string>
 #include <vector>
 
+#include "comm/HaloPlan.hpp"
+#include "comm/Mpi.hpp"
 #include "lbm/Block.hpp"
-#include "lbm/Geometry.hpp"
 
 namespace boreas {
 
 template <class L, class Real>
 class Halo {
  public:
-  Halo(const Block<L, Real>& block, const DomainGeometry& domain) {
-    const DenseGeometry& g = block.geometry();
-    const Box& box = block.box();
-    auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block.flags());
-    std::vector<long> ghost, source;
-    for (int z = -g.g[2]; z < g.n[2] + g.g[2]; ++z)
-      for (int y = -g.g[1]; y < g.n[1] + g.g[1]; ++y)
-        for (int x = -g.g[0]; x < g.n[0] + g.g[0]; ++x) {
-          const bool owned = x >= 0 && y >= 0 && z >= 0 && x < g.n[0] && y < g.n[1] && z < g.n[2];
-          const long cell = g.index(x, y, z);
-          if (owned || flags(cell) != flag::fluid) continue;
-          std::array<int, 3> p{box.lo[0] + x, box.lo[1] + y, box.lo[2] + z};
-          if (!domain.wrap(p) || !box.contains(p[0], p[1], p[2])) continue;
-          ghost.push_back(cell);
-          source.push_back(g.index(p[0] - box.lo[0], p[1] - box.lo[1], p[2] - box.lo[2]));
-        }
-    ghost_ = to_device("halo_ghost", ghost);
-    source_ = to_device("halo_source", source);
+  Halo(const Block<L, Real>& block, const DomainGeometry& domain, const Decomposition& dec, Comm& comm,
+       bool stage_through_host)
+      : comm_(comm), plan_(build_halo_plan<L>(dec, comm.rank(), domain, block.geometry())),
+        staged_(stage_through_host) {
+    send_index_ = to_device("halo_send_index", plan_.send_index);
+    recv_index_ = to_device("halo_recv_index", plan_.recv_index);
+    local_source_ = to_device("halo_local_source", plan_.local_source);
+    local_target_ = to_device("halo_local_target", plan_.local_target);
+    send_buf_ = DeviceView<Real*>("halo_send_buffer", plan_.send_values());
+    recv_buf_ = DeviceView<Real*>("halo_recv_buffer", plan_.recv_values());
+    if (staged_) {
+      send_host_ = HostBuffer("halo_send_host", plan_.send_values());
+      recv_host_ = HostBuffer("halo_recv_host", plan_.recv_values());
+    }
+    recv_req_.assign(plan_.recvs.size(), MPI_REQUEST_NULL);
+    send_req_.assign(plan_.sends.size(), MPI_REQUEST_NULL);
+    unpacked_.assign(plan_.recvs.size(), true);
   }
 
-  void exchange(const Populations<Real>& f) const {
-    const auto ghost = ghost_, source = source_;
-    const long n = static_cast<long>(ghost.extent(0));
+  const HaloPlan& plan() const { return plan_; }
+  bool remote() const { return !plan_.sends.empty() || !plan_.recvs.empty(); }
+  bool staged() const { return staged_; }
+
+  // The whole exchange, blocking.
+  void exchange(const Populations<Real>& f) {
+    post_receives();
+    copy_local(f);
+    for (std::size_t m = 0; m < plan_.sends.size(); ++m) pack(int(m), f);
+    ExecSpace().fence();
+    for (std::size_t m = 0; m < plan_.sends.size(); ++m) send(int(m));
+    wait_receives(f);
+    wait_sends();
+  }
+
+  void post_receives() {
+    for (std::size_t m = 0; m < plan_.recvs.size(); ++m) {
+      const HaloMessage& msg = plan_.recvs[m];
+      recv_req_[m] = comm_.irecv(recv_ptr(msg), msg.count * long(sizeof(Real)), msg.peer, msg.tag);
+      unpacked_[m] = false;
+    }
+  }
+
+  // Packs send message m (and stages it to the host) on `exec`; send(m) after exec is fenced.
+  void pack(int m, const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    const HaloMessage& msg = plan_.sends[m];
+    const auto index = send_index_;
+    const auto buf = send_buf_;
+    const auto data = f.data;
     Kokkos::parallel_for(
-        "boreas::comm::local_halo", Kokkos::RangePolicy<ExecSpace>(0, n * L::Q),
-        KOKKOS_LAMBDA(const long i) {
-          const int q = static_cast<int>(i / n);
-          const long k = i % n;
-          f(q, ghost(k)) = f(q, source(k));
-        });
+        "boreas::comm::pack", Kokkos::RangePolicy<ExecSpace>(exec, msg.offset, msg.offset + msg.count),
+        KOKKOS_LAMBDA(const long i) { buf(i) = data(index(i)); });
+    if (staged_) Kokkos::deep_copy(exec, slice(send_host_, msg), slice(send_buf_, msg));
   }
 
-  long cells() const { return static_cast<long>(ghost_.extent(0)); }
+  void send(int m) {
+    const HaloMessage& msg = plan_.sends[m];
+    send_req_[m] = comm_.isend(send_ptr(msg), msg.count * long(sizeof(Real)), msg.peer, msg.tag);
+  }
+
+  void copy_local(const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    const auto src = local_source_, dst = local_target_;
+    const auto data = f.data;
+    Kokkos::parallel_for(
+        "boreas::comm::local_copy", Kokkos::RangePolicy<ExecSpace>(exec, 0, long(src.extent(0))),
+        KOKKOS_LAMBDA(const long i) { data(dst(i)) = data(src(i)); });
+  }
+
+  // Unpacks whatever has arrived; returns true when every receive has been unpacked.
+  bool progress(const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    if (recv_req_.empty()) return true;
+    int done = 0;
+    done_.resize(recv_req_.size());
+    MPI_Testsome(int(recv_req_.size()), recv_req_.data(), &done, done_.data(), MPI_STATUSES_IGNORE);
+    if (done != MPI_UNDEFINED)
+      for (int k = 0; k < done; ++k) unpack(done_[k], f, exec);
+    return all_unpacked();
+  }
+
+  void wait_receives(const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    for (int m = wait_one(); m != MPI_UNDEFINED; m = wait_one()) unpack(m, f, exec);
+  }
+
+  // Blocks until one more receive completes; its index, or MPI_UNDEFINED when none is pending.
+  int wait_one() {
+    int m = MPI_UNDEFINED;
+    if (!recv_req_.empty()) MPI_Waitany(int(recv_req_.size()), recv_req_.data(), &m, MPI_STATUS_IGNORE);
+    return m;
+  }
+
+  // Copies receive message m into the ghost cells of f (staging it from the host first).
+  void unpack(int m, const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    const HaloMessage& msg = plan_.recvs[m];
+    if (staged_) Kokkos::deep_copy(exec, slice(recv_buf_, msg), slice(recv_host_, msg));
+    const auto index = recv_index_;
+    const auto buf = recv_buf_;
+    const auto data = f.data;
+    Kokkos::parallel_for(
+        "boreas::comm::unpack", Kokkos::RangePolicy<ExecSpace>(exec, msg.offset, msg.offset + msg.count),
+        KOKKOS_LAMBDA(const long i) { data(index(i)) = buf(i); });
+    unpacked_[m] = true;
+  }
+
+  void wait_sends() {
+    MPI_Waitall(int(send_req_.size()), send_req_.data(), MPI_STATUSES_IGNORE);
+  }
+
+  bool all_unpacked() const {
+    for (bool u : unpacked_)
+      if (!u) return false;
+    return true;
+  }
 
  private:
+  using HostBuffer = Kokkos::View<Real*, Kokkos::HostSpace>;
+
+  template <class View>
+  static auto slice(const View& v, const HaloMessage& msg) {
+    return Kokkos::subview(v, Kokkos::make_pair(msg.offset, msg.offset + msg.count));
+  }
+  Real* send_ptr(const HaloMessage& msg) const {
+    return (staged_ ? send_host_.data() : send_buf_.data()) + msg.offset;
+  }
+  Real* recv_ptr(const HaloMessage& msg) const {
+    return (staged_ ? recv_host_.data() : recv_buf_.data()) + msg.offset;
+  }
+
   static DeviceView<long*> to_device(const char* label, const std::vector<long>& v) {
     DeviceView<long*> d(std::string(label), v.size());
     Kokkos::deep_copy(d, Kokkos::View<const long*, Kokkos::HostSpace>(v.data(), v.size()));
     return d;
   }
 
-  DeviceView<long*> ghost_, source_;
+  Comm& comm_;
+  HaloPlan plan_;
+  bool staged_;
+  DeviceView<long*> send_index_, recv_index_, local_source_, local_target_;
+  DeviceView<Real*> send_buf_, recv_buf_;
+  HostBuffer send_host_, recv_host_;
+  std::vector<MPI_Request> recv_req_, send_req_;
+  std::vector<int> done_;
+  std::vector<bool> unpacked_;
 };
 
 }  // namespace boreas

@@ -42,6 +42,17 @@ struct VoxelGeometry {
 
 enum class InitialCondition { Uniform, TaylorGreen };
 
+// [parallel]: how a run is spread over MPI ranks (comm/). Results never depend on it.
+enum class OverlapKind { None, NonBlocking, Interior, Streams, Systolic };
+enum class DecompositionKind { Cartesian, Bisection };
+enum class BufferKind { Auto, Device, Host };  // auto: device when MPI is CUDA-aware
+struct ParallelConfig {
+  std::array<int, 3> dims{0, 0, 0};  // Cartesian process grid; 0 = chosen automatically
+  OverlapKind overlap = OverlapKind::Interior;
+  DecompositionKind decomposition = DecompositionKind::Cartesian;
+  BufferKind buffers = BufferKind::Auto;
+};
+
 struct Config {
   std::string deck_path;  // as given on the command line
   std::string name;       // [simulation] name, default: deck file stem
@@ -78,6 +89,8 @@ struct Config {
   long progress_every = 0;  // 0: automatic
 
   std::vector<std::string> observables;  // validation observables the deck asks for
+
+  ParallelConfig parallel;
 
   int dimensions() const { return lattice == LatticeKind::D2Q9 ? 2 : 3; }
 };

@@ -416,7 +416,8 @@ double norm(const std::array<double, 3>& v) {
 const std::vector<std::string> face_names{"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
 const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   "collision",
                                           "physics",    "initial",  "boundary", "obstacle",
-                                          "geometry",   "output",   "validation"};
+                                          "geometry",   "output",   "validation",
+                                          "parallel"};
 
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
@@ -434,6 +435,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every"}},
       {"validation", {"observables"}},
+      {"parallel", {"dims", "overlap", "decomposition", "buffers"}},
   };
   return m;
 }
@@ -975,6 +977,23 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       }
     }
   }
+
+  // [parallel]: only the shape of the run over ranks; the rank count is known at run time
+  // (dims whose product differs from it are refused then).
+  const Tbl par = c.table(root, "parallel", "parallel");
+  c.unknown_keys(par, schema_keys().at("parallel"));
+  if (auto d = c.vec(par, "dims", cfg.dimensions(), "process grid", true, 1, ge1, " >= 1"))
+    cfg.parallel.dims = to_int3(*d);
+  static const std::vector<std::string> overlaps{"none", "nonblocking", "interior", "streams",
+                                                 "systolic"};
+  if (auto k = c.choice(par, "overlap", overlaps)) cfg.parallel.overlap = OverlapKind(*k);
+  static const std::vector<std::string> decompositions{"cartesian", "bisection"};
+  if (auto k = c.choice(par, "decomposition", decompositions))
+    cfg.parallel.decomposition = DecompositionKind(*k);
+  static const std::vector<std::string> buffers{"auto", "device", "host"};
+  if (auto k = c.choice(par, "buffers", buffers)) cfg.parallel.buffers = BufferKind(*k);
+  if (cfg.parallel.decomposition == DecompositionKind::Bisection && par.get("dims"))
+    c.at(par.get("dims"), "parallel.dims: only used with decomposition = \"cartesian\"");
 
   // Mach check over every velocity the run will impose.
   if (mach_limit) {

@@ -7,12 +7,21 @@
 #include <filesystem>
 #include <fstream>
 
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <numeric>
+
+#include "comm/Decomposition.hpp"
 #include "comm/Halo.hpp"
+#include "comm/Mpi.hpp"
+#include "comm/Overlap.hpp"
 #include "core/Error.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "io/VtkSeries.hpp"
 #include "lbm/Geometry.hpp"
+#include "lbm/Traversal.hpp"
 
 namespace boreas {
 
@@ -25,62 +34,199 @@ std::array<int, 3> ghost_widths(const Config& c) {
 template <class L, class Real>
 class SimulationImpl final : public Simulation {
  public:
-  explicit SimulationImpl(const Config& config)
+  SimulationImpl(const Config& config, MPI_Comm comm)
       : config_(config),
+        comm_(comm),
         domain_(config),
-        block_(config, domain_, Box{{0, 0, 0}, config.cells}, ghost_widths(config)),
-        halo_(block_, domain_) {}
+        decomposition_(decompose(config, domain_, comm_.size())),
+        block_(config, domain_, decomposition_.boxes[comm_.rank()], ghost_widths(config)) {
+    if (comm_.size() == 1) return;  // one block: the block steps itself, periodic copies included
+    if (block_.kernel() != StreamingKernel::ABPull)
+      throw Error("simulation.kernel = \"" + config.kernel +
+                  "\" runs on one rank only; multi-rank runs use \"ab_pull\"");
+    const bool host_buffers =
+        config.parallel.buffers == BufferKind::Host ||
+        (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
+    halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers);
+    halo_->exchange(block_.populations());  // ghosts of the initial state
+    stepper_ = std::make_unique<OverlapStepper<L, Real>>(block_, *halo_, config.parallel.overlap);
+  }
 
   const Config& config() const override { return config_; }
 
   void advance(long steps) override {
-    for (long s = 0; s < steps; ++s) {
-      {
-        auto t = timers_.scope("boundaries");
-        halo_.exchange(block_.populations());
-      }
-      {
-        auto t = timers_.scope("lbm");
-        block_.collide_stream_all();
-      }
-      block_.finish_step();
-      ++step_;
+    if (!stepper_) {
+      auto t = timers_.scope("lbm");
+      block_.advance(steps);
+      step_ += steps;
+      return;
     }
+    const OverlapTiming before = stepper_->timing();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (long s = 0; s < steps; ++s) stepper_->step();
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const OverlapTiming& after = stepper_->timing();
+    const double compute = after.boundary + after.interior - before.boundary - before.interior;
+    timers_.add("lbm", compute);
+    timers_.add("boundaries", total - compute);  // exchange time not hidden behind compute
+    step_ += steps;
   }
 
   long step() const override { return step_; }
-  std::uint64_t fields_hash() const override { return block_.fields_hash(); }
-  double total_mass() const override { return block_.total_mass(); }
-  Health check() const override { return block_.check(); }
-  HostMacroscopic macroscopic() const override {
-    halo_.exchange(block_.populations());  // moments gather through the ghosts
-    return block_.macroscopic();
+  std::uint64_t fields_hash() const override { return comm_.sum(block_.fields_hash()); }
+  double total_mass() const override { return comm_.sum(block_.total_mass()); }
+  Health check() const override {
+    const Health local = block_.check();
+    const long long first = comm_.min(local.ok ? LLONG_MAX : local.first_bad_cell);
+    Health h;
+    if (first == LLONG_MAX) return h;
+    h.ok = false;
+    h.first_bad_cell = first;
+    h.bad_density = comm_.sum(!local.ok && local.first_bad_cell == first ? local.bad_density : 0.0);
+    return h;
   }
-  long long fluid_cells() const override { return block_.fluid_cells(); }
+  HostMacroscopic macroscopic() const override {
+    HostMacroscopic local = block_.macroscopic();
+    if (comm_.size() == 1) return local;
+    return gather_macroscopic(local);
+  }
+  HostMacroscopic local_macroscopic() const override { return block_.macroscopic(); }
+  Box local_box() const override { return block_.box(); }
+  std::vector<Box> all_boxes() const override { return decomposition_.boxes; }
+  int rank() const override { return comm_.rank(); }
+  int ranks() const override { return comm_.size(); }
+  long long fluid_cells() const override { return comm_.sum(block_.fluid_cells()); }
   void save_state() override {
     block_.save_state();
     saved_step_ = step_;
   }
   void restore_state() override {
     block_.restore_state();
+    if (halo_) {
+      halo_->exchange(block_.populations());
+      ++restores_;
+    }
     step_ = saved_step_;
   }
 
+  json::Value parallel_report() const override {
+    json::Value p = json::Object{};
+    p["ranks"] = comm_.size();
+    p["decomposition"] = decomposition_.method;
+    json::Array dims;
+    for (int d : decomposition_.dims) dims.push_back(d);
+    p["dims"] = dims;
+    p["load_imbalance"] = decomposition_.imbalance();  // max / mean fluid cells
+    json::Value slowest_timer = json::Object{}, mean_timer = json::Object{};
+    for (const char* cat : {"lbm", "boundaries", "output", "others"}) {
+      const auto all = comm_.gather(timers_.get(cat));
+      slowest_timer[cat] = *std::max_element(all.begin(), all.end());
+      mean_timer[cat] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
+    }
+    p["timers"] = json::Object{};
+    p["timers"]["slowest_rank"] = slowest_timer;
+    p["timers"]["mean"] = mean_timer;
+    if (!stepper_) return p;
+    const OverlapTiming& t = stepper_->timing();
+    p["overlap"] = overlap_name(stepper_->kind());
+    p["buffers"] = halo_->staged() ? "host" : "device";
+    const double steps = std::max(1L, t.steps);
+    // Per step, slowest rank and mean (seed 001 reports the slowest rank).
+    json::Value per_step = json::Object{};
+    const std::pair<const char*, double> terms[] = {
+        {"C_B", t.boundary}, {"C_NB", t.interior}, {"M", t.comm},
+        {"W", t.wait},       {"pack", t.pack},     {"unpack", t.unpack}};
+    double slowest[6], mean[6];
+    for (int i = 0; i < 6; ++i) {
+      const auto all = comm_.gather(terms[i].second / steps);
+      slowest[i] = *std::max_element(all.begin(), all.end());
+      mean[i] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
+      json::Value v = json::Object{};
+      v["slowest_rank"] = slowest[i];
+      v["mean"] = mean[i];
+      per_step[terms[i].first] = v;
+    }
+    p["time_per_step_s"] = per_step;
+    const OverlapModel model = classify_overlap(stepper_->kind(), slowest[0], slowest[1], slowest[2], slowest[3]);
+    json::Value mj = json::Object{};
+    mj["regime"] = model.regime;
+    mj["predicted_step_s"] = model.predicted_step_s;
+    mj["hidden_fraction_of_M"] = model.hidden_fraction;
+    p["model"] = mj;
+    const HaloPlan& plan = halo_->plan();
+    const long long predicted_messages = comm_.sum((long long)plan.sends.size());
+    const long long predicted_bytes = comm_.sum((long long)plan.send_values() * (long long)sizeof(Real));
+    json::Value msgs = json::Object{};
+    msgs["predicted_per_step"] = predicted_messages;
+    msgs["counted"] = comm_.sum(comm_.messages_sent());
+    msgs["predicted_bytes_per_step"] = predicted_bytes;
+    msgs["counted_bytes"] = comm_.sum(comm_.bytes_sent());
+    msgs["exchanges"] = t.steps + exchanges_outside_steps();
+    p["messages"] = msgs;
+    return p;
+  }
+
  private:
+  // The initial exchange and one per restore also pass through the counting wrapper.
+  long exchanges_outside_steps() const { return 1 + restores_; }
+
+  HostMacroscopic gather_macroscopic(const HostMacroscopic& local) const {
+    const int n = comm_.size();
+    std::vector<int> counts(n), displs(n);
+    for (int r = 0; r < n; ++r) {
+      counts[r] = int(decomposition_.boxes[r].cells());
+      displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
+    }
+    const long total = displs[n - 1] + counts[n - 1];
+    std::vector<double> rho(total), vel(3 * total);
+    std::vector<std::uint8_t> flags(total);
+    MPI_Allgatherv(local.density.data(), counts[comm_.rank()], MPI_DOUBLE, rho.data(), counts.data(),
+                   displs.data(), MPI_DOUBLE, comm_.get());
+    MPI_Allgatherv(local.flags.data(), counts[comm_.rank()], MPI_UINT8_T, flags.data(), counts.data(),
+                   displs.data(), MPI_UINT8_T, comm_.get());
+    for (int r = 0; r < n; ++r) {
+      counts[r] *= 3;
+      displs[r] *= 3;
+    }
+    MPI_Allgatherv(local.velocity.data(), counts[comm_.rank()], MPI_DOUBLE, vel.data(), counts.data(),
+                   displs.data(), MPI_DOUBLE, comm_.get());
+    const auto& N = config_.cells;
+    HostMacroscopic out;
+    out.density.assign(static_cast<std::size_t>(N[0]) * N[1] * N[2], 0.0);
+    out.velocity.assign(3 * out.density.size(), 0.0);
+    out.flags.assign(out.density.size(), 0);
+    for (int r = 0; r < n; ++r) {
+      const Box& b = decomposition_.boxes[r];
+      long k = displs[r] / 3;
+      for (int z = b.lo[2]; z < b.hi[2]; ++z)
+        for (int y = b.lo[1]; y < b.hi[1]; ++y)
+          for (int x = b.lo[0]; x < b.hi[0]; ++x, ++k) {
+            const std::size_t g = (static_cast<std::size_t>(z) * N[1] + y) * N[0] + x;
+            out.density[g] = rho[k];
+            out.flags[g] = flags[k];
+            for (int d = 0; d < 3; ++d) out.velocity[3 * g + d] = vel[3 * k + d];
+          }
+    }
+    return out;
+  }
+
   Config config_;
+  mutable Comm comm_;
   DomainGeometry domain_;
+  Decomposition decomposition_;
   Block<L, Real> block_;
-  Halo<L, Real> halo_;
-  long step_ = 0, saved_step_ = 0;
+  std::unique_ptr<Halo<L, Real>> halo_;
+  std::unique_ptr<OverlapStepper<L, Real>> stepper_;
+  long step_ = 0, saved_step_ = 0, restores_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Simulation> Simulation::create(const Config& config) {
+std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm comm) {
   return dispatch_lattice(config.lattice, [&](auto lattice) -> std::unique_ptr<Simulation> {
     using L = decltype(lattice);
-    if (config.precision == Precision::Float) return std::make_unique<SimulationImpl<L, float>>(config);
-    return std::make_unique<SimulationImpl<L, double>>(config);
+    if (config.precision == Precision::Float) return std::make_unique<SimulationImpl<L, float>>(config, comm);
+    return std::make_unique<SimulationImpl<L, double>>(config, comm);
   });
 }
 
@@ -116,17 +262,22 @@ std::vector<double> vorticity_magnitude(const HostMacroscopic& m, const std::arr
   return out;
 }
 
+// Each rank writes its own piece (vorticity by differences inside the piece, one-sided at its
+// edges); rank 0 adds the .pvti that joins them.
 void write_output(VtkSeries& series, const Simulation& sim) {
   const Config& c = sim.config();
-  HostMacroscopic m = sim.macroscopic();
+  HostMacroscopic m = sim.local_macroscopic();
+  const Box box = sim.local_box();
   CellFields fields;
-  fields.dims = c.cells;
-  fields.origin = {0, 0, 0};
-  fields.vorticity_magnitude = vorticity_magnitude(m, c.cells);
+  fields.dims = {box.extent(0), box.extent(1), box.extent(2)};
+  fields.origin = box.lo;
+  fields.vorticity_magnitude = vorticity_magnitude(m, fields.dims);
   fields.density = std::move(m.density);
   fields.velocity = std::move(m.velocity);
   fields.flags = std::move(m.flags);
-  series.write(sim.step(), double(sim.step()), fields, c.cells);
+  std::vector<VtkSeries::PieceBox> pieces;
+  for (const Box& b : sim.all_boxes()) pieces.push_back({b.lo, {b.extent(0), b.extent(1), b.extent(2)}});
+  series.write(sim.step(), double(sim.step()), fields, c.cells, pieces);
 }
 
 class Progress {
@@ -153,16 +304,17 @@ class Progress {
 
 json::Value run_deck(const Config& config, const RunOptions& options) {
   auto sim = Simulation::create(config);
+  const bool root = sim->rank() == 0;
   Timers& timers = sim->timers();
   std::filesystem::create_directories(config.output_dir);
-  VtkSeries series(config.output_dir, config.name);
+  VtkSeries series(config.output_dir, config.name, sim->rank(), sim->ranks());
   const double initial_mass = sim->total_mass();
 
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   // Checks (and progress lines) about every 10 % of the run unless the deck says otherwise.
   const long check_every = config.progress_every > 0 ? config.progress_every : std::max(1L, config.steps / 10);
-  Progress progress(options.progress, config.steps);
+  Progress progress(options.progress && root, config.steps);
 
   if (config.write_vtk && config.output_every > 0) {
     auto t = timers.scope("output");
@@ -207,7 +359,8 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
     const long bad_step = sim->step();
     sim->restore_state();
     const long long nx = config.cells[0], ny = config.cells[1], c = bad.first_bad_cell;
-    std::fprintf(stderr,
+    if (root)
+      std::fprintf(stderr,
                  "boreas: error: unstable at step %ld: density %g at cell (%lld, %lld, %lld)\n"
                  "  hint: tau = %.6g; stability needs tau well above 0.5 (raise the resolution or lower\n"
                  "  Re) and a small lattice Mach number (lower the lattice velocity).\n"
@@ -226,7 +379,7 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
   report["observables"] = compute_observables(config, *sim);
   report["output_files"] = json::Array{};
   for (const auto& f : series.files_written()) report["output_files"].as_array().push_back(f);
-  std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << report.dump(2) << "\n";
+  if (root) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << report.dump(2) << "\n";
   return report;
 }
 

@@ -1,6 +1,11 @@
 #pragma once
 // A run of a deck: the block(s), their halo and the time loop, behind a type-erased interface so
-// that drivers and tests choose lattice and precision at run time.
+// that drivers and tests choose lattice and precision at run time. On several MPI ranks every
+// rank owns one block (its box of the decomposition, comm/Decomposition.hpp); the queries below
+// are collective and return global values, bitwise independent of the rank count where the
+// result is exact (fields_hash, fluid_cells, macroscopic).
+#include <mpi.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,7 +19,7 @@ namespace boreas {
 
 class Simulation {
  public:
-  static std::unique_ptr<Simulation> create(const Config& config);
+  static std::unique_ptr<Simulation> create(const Config& config, MPI_Comm comm = MPI_COMM_WORLD);
   virtual ~Simulation() = default;
 
   virtual const Config& config() const = 0;
@@ -23,7 +28,15 @@ class Simulation {
   virtual std::uint64_t fields_hash() const = 0;
   virtual double total_mass() const = 0;
   virtual Health check() const = 0;
-  virtual HostMacroscopic macroscopic() const = 0;
+  virtual HostMacroscopic macroscopic() const = 0;  // the whole domain, on every rank
+  virtual HostMacroscopic local_macroscopic() const = 0;  // this rank's box
+  virtual Box local_box() const = 0;
+  virtual std::vector<Box> all_boxes() const = 0;
+  virtual int rank() const = 0;
+  virtual int ranks() const = 0;
+  // Decomposition, overlap timing (seed 001 model terms), message counts: this rank's values
+  // and, collectively, the slowest rank and the mean.
+  virtual json::Value parallel_report() const = 0;
   virtual long long fluid_cells() const = 0;
   // Keeps / restores a copy of the current state (the last good state of a run that blows up).
   virtual void save_state() = 0;

@@ -1,15 +1,42 @@
-// boreas: run an input deck.
+// boreas: run an input deck, on one rank or under mpiexec.
 //   boreas DECK.toml [--set key=value ...] [--output-dir DIR] [--quiet]
+// Every rank parses the deck (so all agree on errors); only rank 0 prints.
 #include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
 #include "drivers/Simulation.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// One rank per GPU: ranks on a node take devices round-robin by node-local rank, unless the
+// command line already chose (--kokkos-device-id / --kokkos-num-devices).
+std::vector<char*> with_device_mapping(int argc, char** argv, std::string& storage) {
+  std::vector<char*> args(argv, argv + argc);
+#if defined(KOKKOS_ENABLE_CUDA)
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]).rfind("--kokkos-device", 0) == 0 ||
+        std::string(argv[i]).rfind("--kokkos-num-devices", 0) == 0)
+      return args;
+  const int devices = Kokkos::Cuda::detect_device_count();
+  if (devices > 0) {
+    storage = "--kokkos-device-id=" + std::to_string(boreas::node_local_rank() % devices);
+    args.push_back(storage.data());
+  }
+#else
+  (void)storage;
+#endif
+  return args;
+}
+
+int run(int argc, char** argv, int rank) {
   CLI::App app{"Boreas lattice Boltzmann solver: runs an input deck"};
   std::string deck;
   std::vector<std::string> overrides;
@@ -19,32 +46,59 @@ int main(int argc, char** argv) {
   app.add_option("--set", overrides, "override a deck key, e.g. --set physics.tau=0.7 (repeatable)");
   app.add_option("--output-dir", output_dir, "directory for output and report.json (overrides [output] directory)");
   app.add_flag("-q,--quiet", quiet, "no progress lines");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return rank == 0 ? app.exit(e) : (e.get_exit_code());
+  }
 
   boreas::Config config;
   try {
     config = boreas::parse_deck(deck, overrides);
   } catch (const boreas::DeckError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
+    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
     return 2;
   } catch (const boreas::Error& e) {
-    std::fprintf(stderr, "boreas: error: %s\n", e.what());
+    if (rank == 0) std::fprintf(stderr, "boreas: error: %s\n", e.what());
     return 2;
   }
   if (!output_dir.empty()) config.output_dir = output_dir;
 
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  std::string device_arg;
+  std::vector<char*> kokkos_args = with_device_mapping(argc, argv, device_arg);
+  int kokkos_argc = static_cast<int>(kokkos_args.size());
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
   try {
     boreas::RunOptions options;
     options.progress = !quiet;
     const boreas::json::Value report = boreas::run_deck(config, options);
-    std::fprintf(stderr, "%s: %s after %lld steps, %.2f MLUPS, %.2f s, fields_hash %s\n",
+    if (rank == 0)
+      std::fprintf(stderr, "%s: %s after %lld steps, %.2f MLUPS, %.2f s, fields_hash %s\n",
                  config.name.c_str(), report["status"].as_string().c_str(),
                  static_cast<long long>(report["steps"].as_int64()), report["mlups"].as_double(),
                  report["wall_time_s"].as_double(), report["fields_hash"].as_string().c_str());
     return report["status"].as_string() == "completed" ? 0 : 3;
+  } catch (const boreas::Error& e) {
+    // Set-up errors (decomposition, kernel) follow from the deck alone: every rank throws them.
+    if (rank == 0) std::fprintf(stderr, "boreas: error: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "boreas: error: %s\n", e.what());
+    // A failure on one rank cannot be recovered collectively: report it and abort them all.
+    std::fprintf(stderr, "boreas: error (rank %d): %s\n", rank, e.what());
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1) MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int status = run(argc, argv, rank);
+  MPI_Finalize();
+  return status;
 }

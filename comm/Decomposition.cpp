@@ -1,0 +1,163 @@
+#include "comm/Decomposition.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "core/Error.hpp"
+
+namespace boreas {
+
+namespace {
+
+// [lo, hi) of part i when n cells are split into p near-equal parts (the first n % p get one more).
+std::pair<int, int> split_range(int n, int p, int i) {
+  const int base = n / p, extra = n % p;
+  const int lo = i * base + std::min(i, extra);
+  return {lo, lo + base + (i < extra ? 1 : 0)};
+}
+
+long long fluid_in(const DomainGeometry& domain, const Box& b) {
+  long long n = 0;
+  for (int z = b.lo[2]; z < b.hi[2]; ++z)
+    for (int y = b.lo[1]; y < b.hi[1]; ++y)
+      for (int x = b.lo[0]; x < b.hi[0]; ++x) n += domain.flag_at(x, y, z) == flag::fluid;
+  return n;
+}
+
+}  // namespace
+
+double Decomposition::imbalance() const {
+  long long max = 0, total = 0;
+  for (long long f : fluid_cells) {
+    max = std::max(max, f);
+    total += f;
+  }
+  return total > 0 ? double(max) * double(fluid_cells.size()) / double(total) : 1.0;
+}
+
+std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int ranks, int dimensions) {
+  std::array<int, 3> best{0, 0, 0};
+  double best_cost = std::numeric_limits<double>::max();
+  for (int px = 1; px <= ranks; ++px) {
+    if (ranks % px || px > cells[0]) continue;
+    for (int py = 1; py <= ranks / px; ++py) {
+      if ((ranks / px) % py || py > cells[1]) continue;
+      const int pz = ranks / px / py;
+      if (pz > cells[2] || (dimensions == 2 && pz != 1)) continue;
+      const std::array<int, 3> p{px, py, pz};
+      double local[3];
+      for (int d = 0; d < 3; ++d) local[d] = double(cells[d]) / p[d];
+      double cost = 0;
+      for (int d = 0; d < 3; ++d)
+        if (p[d] > 1) cost += 2 * local[(d + 1) % 3] * local[(d + 2) % 3] * (d == 0 ? 2.0 : 1.0);
+      // Ties: the grid with fewer x cuts, then fewer y cuts.
+      const bool better = cost < best_cost - 1e-9 ||
+                          (cost < best_cost + 1e-9 && (px < best[0] || (px == best[0] && py < best[1])));
+      if (better) {
+        best_cost = cost;
+        best = p;
+      }
+    }
+  }
+  if (best[0] == 0)
+    throw Error("cannot split a " + std::to_string(cells[0]) + " x " + std::to_string(cells[1]) +
+                " x " + std::to_string(cells[2]) + " domain over " + std::to_string(ranks) +
+                " ranks (at least one cell per rank and axis)");
+  return best;
+}
+
+Decomposition cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims) {
+  Decomposition d;
+  d.method = "cartesian";
+  d.dims = dims;
+  const auto& n = domain.cells();
+  for (int k = 0; k < dims[2]; ++k)
+    for (int j = 0; j < dims[1]; ++j)
+      for (int i = 0; i < dims[0]; ++i) {  // rank = i + px (j + py k): x fastest
+        Box b;
+        const int idx[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a) std::tie(b.lo[a], b.hi[a]) = split_range(n[a], dims[a], idx[a]);
+        d.boxes.push_back(b);
+        d.fluid_cells.push_back(fluid_in(domain, b));
+      }
+  return d;
+}
+
+Decomposition bisection(const DomainGeometry& domain, int ranks, int dimensions) {
+  Decomposition d;
+  d.method = "bisection";
+  d.dims = {0, 0, 0};
+  // Fluid count per cell, then recursive halving: split `parts` ranks as floor/ceil halves, cut
+  // the box across its longest axis (x last: it is the unit-stride axis) where the low side holds
+  // its share of fluid cells.
+  const auto& n = domain.cells();
+  std::function<void(const Box&, int)> split = [&](const Box& b, int parts) {
+    if (parts == 1) {
+      d.boxes.push_back(b);
+      d.fluid_cells.push_back(fluid_in(domain, b));
+      return;
+    }
+    int axis = -1;
+    for (int a : {2, 1, 0}) {
+      if (a == 2 && dimensions == 2) continue;
+      if (b.extent(a) < 2) continue;
+      if (axis < 0 || b.extent(a) > b.extent(axis)) axis = a;
+    }
+    if (axis < 0) throw Error("recursive bisection: more ranks than cells");
+    const int low_parts = parts / 2;
+    std::vector<long long> slice(b.extent(axis), 0);
+    for (int z = b.lo[2]; z < b.hi[2]; ++z)
+      for (int y = b.lo[1]; y < b.hi[1]; ++y)
+        for (int x = b.lo[0]; x < b.hi[0]; ++x) {
+          const int p[3] = {x, y, z};
+          slice[p[axis] - b.lo[axis]] += domain.flag_at(x, y, z) == flag::fluid;
+        }
+    long long total = 0;
+    for (long long s : slice) total += s;
+    // Cut after the slice where the running count comes closest to the low side's share,
+    // keeping at least one slice per part on each side.
+    const int max_cut = b.extent(axis) - (parts - low_parts);
+    int cut = low_parts;
+    double best = std::numeric_limits<double>::max();
+    long long running = 0;
+    for (int c = 1; c <= max_cut; ++c) {
+      running += slice[c - 1];
+      if (c < low_parts) continue;
+      const double err = std::abs(double(running) * parts - double(total) * low_parts);
+      if (err < best) {
+        best = err;
+        cut = c;
+      }
+    }
+    Box lo = b, hi = b;
+    lo.hi[axis] = b.lo[axis] + cut;
+    hi.lo[axis] = b.lo[axis] + cut;
+    split(lo, low_parts);
+    split(hi, parts - low_parts);
+  };
+  split(Box{{0, 0, 0}, n}, ranks);
+  return d;
+}
+
+Decomposition decompose(const Config& config, const DomainGeometry& domain, int ranks) {
+  if (config.parallel.decomposition == DecompositionKind::Bisection)
+    return bisection(domain, ranks, config.dimensions());
+  std::array<int, 3> dims = config.parallel.dims;
+  if (dims[0] == 0) {
+    dims = cartesian_dims(config.cells, ranks, config.dimensions());
+  } else {
+    if (dims[0] * dims[1] * dims[2] != ranks)
+      throw Error("parallel.dims = [" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) +
+                  ", " + std::to_string(dims[2]) + "] needs " +
+                  std::to_string(dims[0] * dims[1] * dims[2]) + " ranks, the run has " +
+                  std::to_string(ranks));
+    for (int a = 0; a < 3; ++a)
+      if (dims[a] > config.cells[a])
+        throw Error("parallel.dims[" + std::to_string(a) + "] = " + std::to_string(dims[a]) +
+                    " exceeds the " + std::to_string(config.cells[a]) + " cells along that axis");
+  }
+  return cartesian(domain, dims);
+}
+
+}  // namespace boreas

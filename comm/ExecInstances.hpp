@@ -1,0 +1,53 @@
+#pragma once
+// Execution-space instances for overlapping work: on CUDA each instance owns its own stream, so
+// packs, the interior kernel and unpacks can run concurrently; on host backends the instances
+// are default-constructed and the same code runs in order. The only backend-specific code of
+// the overlap layer lives here.
+#include <Kokkos_Core.hpp>
+
+#include <vector>
+
+#include "core/Types.hpp"
+
+namespace boreas {
+
+class ExecInstances {
+ public:
+  explicit ExecInstances(int count) {
+    for (int i = 0; i < count; ++i) {
+#if defined(KOKKOS_ENABLE_CUDA)
+      if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+        cudaStream_t stream;
+        cudaStreamCreate(&stream);
+        streams_.push_back(stream);
+        spaces_.push_back(Kokkos::Cuda(stream));
+        continue;
+      }
+#endif
+      spaces_.push_back(ExecSpace());
+    }
+  }
+  ~ExecInstances() {
+    fence();
+    spaces_.clear();
+#if defined(KOKKOS_ENABLE_CUDA)
+    for (auto s : streams_) cudaStreamDestroy(s);
+#endif
+  }
+  ExecInstances(const ExecInstances&) = delete;
+  ExecInstances& operator=(const ExecInstances&) = delete;
+
+  const ExecSpace& operator[](std::size_t i) const { return spaces_[i % spaces_.size()]; }
+  std::size_t size() const { return spaces_.size(); }
+  void fence() const {
+    for (const auto& s : spaces_) s.fence();
+  }
+
+ private:
+  std::vector<ExecSpace> spaces_;
+#if defined(KOKKOS_ENABLE_CUDA)
+  std::vector<cudaStream_t> streams_;
+#endif
+};
+
+}  // namespace boreas

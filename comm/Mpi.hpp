@@ -1,0 +1,53 @@
+#pragma once
+// The one place that talks to MPI directly: a communicator handle that counts every message
+// and byte it sends (so tests can hold the halo plan to its prediction), reductions used by
+// the drivers, node-local ranks for the rank-to-device mapping, and CUDA-aware detection.
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace boreas {
+
+class Comm {
+ public:
+  explicit Comm(MPI_Comm comm = MPI_COMM_WORLD);
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  MPI_Comm get() const { return comm_; }
+
+  MPI_Request irecv(void* buf, long bytes, int source, int tag) const;
+  MPI_Request isend(const void* buf, long bytes, int dest, int tag);
+
+  // Messages and bytes handed to isend since construction (or reset).
+  long long messages_sent() const { return messages_; }
+  long long bytes_sent() const { return bytes_; }
+  void reset_counters() { messages_ = bytes_ = 0; }
+
+  std::uint64_t sum(std::uint64_t v) const;
+  long long sum(long long v) const;
+  double sum(double v) const;
+  long long min(long long v) const;
+  double max(double v) const;
+  std::vector<double> gather(double v) const;  // one value per rank, on every rank
+  void barrier() const;
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  long long messages_ = 0, bytes_ = 0;
+};
+
+// Initialises MPI if nobody has (tests and the benchmark may construct simulations without
+// going through the driver's MPI_Init).
+void ensure_mpi_initialized();
+
+// Rank among the ranks sharing this node (MPI_COMM_TYPE_SHARED).
+int node_local_rank();
+
+// True when MPI says it can read device memory (Open MPI's MPIX_Query_cuda_support); false
+// when it says no or cannot tell.
+bool mpi_is_cuda_aware();
+
+}  // namespace boreas

@@ -1,0 +1,295 @@
+#pragma once
+// One time step of a block whose ghosts come from other ranks, under the five overlap strategies
+// of [parallel] overlap (seed 001 systolic scheme, seed 003 strategies 1-3):
+//   none         compute all cells, then the blocking exchange
+//   nonblocking  receives posted first, compute all cells, then pack, send, wait
+//   interior     boundary slabs, pack + send, interior in chunks while polling (MPI_Testsome) and
+//                unpacking arrivals, wait for the rest
+//   streams      boundary slabs, each message packed on its own execution-space instance while
+//                the interior runs on the default one; sends after each pack's fence; unpack on
+//                arrival on the message's instance
+//   systolic     boundary slabs one axis pair at a time, each pair's messages sent as soon as it
+//                is computed, then the interior while polling
+// All write exactly the same values (only the order changes), so fields are bitwise identical.
+// The step leaves the ghosts of the new lattice filled, sends completed and the device fenced.
+//
+// Timing per seed 001: C_B boundary compute, C_NB interior compute (none / nonblocking: all
+// compute counts as C_NB, C_B = 0), M communication (first send posted until the last receive is
+// seen complete), W time blocked waiting after the compute, pack and unpack (kernels and
+// staging copies).
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <chrono>
+#include <vector>
+
+#include "comm/ExecInstances.hpp"
+#include "comm/Halo.hpp"
+#include "core/Config.hpp"
+#include "lbm/Block.hpp"
+
+namespace boreas {
+
+struct OverlapTiming {
+  double boundary = 0, interior = 0, comm = 0, wait = 0, pack = 0, unpack = 0;
+  long steps = 0;
+};
+
+inline const char* overlap_name(OverlapKind k) {
+  switch (k) {
+    case OverlapKind::None: return "none";
+    case OverlapKind::NonBlocking: return "nonblocking";
+    case OverlapKind::Interior: return "interior";
+    case OverlapKind::Streams: return "streams";
+    default: return "systolic";
+  }
+}
+
+// Seed 001's model for one run, from per-step C_B, C_NB, M, W (slowest rank). Without overlap
+// T_n = C + M. With overlap, communication is hidden when C_NB > M and T_m = C + W; otherwise
+// the computation is hidden and T_p = C_B + M. hidden_fraction = 1 - W / M.
+struct OverlapModel {
+  const char* regime;  // "no_overlap", "communication_hidden", "computation_hidden"
+  double predicted_step_s;
+  double hidden_fraction;
+};
+
+inline OverlapModel classify_overlap(OverlapKind k, double c_b, double c_nb, double m, double w) {
+  const double c = c_b + c_nb;
+  const double hidden = m > 0 ? 1.0 - w / m : 1.0;
+  if (k == OverlapKind::None || k == OverlapKind::NonBlocking) return {"no_overlap", c + m, hidden};
+  if (c_nb > m) return {"communication_hidden", c + w, hidden};
+  return {"computation_hidden", c_b + m, hidden};
+}
+
+// Boundary slabs (one cell thick, per axis with ghosts) grouped by axis, and the interior box,
+// in block-local coordinates. Group d covers every cell on a low/high face of axis d that lies on
+// no such face of an axis < d, so the groups and the interior partition the owned box.
+struct StepRegions {
+  using Range = std::pair<std::array<int, 3>, std::array<int, 3>>;
+  std::array<std::vector<Range>, 3> groups;
+  Range interior;
+  std::vector<Range> interior_chunks;  // the interior cut along its slowest axis, for polling
+
+  StepRegions(const DenseGeometry& g, int chunks) {
+    std::array<int, 3> in_lo{0, 0, 0}, in_hi{g.n[0], g.n[1], g.n[2]};
+    for (int d = 0; d < 3; ++d) {
+      if (g.g[d] == 0) continue;
+      std::array<int, 3> lo = in_lo, hi = in_hi;  // axes < d already restricted
+      lo[d] = 0;
+      hi[d] = 1;
+      groups[d].push_back({lo, hi});
+      lo[d] = std::max(1, g.n[d] - 1);
+      hi[d] = g.n[d];
+      groups[d].push_back({lo, hi});
+      in_lo[d] = 1;
+      in_hi[d] = std::max(1, g.n[d] - 1);
+    }
+    interior = {in_lo, in_hi};
+    const int axis = g.n[2] > 1 ? 2 : 1;
+    const int len = std::max(0, in_hi[axis] - in_lo[axis]);
+    const int parts = std::max(1, std::min(chunks, len));
+    for (int c = 0; c < parts; ++c) {
+      Range r = interior;
+      r.first[axis] = in_lo[axis] + len * c / parts;
+      r.second[axis] = in_lo[axis] + len * (c + 1) / parts;
+      interior_chunks.push_back(r);
+    }
+  }
+};
+
+template <class L, class Real>
+class OverlapStepper {
+ public:
+  OverlapStepper(Block<L, Real>& block, Halo<L, Real>& halo, OverlapKind kind)
+      : block_(block), halo_(halo), kind_(kind), regions_(block.geometry(), 4),
+        instances_(kind == OverlapKind::Streams ? 4 : 0) {}
+
+  const OverlapTiming& timing() const { return t_; }
+  OverlapKind kind() const { return kind_; }
+
+  void step() {
+    switch (kind_) {
+      case OverlapKind::None: step_none(); break;
+      case OverlapKind::NonBlocking: step_nonblocking(); break;
+      case OverlapKind::Interior: step_interior(); break;
+      case OverlapKind::Streams: step_streams(); break;
+      case OverlapKind::Systolic: step_systolic(); break;
+    }
+    Kokkos::fence();  // unpacks done before the receive buffers are posted again
+    block_.finish_step();
+    ++t_.steps;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  void compute(const StepRegions::Range& r) { block_.collide_stream(r.first, r.second); }
+
+  void compute_all(double& into) {
+    const auto t0 = Clock::now();
+    block_.collide_stream_all();
+    ExecSpace().fence();
+    into += since(t0);
+  }
+
+  void compute_group(int d) {
+    const auto t0 = Clock::now();
+    for (const auto& r : regions_.groups[d]) compute(r);
+    ExecSpace().fence();
+    t_.boundary += since(t0);
+  }
+
+  // The lattice this step writes: the one finish_step() will make current (the block exposes only
+  // the current one, so look across and back).
+  Populations<Real> target() const {
+    Block<L, Real>& b = block_;
+    b.finish_step();
+    Populations<Real> f = b.populations();
+    b.finish_step();
+    return f;
+  }
+
+  void pack_and_send_all(const Populations<Real>& f) {
+    auto t0 = Clock::now();
+    const auto& sends = halo_.plan().sends;
+    for (std::size_t m = 0; m < sends.size(); ++m) halo_.pack(int(m), f);
+    halo_.copy_local(f);
+    ExecSpace().fence();
+    t_.pack += since(t0);
+    first_send_ = Clock::now();
+    for (std::size_t m = 0; m < sends.size(); ++m) halo_.send(int(m));
+  }
+
+  void pack_and_send_group(const Populations<Real>& f, int d) {
+    auto t0 = Clock::now();
+    const auto& sends = halo_.plan().sends;
+    bool any = false;
+    for (std::size_t m = 0; m < sends.size(); ++m)
+      if (sends[m].group == d) {
+        halo_.pack(int(m), f);
+        any = true;
+      }
+    if (!any) return;
+    ExecSpace().fence();
+    t_.pack += since(t0);
+    if (!sending_) first_send_ = Clock::now();
+    sending_ = true;
+    for (std::size_t m = 0; m < sends.size(); ++m)
+      if (sends[m].group == d) halo_.send(int(m));
+  }
+
+  // Polls between interior chunks; notes when the last message is in.
+  void interior_with_progress(const Populations<Real>& f) {
+    for (const auto& r : regions_.interior_chunks) {
+      const auto t0 = Clock::now();
+      compute(r);
+      ExecSpace().fence();
+      t_.interior += since(t0);
+      poll(f);
+    }
+  }
+
+  void poll(const Populations<Real>& f) {
+    if (arrived_) return;
+    const auto t0 = Clock::now();
+    if (halo_.progress(f)) {
+      arrived_ = true;
+      t_.comm += since(first_send_);
+    }
+    ExecSpace().fence();
+    t_.unpack += since(t0);
+  }
+
+  void finish(const Populations<Real>& f) {
+    if (!arrived_) {
+      const auto t0 = Clock::now();
+      halo_.wait_receives(f);
+      ExecSpace().fence();
+      t_.wait += since(t0);
+      t_.comm += since(first_send_);
+    }
+    halo_.wait_sends();
+    arrived_ = false;
+    sending_ = false;
+  }
+
+  void step_none() {
+    const auto f = target();
+    compute_all(t_.interior);
+    halo_.post_receives();
+    pack_and_send_all(f);
+    finish(f);
+  }
+
+  void step_nonblocking() {
+    const auto f = target();
+    halo_.post_receives();
+    compute_all(t_.interior);
+    pack_and_send_all(f);
+    finish(f);
+  }
+
+  void step_interior() {
+    const auto f = target();
+    halo_.post_receives();
+    for (int d = 0; d < 3; ++d) compute_group(d);
+    pack_and_send_all(f);
+    interior_with_progress(f);
+    finish(f);
+  }
+
+  void step_systolic() {
+    const auto f = target();
+    halo_.post_receives();
+    for (int d = 0; d < 3; ++d) {
+      compute_group(d);
+      pack_and_send_group(f, d);
+      if (sending_) poll(f);
+    }
+    halo_.copy_local(f);
+    interior_with_progress(f);
+    finish(f);
+  }
+
+  void step_streams() {
+    const auto f = target();
+    halo_.post_receives();
+    for (int d = 0; d < 3; ++d) compute_group(d);
+    const auto& sends = halo_.plan().sends;
+    auto t0 = Clock::now();
+    for (std::size_t m = 0; m < sends.size(); ++m) halo_.pack(int(m), f, instances_[m]);
+    t_.pack += since(t0);
+    // The interior runs on the default instance while the packs drain on theirs.
+    const auto t_interior = Clock::now();
+    compute(regions_.interior);
+    halo_.copy_local(f);
+    first_send_ = Clock::now();
+    for (std::size_t m = 0; m < sends.size(); ++m) {
+      instances_[m].fence();
+      halo_.send(int(m));
+    }
+    ExecSpace().fence();
+    t_.interior += since(t_interior);
+    const auto t_wait = Clock::now();
+    for (int m = halo_.wait_one(); m != MPI_UNDEFINED; m = halo_.wait_one())
+      halo_.unpack(m, f, instances_[m]);  // on arrival, on the message's own instance
+    instances_.fence();
+    t_.comm += since(first_send_);
+    t_.wait += since(t_wait);
+    halo_.wait_sends();
+  }
+
+  Block<L, Real>& block_;
+  Halo<L, Real>& halo_;
+  OverlapKind kind_;
+  StepRegions regions_;
+  ExecInstances instances_;
+  OverlapTiming t_;
+  Clock::time_point first_send_;
+  bool arrived_ = false, sending_ = false;
+};
+
+}  // namespace boreas

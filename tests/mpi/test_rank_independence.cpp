@@ -1,0 +1,192 @@
+// Results are bitwise independent of the rank count, the decomposition, the overlap strategy and
+// the buffer placement: every run's fields_hash must equal the one-rank hash of the same deck.
+// The binary runs under mpiexec with N ranks and tests every rank count n in {1, 2, 3, 4, 8}
+// with n <= N on the first n ranks.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "core/Deck.hpp"
+#include "drivers/Simulation.hpp"
+
+namespace boreas {
+namespace {
+
+struct Deck {
+  const char* name;
+  const char* text;
+};
+
+// Small decks that cover every boundary kind, all three lattices, both precisions.
+const Deck decks[] = {
+    {"lid_driven_cavity_d3q19", R"(
+[simulation]
+steps = 12
+[lattice]
+model = "D3Q19"
+[domain]
+cells = [12, 10, 8]
+[physics]
+tau = 0.6
+[boundary.y_max]
+type = "moving_wall"
+velocity = [0.05, 0.0, 0.02]
+[output]
+vtk = false
+)"},
+    {"taylor_green_periodic_d3q27", R"(
+[simulation]
+steps = 10
+[lattice]
+model = "D3Q27"
+[domain]
+cells = [12, 8, 8]
+[physics]
+tau = 0.7
+[initial]
+type = "taylor_green"
+amplitude = 0.04
+[boundary.x_min]
+type = "periodic"
+[boundary.x_max]
+type = "periodic"
+[boundary.y_min]
+type = "periodic"
+[boundary.y_max]
+type = "periodic"
+[boundary.z_min]
+type = "periodic"
+[boundary.z_max]
+type = "periodic"
+[output]
+vtk = false
+)"},
+    {"channel_inlet_outlet_obstacles_d3q19_float", R"(
+[simulation]
+steps = 12
+[lattice]
+model = "D3Q19"
+precision = "float"
+[domain]
+cells = [16, 10, 8]
+[physics]
+tau = 0.65
+[boundary.x_min]
+type = "velocity_inlet"
+velocity = [0.04, 0, 0]
+[boundary.x_max]
+type = "pressure_outlet"
+density = 0.99
+[boundary.z_min]
+type = "periodic"
+[boundary.z_max]
+type = "periodic"
+[[obstacle]]
+shape = "sphere"
+center = [6, 5, 4]
+radius = 2.5
+[[obstacle]]
+shape = "box"
+lo = [10, 0, 0]
+hi = [11, 3, 7]
+[output]
+vtk = false
+)"},
+    {"periodic_channel_cylinder_d2q9_trt_force", R"(
+[simulation]
+steps = 15
+[lattice]
+model = "D2Q9"
+[domain]
+cells = [20, 12]
+[collision]
+model = "TRT"
+[physics]
+tau = 0.8
+force = [1e-5, 0]
+[boundary.x_min]
+type = "periodic"
+[boundary.x_max]
+type = "periodic"
+[[obstacle]]
+shape = "cylinder"
+center = [7, 6]
+radius = 2.5
+axis = "z"
+[output]
+vtk = false
+)"},
+};
+
+const char* overlaps[] = {"none", "nonblocking", "interior", "streams", "systolic"};
+
+std::uint64_t run(const Config& c, MPI_Comm comm) {
+  auto sim = Simulation::create(c, comm);
+  sim->advance(c.steps);
+  return sim->fields_hash();
+}
+
+Config with(const Deck& d, const std::vector<std::string>& overrides) {
+  return parse_deck_string(d.text, d.name, ".", overrides);
+}
+
+std::string dims(int a, int b, int c) {
+  return "parallel.dims=[" + std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c) + "]";
+}
+
+// Every Cartesian grid for n ranks with a single split axis, and the mixed ones the tests use.
+std::vector<std::string> grids(int n, bool three_d) {
+  std::vector<std::string> out{dims(n, 1, 1), dims(1, n, 1)};
+  if (three_d) out.push_back(dims(1, 1, n));
+  if (n == 4) out.push_back(dims(2, 2, 1));
+  if (n == 8 && three_d) out.push_back(dims(2, 2, 2));
+  return out;
+}
+
+class RankIndependence : public ::testing::TestWithParam<int> {};
+
+TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHash) {
+  const Deck& deck = decks[GetParam()];
+  int world_rank = 0, world_size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+
+  std::uint64_t reference = 0;
+  if (world_rank == 0) reference = run(with(deck, {}), MPI_COMM_SELF);
+  MPI_Bcast(&reference, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+
+  for (int n : {1, 2, 3, 4, 8}) {
+    if (n > world_size) continue;
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank < n ? 0 : MPI_UNDEFINED, world_rank, &comm);
+    if (comm == MPI_COMM_NULL) continue;
+    const bool three_d = with(deck, {}).dimensions() == 3;
+    std::vector<std::vector<std::string>> variants;
+    // Every overlap strategy on the automatic decomposition, alternating buffer placement.
+    for (int k = 0; k < 5; ++k)
+      variants.push_back({std::string("parallel.overlap=\"") + overlaps[k] + "\"",
+                          k % 2 ? "parallel.buffers=\"host\"" : "parallel.buffers=\"device\""});
+    // Every decomposition with a strategy that splits boundary and interior.
+    int k = 0;
+    for (const auto& g : grids(n, three_d))
+      variants.push_back({g, std::string("parallel.overlap=\"") + overlaps[2 + (k++) % 3] + "\""});
+    variants.push_back({"parallel.decomposition=\"bisection\"", "parallel.overlap=\"systolic\""});
+    variants.push_back({"parallel.decomposition=\"bisection\"", "parallel.overlap=\"streams\""});
+    for (const auto& v : variants) {
+      Config c = with(deck, v);
+      const std::uint64_t h = run(c, comm);
+      std::string what = deck.name + std::string(" on ") + std::to_string(n) + " ranks:";
+      for (const auto& o : v) what += " " + o;
+      EXPECT_EQ(hash_hex(h), hash_hex(reference)) << what;
+    }
+    MPI_Comm_free(&comm);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Decks, RankIndependence, ::testing::Range(0, 4),
+                         [](const auto& info) { return std::string(decks[info.param].name); });
+
+}  // namespace
+}  // namespace boreas
