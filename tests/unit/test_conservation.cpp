@@ -1,0 +1,68 @@
+// Mass conservation to round-off: a closed box with resting walls and a moving lid (the lid's
+// momentum terms cancel between the two lid corners), and a periodic box with and without a
+// body force, for BGK and TRT on every lattice.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "tests/validation/Harness.hpp"
+
+namespace boreas::testing {
+namespace {
+
+struct Case {
+  std::string lattice, collision;
+};
+void PrintTo(const Case& c, std::ostream* os) { *os << c.lattice << " " << c.collision; }
+
+std::string cells_for(const std::string& lattice) { return lattice == "D2Q9" ? "[16, 12]" : "[8, 7, 6]"; }
+std::string vec(const std::string& lattice, const std::string& xy) {
+  return "[" + xy + (lattice == "D2Q9" ? "]" : ", 0]");
+}
+
+double relative_drift(const Config& config, long steps) {
+  auto sim = Simulation::create(config);
+  const double m0 = sim->total_mass();
+  sim->advance(steps);
+  EXPECT_TRUE(sim->check().ok);
+  return std::abs(sim->total_mass() - m0) / m0;
+}
+
+class Conservation : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Conservation, ClosedBoxWithMovingLid) {
+  const Case& c = GetParam();
+  const Config config = deck("[simulation]\nsteps = 1\n[lattice]\nmodel = \"" + c.lattice +
+                             "\"\n[domain]\ncells = " + cells_for(c.lattice) + "\n[collision]\nmodel = \"" +
+                             c.collision + "\"\n[physics]\ntau = 0.56\n[boundary.y_max]\ntype = \"moving_wall\"\n"
+                             "velocity = " + vec(c.lattice, "0.1, 0") + "\n");
+  const double drift = relative_drift(config, 200);
+  std::printf("%s %s closed box: relative mass drift %.2e\n", c.lattice.c_str(), c.collision.c_str(), drift);
+  EXPECT_LE(drift, 1e-13);
+}
+
+TEST_P(Conservation, PeriodicBoxWithForce) {
+  const Case& c = GetParam();
+  std::string periodic;
+  for (const char* f : {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"})
+    if (c.lattice != "D2Q9" || f[0] != 'z') periodic += "[boundary." + std::string(f) + "]\ntype = \"periodic\"\n";
+  const std::string base = "[simulation]\nsteps = 1\n[lattice]\nmodel = \"" + c.lattice +
+                           "\"\n[domain]\ncells = " + cells_for(c.lattice) + "\n[collision]\nmodel = \"" +
+                           c.collision + "\"\n" + periodic +
+                           "[initial]\ntype = \"taylor_green\"\namplitude = 0.05\n";
+  for (const std::string& force : {std::string("0, 0"), std::string("1e-4, -3e-5")}) {
+    const Config config = deck(base + "[physics]\ntau = 0.7\nforce = " + vec(c.lattice, force) + "\n");
+    const double drift = relative_drift(config, 200);
+    std::printf("%s %s periodic, force [%s]: relative mass drift %.2e\n", c.lattice.c_str(),
+                c.collision.c_str(), force.c_str(), drift);
+    EXPECT_LE(drift, 1e-13);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllLattices, Conservation,
+                         ::testing::Values(Case{"D2Q9", "BGK"}, Case{"D2Q9", "TRT"}, Case{"D3Q19", "BGK"},
+                                           Case{"D3Q19", "TRT"}, Case{"D3Q27", "BGK"}, Case{"D3Q27", "TRT"}),
+                         [](const auto& info) { return info.param.lattice + "_" + info.param.collision; });
+
+}  // namespace
+}  // namespace boreas::testing

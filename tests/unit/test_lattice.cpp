@@ -1,0 +1,155 @@
+// Lattice identities (weights, isotropy up to 4th order, velocity ordering), equilibrium
+// moments and the conservation properties of one BGK/TRT collision with Guo forcing.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <tuple>
+
+#include "lbm/Collision.hpp"
+#include "lbm/Lattice.hpp"
+
+namespace boreas {
+namespace {
+
+template <class L>
+class LatticeTest : public ::testing::Test {};
+using Lattices = ::testing::Types<D2Q9, D3Q19, D3Q27>;
+TYPED_TEST_SUITE(LatticeTest, Lattices);
+
+constexpr double cs2 = 1.0 / 3.0;
+double delta(int a, int b) { return a == b ? 1.0 : 0.0; }
+
+TYPED_TEST(LatticeTest, WeightMoments) {
+  using L = TypeParam;
+  const int D = L::D;
+  double w0 = 0, w1[3] = {}, w2[3][3] = {}, w3[3][3][3] = {};
+  for (int q = 0; q < L::Q; ++q) {
+    w0 += L::w(q);
+    for (int a = 0; a < 3; ++a) {
+      w1[a] += L::w(q) * L::c(q, a);
+      for (int b = 0; b < 3; ++b) {
+        w2[a][b] += L::w(q) * L::c(q, a) * L::c(q, b);
+        for (int c = 0; c < 3; ++c) w3[a][b][c] += L::w(q) * L::c(q, a) * L::c(q, b) * L::c(q, c);
+      }
+    }
+  }
+  EXPECT_NEAR(w0, 1.0, 1e-15);
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_NEAR(w1[a], 0.0, 1e-15);
+    for (int b = 0; b < 3; ++b) {
+      const double expect = a < D && b < D ? cs2 * delta(a, b) : 0.0;
+      EXPECT_NEAR(w2[a][b], expect, 1e-15) << a << b;
+      for (int c = 0; c < 3; ++c) EXPECT_NEAR(w3[a][b][c], 0.0, 1e-15);
+    }
+  }
+}
+
+// sum_q w c_a c_b c_c c_d = c_s^4 (d_ab d_cd + d_ac d_bd + d_ad d_bc): what makes the viscous
+// stress isotropic.
+TYPED_TEST(LatticeTest, FourthOrderIsotropy) {
+  using L = TypeParam;
+  const int D = L::D;
+  for (int a = 0; a < D; ++a)
+    for (int b = 0; b < D; ++b)
+      for (int c = 0; c < D; ++c)
+        for (int d = 0; d < D; ++d) {
+          double sum = 0;
+          for (int q = 0; q < L::Q; ++q)
+            sum += L::w(q) * L::c(q, a) * L::c(q, b) * L::c(q, c) * L::c(q, d);
+          const double expect =
+              cs2 * cs2 * (delta(a, b) * delta(c, d) + delta(a, c) * delta(b, d) + delta(a, d) * delta(b, c));
+          EXPECT_NEAR(sum, expect, 1e-15) << a << b << c << d;
+        }
+}
+
+TYPED_TEST(LatticeTest, VelocitiesDistinctAndInPlane) {
+  using L = TypeParam;
+  std::set<std::tuple<int, int, int>> seen;
+  for (int q = 0; q < L::Q; ++q) {
+    seen.insert({L::c(q, 0), L::c(q, 1), L::c(q, 2)});
+    if (L::D == 2) EXPECT_EQ(L::c(q, 2), 0);
+    for (int d = 0; d < 3; ++d) EXPECT_LE(std::abs(L::c(q, d)), 1);
+  }
+  EXPECT_EQ(int(seen.size()), L::Q);
+  EXPECT_EQ(L::Q, 2 * L::H + 1);
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(L::c(0, d), 0);
+}
+
+// Palabos ordering: c_1..c_H have their first non-zero component negative, c_{q+H} = -c_q.
+TYPED_TEST(LatticeTest, PalabosOrderingAndOpposite) {
+  using L = TypeParam;
+  EXPECT_EQ(opposite<L>(0), 0);
+  for (int q = 1; q <= L::H; ++q) {
+    int first = 0;
+    for (int d = 0; d < 3 && first == 0; ++d) first = L::c(q, d);
+    EXPECT_LT(first, 0) << "q = " << q;
+    EXPECT_EQ(opposite<L>(q), q + L::H);
+    EXPECT_EQ(opposite<L>(q + L::H), q);
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(L::c(q + L::H, d), -L::c(q, d));
+    EXPECT_EQ(L::w(q), L::w(q + L::H));
+  }
+}
+
+// The second-order equilibrium carries rho, rho u and Pi^eq = rho c_s^2 I + rho u u exactly.
+TYPED_TEST(LatticeTest, EquilibriumMoments) {
+  using L = TypeParam;
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> vel(-0.1, 0.1), dens(0.8, 1.2);
+  for (int trial = 0; trial < 10; ++trial) {
+    const double rho = dens(gen);
+    double u[3] = {vel(gen), vel(gen), L::D == 3 ? vel(gen) : 0.0};
+    double m0 = 0, m1[3] = {}, m2[3][3] = {};
+    for (int q = 0; q < L::Q; ++q) {
+      const double f = equilibrium<L, double>(q, rho, u);
+      m0 += f;
+      for (int a = 0; a < 3; ++a) {
+        m1[a] += f * L::c(q, a);
+        for (int b = 0; b < 3; ++b) m2[a][b] += f * L::c(q, a) * L::c(q, b);
+      }
+    }
+    EXPECT_NEAR(m0, rho, 1e-14);
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_NEAR(m1[a], rho * u[a], 1e-15);
+      for (int b = 0; b < 3; ++b) {
+        const double expect = a < L::D && b < L::D ? rho * cs2 * delta(a, b) + rho * u[a] * u[b] : 0.0;
+        EXPECT_NEAR(m2[a][b], expect, 1e-15);
+      }
+    }
+  }
+}
+
+// One collision of random populations conserves mass and changes the momentum by the force
+// (Guo et al. 2002), for BGK and TRT.
+template <class L, class C>
+void check_collision(double tau) {
+  std::mt19937 gen(11);
+  std::uniform_real_distribution<double> noise(-0.01, 0.01);
+  const CollisionParams<double> p = CollisionParams<double>::make(tau, 3.0 / 16.0, {1e-3, -2e-3, L::D == 3 ? 5e-4 : 0.0});
+  double f[L::Q];
+  const double u0[3] = {0.05, -0.02, 0.0};
+  for (int q = 0; q < L::Q; ++q) f[q] = equilibrium<L, double>(q, 1.0, u0) * (1 + noise(gen));
+  double m_before = 0, j_before[3] = {};
+  for (int q = 0; q < L::Q; ++q) {
+    m_before += f[q];
+    for (int d = 0; d < 3; ++d) j_before[d] += f[q] * L::c(q, d);
+  }
+  C::template collide<L>(f, p);
+  double m_after = 0, j_after[3] = {};
+  for (int q = 0; q < L::Q; ++q) {
+    m_after += f[q];
+    for (int d = 0; d < 3; ++d) j_after[d] += f[q] * L::c(q, d);
+  }
+  EXPECT_NEAR(m_after, m_before, 1e-15);
+  for (int d = 0; d < 3; ++d) EXPECT_NEAR(j_after[d] - j_before[d], p.force[d], 1e-16) << d;
+}
+
+TYPED_TEST(LatticeTest, CollisionConservesMassAndAddsForce) {
+  for (double tau : {0.55, 1.0, 1.7}) {
+    check_collision<TypeParam, BGK>(tau);
+    check_collision<TypeParam, TRT>(tau);
+  }
+}
+
+}  // namespace
+}  // namespace boreas

@@ -1,0 +1,65 @@
+#pragma once
+// Helpers shared by the validation and boundary tests: decks from text, runs to steady state,
+// field access and convergence orders.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "core/Deck.hpp"
+#include "drivers/Observables.hpp"
+#include "drivers/Simulation.hpp"
+
+namespace boreas::testing {
+
+inline Config deck(const std::string& text, const std::string& base_dir = "") {
+  return parse_deck_string(text, "test.toml", base_dir);
+}
+
+// The macroscopic state with (x, y, z) accessors.
+struct State {
+  HostMacroscopic m;
+  std::array<int, 3> n;
+  explicit State(const Simulation& sim) : m(sim.macroscopic()), n(sim.config().cells) {}
+  long at(int x, int y, int z = 0) const { return (long(z) * n[1] + y) * n[0] + x; }
+  double u(int x, int y, int z, int d) const { return m.velocity[3 * at(x, y, z) + d]; }
+  double rho(int x, int y, int z = 0) const { return m.density[at(x, y, z)]; }
+};
+
+// Advances in chunks of `chunk` steps until the largest velocity change over a chunk, relative to
+// the largest speed, drops below `tolerance`. Returns the steps taken; fails the test if
+// `max_steps` pass first (a run that never settles is not a steady state).
+inline long run_to_steady_state(Simulation& sim, long chunk, double tolerance, long max_steps) {
+  std::vector<double> previous = sim.macroscopic().velocity;
+  while (sim.step() < max_steps) {
+    sim.advance(chunk);
+    const std::vector<double> now = sim.macroscopic().velocity;
+    double change = 0, speed = 0;
+    for (std::size_t i = 0; i < now.size(); ++i) {
+      change = std::max(change, std::abs(now[i] - previous[i]));
+      speed = std::max(speed, std::abs(now[i]));
+    }
+    if (change <= tolerance * speed) return sim.step();
+    previous = now;
+  }
+  ADD_FAILURE() << "no steady state (tolerance " << tolerance << ") within " << max_steps << " steps";
+  return sim.step();
+}
+
+// Observed order of convergence between two resolutions a factor `ratio` apart.
+inline double order(double coarse_error, double fine_error, double ratio = 2.0) {
+  return std::log(coarse_error / fine_error) / std::log(ratio);
+}
+
+inline double observable(const json::Value& obs, const std::string& name, const std::string& key) {
+  const json::Value& o = obs[name];
+  if (o.contains("error")) {
+    ADD_FAILURE() << name << ": " << o["error"].as_string();
+    return NAN;
+  }
+  return o[key].as_double();
+}
+
+}  // namespace boreas::testing

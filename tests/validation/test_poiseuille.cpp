@@ -1,0 +1,111 @@
+// Plane Poiseuille flow: force-driven between halfway bounce-back walls (exactness of TRT with
+// the magic parameter 3/16, second-order convergence of BGK), and pressure-driven through a
+// velocity inlet and a pressure outlet (mass flux conservation, developed profile).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "tests/validation/Harness.hpp"
+
+namespace boreas::testing {
+namespace {
+
+// Periodic in x (and z), walls at y; u_max is kept at 0.01 whatever the width.
+Config force_driven(const std::string& lattice, int ny, const std::string& collision, double tau) {
+  const bool is3d = lattice != "D2Q9";
+  const double nu = (tau - 0.5) / 3, u_max = 0.01;
+  const double force = 8 * nu * u_max / (double(ny) * ny);
+  const std::string cells = "[4, " + std::to_string(ny) + (is3d ? ", 4]" : "]");
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "[simulation]\nsteps = 1\n[lattice]\nmodel = \"%s\"\n[domain]\ncells = %s\n"
+                "[collision]\nmodel = \"%s\"\n[physics]\ntau = %.17g\nforce = [%.17g, 0%s]\n"
+                "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n%s"
+                "[validation]\nobservables = [\"poiseuille_profile\"]\n",
+                lattice.c_str(), cells.c_str(), collision.c_str(), tau, force, is3d ? ", 0" : "",
+                is3d ? "[boundary.z_min]\ntype = \"periodic\"\n[boundary.z_max]\ntype = \"periodic\"\n" : "");
+  return deck(text);
+}
+
+double steady_profile_error(const Config& config) {
+  auto sim = Simulation::create(config);
+  // A change below 1e-12 per 1000 steps (longer than the slowest decay time H^2 / (pi^2 nu) of
+  // these cases) leaves a transient well below the tolerances; 1e-14 would chase round-off.
+  run_to_steady_state(*sim, 1000, 1e-12, 200000);
+  return observable(compute_observables(config, *sim), "poiseuille_profile", "max_relative_error");
+}
+
+// TRT with Lambda = 3/16 places the bounce-back wall exactly halfway (Ginzburg, Verhaeghe &
+// d'Humieres 2008), so the parabola is reproduced to round-off at any resolution and tau.
+TEST(Poiseuille, TrtMagicIsExactD2Q9) {
+  for (double tau : {0.7, 1.0, 2.0}) {
+    const double err = steady_profile_error(force_driven("D2Q9", 12, "TRT", tau));
+    std::printf("D2Q9 TRT tau %.2f: max relative error %.3e\n", tau, err);
+    EXPECT_LE(err, 1e-10) << "tau = " << tau;
+  }
+}
+
+TEST(Poiseuille, TrtMagicIsExactD3Q19) {
+  const double err = steady_profile_error(force_driven("D3Q19", 12, "TRT", 1.2));
+  std::printf("D3Q19 TRT tau 1.2: max relative error %.3e\n", err);
+  EXPECT_LE(err, 1e-10);
+}
+
+// BGK's wall position depends on tau (a slip of order (tau - 1/2)^2 / H^2 relative): at fixed tau
+// the error falls with the square of the resolution.
+TEST(Poiseuille, BgkConvergesSecondOrder) {
+  const double tau = 1.5;
+  double err[3];
+  const int ny[3] = {8, 16, 32};
+  for (int i = 0; i < 3; ++i) {
+    err[i] = steady_profile_error(force_driven("D2Q9", ny[i], "BGK", tau));
+    std::printf("D2Q9 BGK tau %.2f ny %d: max relative error %.6e\n", tau, ny[i], err[i]);
+  }
+  // The error must be there (BGK is not exact at this tau) and shrink as h^2.
+  EXPECT_GT(err[2], 1e-4);
+  for (int i = 0; i < 2; ++i) {
+    const double p = order(err[i], err[i + 1]);
+    std::printf("order %d->%d: %.4f\n", ny[i], ny[i + 1], p);
+    EXPECT_GE(p, 1.9);
+    EXPECT_LE(p, 2.1);
+  }
+}
+
+// Uniform velocity inlet at x_min, pressure outlet at x_max: the flow develops into the parabola
+// and the mass flux is the same through every cross-section.
+TEST(Poiseuille, PressureDrivenChannel) {
+  const int nx = 96, ny = 16;
+  const double u_in = 0.02;
+  const Config config = deck(
+      "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [96, 16]\n"
+      "[collision]\nmodel = \"TRT\"\n[physics]\ntau = 0.8\n"
+      "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0]\n"
+      "[boundary.x_max]\ntype = \"pressure_outlet\"\ndensity = 1.0\n"
+      "[validation]\nobservables = [\"poiseuille_profile\"]\n");
+  auto sim = Simulation::create(config);
+  const long steps = run_to_steady_state(*sim, 1000, 1e-11, 400000);
+  const State s(*sim);
+  double flux_min = 1e300, flux_max = 0;
+  for (int x = 0; x < nx; ++x) {
+    double flux = 0;
+    for (int y = 0; y < ny; ++y) flux += s.rho(x, y) * s.u(x, y, 0, 0);
+    flux_min = std::min(flux_min, flux);
+    flux_max = std::max(flux_max, flux);
+  }
+  // Each link from the inlet injects 6 w_q rho0 c_q.u_in of mass per step. A full row gets
+  // rho0 u_in (1/9 + 2/36) * 6 = rho0 u_in; the two rows next to the walls lose the diagonal link
+  // whose upwind cell is the wall corner, 6/36 each: the imposed flux is rho0 u_in (H - 1/3).
+  const double imposed = config.density * u_in * (ny - 1.0 / 3.0);
+  const double spread = (flux_max - flux_min) / imposed;
+  const double inlet_error = std::abs(0.5 * (flux_max + flux_min) - imposed) / imposed;
+  const json::Value obs = compute_observables(config, *sim);
+  const double profile_error = observable(obs, "poiseuille_profile", "max_relative_error");
+  std::printf("steady after %ld steps: flux spread %.3e, flux vs imposed %.3e, profile error %.3e\n",
+              steps, spread, inlet_error, profile_error);
+  EXPECT_LE(spread, 1e-10);
+  EXPECT_LE(inlet_error, 1e-10);
+  EXPECT_LE(profile_error, 5e-3);
+}
+
+}  // namespace
+}  // namespace boreas::testing
