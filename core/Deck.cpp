@@ -15,12 +15,23 @@
 #include <sstream>
 #include <system_error>
 
+// CUDA's headers define __noinline__ as a macro, which breaks toml++'s
+// __has_attribute(__noinline__) test when nvcc_wrapper compiles this file.
+#if defined(__CUDACC__) && defined(__noinline__)
+#pragma push_macro("__noinline__")
+#undef __noinline__
+#define BOREAS_RESTORE_NOINLINE
+#endif
 #include <toml++/toml.h>
+#ifdef BOREAS_RESTORE_NOINLINE
+#pragma pop_macro("__noinline__")
+#undef BOREAS_RESTORE_NOINLINE
+#endif
 
 namespace boreas {
 
 const std::vector<std::string>& known_kernels() {
-  static const std::vector<std::string> k{"ab_pull"};
+  static const std::vector<std::string> k{"ab_pull", "ab_push", "aa", "swap"};
   return k;
 }
 
