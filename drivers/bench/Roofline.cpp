@@ -1,0 +1,68 @@
+#include "drivers/bench/Roofline.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+
+#include "core/Types.hpp"
+
+namespace boreas::bench {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+namespace {
+template <class Kernel>
+Bandwidth time_passes(const Kernel& pass, double bytes_per_pass, int repeats) {
+  pass();  // first touch and warm-up
+  Kokkos::fence();
+  Bandwidth bw;
+  for (int r = 0; r < repeats; ++r) {
+    Kokkos::Timer timer;
+    pass();
+    Kokkos::fence();
+    bw.all_gbs.push_back(bytes_per_pass / timer.seconds() / 1e9);
+  }
+  bw.median_gbs = median(bw.all_gbs);
+  return bw;
+}
+}  // namespace
+
+template <class Real>
+Bandwidth copy_bandwidth(long elements, int repeats) {
+  DeviceView<Real*> a("copy_a", elements), b("copy_b", elements);
+  Kokkos::deep_copy(a, Real(1));
+  const auto pass = [=]() {
+    Kokkos::parallel_for(
+        "boreas::bench::copy", Kokkos::RangePolicy<ExecSpace>(0, elements),
+        KOKKOS_LAMBDA(const long i) { b(i) = a(i); });
+  };
+  return time_passes(pass, 2.0 * sizeof(Real) * elements, repeats);
+}
+
+template <class Real>
+Bandwidth inplace_bandwidth(long elements_per_stream, int streams, int repeats) {
+  Kokkos::View<Real**, Kokkos::LayoutLeft, MemSpace> a("inplace_streams", elements_per_stream, streams);
+  Kokkos::deep_copy(a, Real(1));
+  // -1 keeps the values bounded and exact over any number of passes.
+  const Real s = Real(-1);
+  const auto pass = [=]() {
+    Kokkos::parallel_for(
+        "boreas::bench::inplace", Kokkos::RangePolicy<ExecSpace>(0, elements_per_stream),
+        KOKKOS_LAMBDA(const long i) {
+          for (int q = 0; q < streams; ++q) a(i, q) = s * a(i, q);
+        });
+  };
+  return time_passes(pass, 2.0 * sizeof(Real) * elements_per_stream * streams, repeats);
+}
+
+template Bandwidth copy_bandwidth<double>(long, int);
+template Bandwidth copy_bandwidth<float>(long, int);
+template Bandwidth inplace_bandwidth<double>(long, int, int);
+template Bandwidth inplace_bandwidth<float>(long, int, int);
+
+}  // namespace boreas::bench

@@ -1,0 +1,253 @@
+// boreas-bench: throughput of one kernel on a fully periodic box, against memory rooflines
+// measured by the same binary. One compact JSON object per line on stdout: first a
+// "kind": "reference" line (copy and Q-stream in-place bandwidth), then one "kind": "kernel"
+// line per configuration.
+//   boreas-bench --lattice D3Q19 D3Q27 --precision double float --size 64 128 --steps 20
+#include <Kokkos_Core.hpp>
+
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "core/Deck.hpp"
+#include "drivers/Simulation.hpp"
+#include "drivers/bench/Roofline.hpp"
+#include "io/Json.hpp"
+#include "lbm/Lattice.hpp"
+
+#ifndef BOREAS_GIT_COMMIT
+#define BOREAS_GIT_COMMIT "unknown"
+#endif
+
+namespace {
+
+using namespace boreas;
+
+int lattice_q(LatticeKind k) {
+  return dispatch_lattice(k, [](auto lattice) { return decltype(lattice)::Q; });
+}
+
+// "N" (a cube, a square for 2D lattices) or "NxNy[xNz]".
+std::array<int, 3> parse_size(const std::string& text, int dimensions) {
+  std::vector<int> parts;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, 'x')) parts.push_back(std::stoi(item));
+  if (parts.empty() || parts.size() > 3 || *std::min_element(parts.begin(), parts.end()) < 1)
+    throw CLI::ValidationError("--size", "expected N or NxNy[xNz] with positive N, got " + text);
+  if (parts.size() == 1) return {parts[0], parts[0], dimensions == 3 ? parts[0] : 1};
+  if (dimensions == 2 && parts.size() == 3 && parts[2] != 1)
+    throw CLI::ValidationError("--size", "a 2D lattice needs nz = 1, got " + text);
+  return {parts[0], parts[1], parts.size() == 3 ? parts[2] : 1};
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+// The execution space's own description of the device it selected (GPU backends).
+std::string device_description() {
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible)
+    return cpu_model();
+  std::ostringstream os;
+  ExecSpace().print_configuration(os, true);
+  std::istringstream lines(os.str());
+  std::string line;
+  while (std::getline(lines, line))
+    if (line.find("Selected") != std::string::npos) return line;
+  return ExecSpace::name();
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+std::string utc_now() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+json::Value environment() {
+  json::Value e = json::Object{};
+  e["backend"] = ExecSpace::name();
+  e["threads"] = ExecSpace().concurrency();
+  e["device"] = device_description();
+  e["hostname"] = hostname();
+  e["date"] = utc_now();
+  e["git_commit"] = BOREAS_GIT_COMMIT;
+  return e;
+}
+
+void merge(json::Value& into, const json::Value& from) {
+  for (const auto& [key, value] : from.as_object()) into[key] = value;
+}
+
+json::Array to_array(const std::vector<double>& v) { return json::Array(v.begin(), v.end()); }
+
+bench::Bandwidth copy_bandwidth(Precision p, long elements, int repeats) {
+  return p == Precision::Float ? bench::copy_bandwidth<float>(elements, repeats)
+                               : bench::copy_bandwidth<double>(elements, repeats);
+}
+
+struct Case {
+  LatticeKind lattice;
+  Precision precision;
+  std::array<int, 3> cells;
+};
+
+Config periodic_box(const Case& c, const std::string& kernel, CollisionKind collision) {
+  Config config;
+  config.name = "bench";
+  config.lattice = c.lattice;
+  config.precision = c.precision;
+  config.collision = collision;
+  config.kernel = kernel;
+  config.cells = c.cells;
+  config.tau = 0.6;
+  config.viscosity = (config.tau - 0.5) / 3;
+  // A decaying Taylor-Green field keeps every population away from trivial values.
+  config.initial = InitialCondition::TaylorGreen;
+  config.taylor_green_u0 = 0.02;
+  for (auto& face : config.faces) face.type = FaceBC::Periodic;
+  config.write_vtk = false;
+  return config;
+}
+
+json::Value run_case(const Case& c, const std::string& kernel, CollisionKind collision, long steps,
+                     int repeats, const json::Value& env) {
+  const Config config = periodic_box(c, kernel, collision);
+  const int Q = lattice_q(c.lattice);
+  const int real_bytes = c.precision == Precision::Float ? 4 : 8;
+  const long long n_cells = static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2];
+
+  auto sim = Simulation::create(config);
+  sim->advance(1);  // warm-up: first touch, caches, thread start-up
+  Kokkos::fence();
+  std::vector<double> mlups;
+  for (int r = 0; r < repeats; ++r) {
+    Kokkos::Timer timer;
+    sim->advance(steps);
+    Kokkos::fence();
+    mlups.push_back(double(n_cells) * double(steps) / timer.seconds() / 1e6);
+  }
+  const double lbm_seconds = sim->timers().get("lbm"), halo_seconds = sim->timers().get("boundaries");
+  const bool healthy = sim->check().ok;
+  sim.reset();  // free the lattices before the copy arrays are allocated
+
+  // Copy arrays as large as one population lattice.
+  const bench::Bandwidth copy = copy_bandwidth(c.precision, n_cells * Q, repeats);
+  const int bytes_per_update = 2 * Q * real_bytes;
+  const double median_mlups = bench::median(mlups);
+  const double roofline_mlups = copy.median_gbs * 1e9 / bytes_per_update / 1e6;
+
+  json::Value out = json::Object{};
+  out["kind"] = "kernel";
+  out["lattice"] = c.lattice == LatticeKind::D2Q9 ? "D2Q9" : c.lattice == LatticeKind::D3Q19 ? "D3Q19" : "D3Q27";
+  out["kernel"] = kernel;
+  out["precision"] = c.precision == Precision::Float ? "float" : "double";
+  out["collision"] = collision == CollisionKind::TRT ? "TRT" : "BGK";
+  out["cells"] = json::Array{c.cells[0], c.cells[1], c.cells[2]};
+  out["n_cells"] = n_cells;
+  out["steps"] = steps;
+  out["repeats"] = repeats;
+  out["mlups"] = median_mlups;
+  out["mlups_all"] = to_array(mlups);
+  // Share of the timed steps spent in the collide-stream kernel (the rest: periodic halo copy).
+  out["kernel_time_fraction"] = lbm_seconds / (lbm_seconds + halo_seconds);
+  out["bytes_per_update"] = bytes_per_update;
+  out["stream_copy_gbs"] = copy.median_gbs;
+  out["stream_copy_gbs_all"] = to_array(copy.all_gbs);
+  out["copy_bytes_counted"] = "read+write";
+  out["roofline_mlups"] = roofline_mlups;
+  out["roofline_fraction"] = median_mlups / roofline_mlups;
+  out["healthy"] = healthy;
+  merge(out, env);
+  return out;
+}
+
+json::Value reference_line(Precision precision, long long cells, int repeats, const json::Value& env) {
+  // The D3Q19 case of the performance contract: 19 streams of one lattice's size.
+  constexpr int streams = 19;
+  const int real_bytes = precision == Precision::Float ? 4 : 8;
+  const bench::Bandwidth copy = copy_bandwidth(precision, cells * streams, repeats);
+  const bench::Bandwidth inplace =
+      precision == Precision::Float ? bench::inplace_bandwidth<float>(cells, streams, repeats)
+                                    : bench::inplace_bandwidth<double>(cells, streams, repeats);
+  json::Value out = json::Object{};
+  out["kind"] = "reference";
+  out["precision"] = precision == Precision::Float ? "float" : "double";
+  out["elements_per_stream"] = cells;
+  out["repeats"] = repeats;
+  out["stream_copy_gbs"] = copy.median_gbs;
+  out["stream_copy_gbs_all"] = to_array(copy.all_gbs);
+  out["copy_bytes_counted"] = "read+write";
+  out["inplace_streams"] = streams;
+  out["inplace_gbs"] = inplace.median_gbs;
+  out["inplace_gbs_all"] = to_array(inplace.all_gbs);
+  out["inplace_bytes_counted"] = "read+write";
+  // Rooflines of in-place D3Q19 kernels (AA, swap: 2 * 19 * sizeof(real) bytes per update).
+  out["inplace_roofline_mlups"] = inplace.median_gbs * 1e9 / (2.0 * streams * real_bytes) / 1e6;
+  merge(out, env);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Boreas kernel benchmark: MLUPS on a periodic box against a measured memory roofline"};
+  std::vector<std::string> lattices{"D3Q19"}, precisions{"double"}, sizes{"128"};
+  std::string kernel = "ab_pull", collision_name = "BGK";
+  long steps = 10;
+  int repeats = 5;
+  app.add_option("--lattice", lattices, "lattices (list)")
+      ->check(CLI::IsMember({"D2Q9", "D3Q19", "D3Q27"}));
+  app.add_option("--precision", precisions, "precisions (list)")->check(CLI::IsMember({"double", "float"}));
+  app.add_option("--size", sizes, "box sizes, N or NxNy[xNz] (list)");
+  app.add_option("--steps", steps, "time steps per repeat")->check(CLI::PositiveNumber);
+  app.add_option("--repeats", repeats, "timed repeats (the median is reported)")->check(CLI::PositiveNumber);
+  app.add_option("--kernel", kernel, "streaming kernel (deck key simulation.kernel)")
+      ->check(CLI::IsMember(boreas::known_kernels()));
+  app.add_option("--collision", collision_name, "collision operator")->check(CLI::IsMember({"BGK", "TRT"}));
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<Case> cases;
+  try {
+    for (const auto& l : lattices) {
+      const LatticeKind lattice =
+          l == "D2Q9" ? LatticeKind::D2Q9 : l == "D3Q19" ? LatticeKind::D3Q19 : LatticeKind::D3Q27;
+      for (const auto& p : precisions)
+        for (const auto& s : sizes)
+          cases.push_back({lattice, p == "float" ? Precision::Float : Precision::Double,
+                           parse_size(s, lattice == LatticeKind::D2Q9 ? 2 : 3)});
+    }
+  } catch (const CLI::Error& e) {
+    return app.exit(e);
+  }
+  const CollisionKind collision = collision_name == "TRT" ? CollisionKind::TRT : CollisionKind::BGK;
+
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  const json::Value env = environment();
+  long long largest = 0;
+  for (const auto& c : cases)
+    largest = std::max(largest, static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2]);
+  std::printf("%s\n", reference_line(cases.front().precision, largest, repeats, env).dump(-1).c_str());
+  std::fflush(stdout);
+  for (const auto& c : cases) {
+    std::printf("%s\n", run_case(c, kernel, collision, steps, repeats, env).dump(-1).c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}
