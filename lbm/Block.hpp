@@ -1,16 +1,32 @@
 #pragma once
 // One block of the grid in dense storage: its owned box of cells in global coordinates, ghost
-// layers, flags and the two population lattices of the pull scheme. A uniform single-rank run is
-// one block; ranks and AMR levels add blocks, not code paths.
+// layers, flags and the population lattice(s) of the streaming variant the deck chose
+// (config.kernel). A uniform single-rank run is one block; ranks and AMR levels add blocks, not
+// code paths.
+//
+// Streaming variants (lbm/StreamedLayout.hpp describes their storage layouts):
+//   ab_pull  two lattices, pull (PullStep.hpp): the reference
+//   ab_push  two lattices, push (PushStep.hpp)
+//   aa       one lattice, AA pattern, alternating local / neighbour steps (AAStep.hpp)
+//   swap     one lattice, ordered swap sweep (SwapStep.hpp)
+// All call the same per-cell physics, so they differ only in memory order.
+//
+// Canonical state: after every completed step the block's state is defined as the post-collision
+// populations f*_q(x) of the fluid cells, exactly what ab_pull stores. fields_hash, check,
+// total_mass, macroscopic and save_state/restore_state work on it for every variant (in-place
+// variants materialise it in a temporary lattice); restore_state rebuilds the variant's own
+// layout from it, so a restored run continues bit for bit.
 #include <cstdint>
 #include <vector>
 
 #include "core/Config.hpp"
+#include "core/Error.hpp"
 #include "core/Types.hpp"
 #include "lbm/Boundary.hpp"
 #include "lbm/Collision.hpp"
 #include "lbm/DenseField.hpp"
 #include "lbm/Geometry.hpp"
+#include "lbm/StreamedLayout.hpp"
 
 namespace boreas {
 
@@ -28,6 +44,16 @@ struct HostMacroscopic {
   std::vector<std::uint8_t> flags;
 };
 
+enum class StreamingKernel { ABPull, ABPush, AA, Swap };
+// The variant a deck names in [simulation] kernel.
+inline StreamingKernel streaming_kernel(const std::string& name) {
+  if (name == "ab_pull") return StreamingKernel::ABPull;
+  if (name == "ab_push") return StreamingKernel::ABPush;
+  if (name == "aa") return StreamingKernel::AA;
+  if (name == "swap") return StreamingKernel::Swap;
+  throw Error("unknown streaming kernel '" + name + "'");
+}
+
 template <class L, class Real>
 class Block {
  public:
@@ -39,15 +65,23 @@ class Block {
 
   const Box& box() const { return box_; }
   const DenseGeometry& geometry() const { return geom_; }
+  StreamingKernel kernel() const { return kernel_; }
+  // The lattice a step reads (its layout depends on the variant; see the file comment).
   const Populations<Real>& populations() const { return f_[cur_]; }
   DeviceView<const std::uint8_t*> flags() const { return flags_; }
   long long fluid_cells() const { return fluid_cells_; }
 
-  // One fused stream-collide step of the owned cells in [lo, hi) (block-local coordinates):
-  // reads the current lattice, writes the other. finish_step() makes the written one current.
+  // `steps` complete steps of the chosen variant, periodic boundaries included (the block is its
+  // own periodic neighbour). The entry point for single-block runs.
+  void advance(long steps);
+
+  // One step in parts, for callers that exchange ghosts themselves (comm/Halo before every
+  // step). ab_pull: collide_stream over any partition of the owned box into sub-boxes, then
+  // finish_step(). Other variants: collide_stream_all() is one whole step (their periodic links
+  // are completed inside; a Halo exchange before it is harmless) and finish_step() is a no-op.
   void collide_stream(const std::array<int, 3>& lo, const std::array<int, 3>& hi);
-  void collide_stream_all() { collide_stream({0, 0, 0}, {geom_.n[0], geom_.n[1], geom_.n[2]}); }
-  void finish_step() { cur_ ^= 1; }
+  void collide_stream_all();
+  void finish_step();
 
   // Order-independent hash of the post-collision populations of the fluid cells, keyed by global
   // cell index: equal across kernels, ranks and decompositions iff every bit is equal.
@@ -61,15 +95,32 @@ class Block {
   void restore_state();
 
  private:
+  // Where the current lattice keeps f*_q(x).
+  enum class Layout { Natural, Reversed, Streamed };
+
   void init_flags(const DomainGeometry& domain);
-  void init_populations(const Config& config);
+  void init_periodic(const DomainGeometry& domain);
+  void init_outlet_saves();
+  Populations<Real> initial_populations(const Config& config) const;
+  // Sets the variant's lattice(s) from a canonical (natural-layout) state.
+  void load_canonical(const Populations<Real>& natural);
+  // The canonical state: the current lattice itself (natural layout) or a temporary copy.
+  Populations<Real> canonical() const;
+  void step_in_place();
 
   Box box_;
   DenseGeometry geom_;
+  CellMap map_;
   DeviceView<std::uint8_t*> flags_;
+  StreamingKernel kernel_;
+  Layout layout_ = Layout::Natural;
   Populations<Real> f_[2];
-  DeviceView<Real*> saved_;
   int cur_ = 0;
+  PeriodicGhosts periodic_;
+  DeviceView<int*> outlet_slot_;   // AA: column of a cell in outlet_post_, or -1
+  DeviceView<long*> outlet_cells_;
+  DeviceView<Real**> outlet_post_;
+  DeviceView<Real*> saved_;
   CollisionKind collision_;
   CollisionParams<Real> params_;
   BoundaryValues<Real> bc_;

@@ -2,7 +2,10 @@
 #include <cmath>
 
 #include "lbm/Block.hpp"
+#include "lbm/AAStep.hpp"
 #include "lbm/PullStep.hpp"
+#include "lbm/PushStep.hpp"
+#include "lbm/SwapStep.hpp"
 #include "lbm/Traversal.hpp"
 
 namespace boreas {
@@ -26,6 +29,12 @@ KOKKOS_INLINE_FUNCTION std::uint64_t bits_of(Real v) {
     return b;
   }
 }
+template <class T>
+DeviceView<T*> to_device(const char* label, const std::vector<T>& v) {
+  DeviceView<T*> d(std::string(label), v.size());
+  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace>(v.data(), v.size()));
+  return d;
+}
 }  // namespace
 
 template <class L, class Real>
@@ -34,19 +43,69 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
     : box_(owned),
       geom_({owned.extent(0), owned.extent(1), owned.extent(2)}, ghosts, sizeof(Real)),
       flags_("flags", geom_.cells_alloc),
+      kernel_(streaming_kernel(config.kernel)),
       collision_(config.collision),
       params_(CollisionParams<Real>::make(config.tau, config.trt_magic, config.force)),
       global_cells_(config.cells),
       rho0_(config.density) {
-  f_[0] = Populations<Real>("populations_a", geom_, L::Q);
-  f_[1] = Populations<Real>("populations_b", geom_, L::Q);
+  map_.geom = geom_;
   bc_.rho0 = Real(config.density);
   for (int face = 0; face < num_faces; ++face) {
     for (int d = 0; d < 3; ++d) bc_.velocity[face][d] = Real(config.faces[face].velocity[d]);
     bc_.density[face] = Real(config.faces[face].density);
   }
   init_flags(domain);
-  init_populations(config);
+  init_periodic(domain);
+  if (kernel_ == StreamingKernel::AA) init_outlet_saves();
+  // Two lattices for the ab_* variants, one for the in-place ones.
+  f_[0] = Populations<Real>("populations_a", geom_, L::Q);
+  if (kernel_ == StreamingKernel::ABPull || kernel_ == StreamingKernel::ABPush)
+    f_[1] = Populations<Real>("populations_b", geom_, L::Q);
+  load_canonical(initial_populations(config));
+}
+
+template <class L, class Real>
+void Block<L, Real>::init_periodic(const DomainGeometry& domain) {
+  for (int d = 0; d < 3; ++d) map_.periodic[d] = domain.periodic(d);
+  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
+  std::vector<long> ghost, image;
+  const DenseGeometry& g = geom_;
+  for (int z = -g.g[2]; z < g.n[2] + g.g[2]; ++z)
+    for (int y = -g.g[1]; y < g.n[1] + g.g[1]; ++y)
+      for (int x = -g.g[0]; x < g.n[0] + g.g[0]; ++x) {
+        const long cell = g.index(x, y, z);
+        if (map_.owned(cell) || flags(cell) != flag::fluid) continue;
+        std::array<int, 3> p{box_.lo[0] + x, box_.lo[1] + y, box_.lo[2] + z};
+        if (!domain.wrap(p) || !box_.contains(p[0], p[1], p[2])) continue;
+        ghost.push_back(cell);
+        image.push_back(g.index(p[0] - box_.lo[0], p[1] - box_.lo[1], p[2] - box_.lo[2]));
+      }
+  periodic_.ghost = to_device("periodic_ghost", ghost);
+  periodic_.image = to_device("periodic_image", image);
+}
+
+// Fluid cells with an outlet upwind: their AA neighbour step needs saved populations.
+template <class L, class Real>
+void Block<L, Real>::init_outlet_saves() {
+  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
+  std::vector<long> cells;
+  std::vector<int> slot(geom_.cells_alloc, -1);
+  for (int z = 0; z < geom_.n[2]; ++z)
+    for (int y = 0; y < geom_.n[1]; ++y)
+      for (int x = 0; x < geom_.n[0]; ++x) {
+        const long cell = geom_.index(x, y, z);
+        if (flags(cell) != flag::fluid) continue;
+        bool outlet = false;
+        for (int q = 1; q < L::Q; ++q)
+          outlet |= flag::kind(flags(cell - geom_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)))) == flag::outlet;
+        if (!outlet) continue;
+        slot[cell] = static_cast<int>(cells.size());
+        cells.push_back(cell);
+      }
+  outlet_cells_ = to_device("outlet_cells", cells);
+  outlet_slot_ = DeviceView<int*>("outlet_slot", slot.size());
+  Kokkos::deep_copy(outlet_slot_, Kokkos::View<const int*, Kokkos::HostSpace>(slot.data(), slot.size()));
+  outlet_post_ = DeviceView<Real**>("outlet_post", L::Q, cells.size());
 }
 
 template <class L, class Real>
@@ -68,8 +127,9 @@ void Block<L, Real>::init_flags(const DomainGeometry& domain) {
 }
 
 template <class L, class Real>
-void Block<L, Real>::init_populations(const Config& config) {
-  auto host = Kokkos::create_mirror_view(f_[0].data);
+Populations<Real> Block<L, Real>::initial_populations(const Config& config) const {
+  Populations<Real> natural("initial_populations", geom_, L::Q);
+  auto host = Kokkos::create_mirror_view(natural.data);
   Kokkos::deep_copy(host, Real(0));
   const double pi = 3.14159265358979323846;
   const auto& N = config.cells;
@@ -101,13 +161,82 @@ void Block<L, Real>::init_populations(const Config& config) {
         for (int q = 0; q < L::Q; ++q)
           host(q * geom_.qstride + cell) = equilibrium<L, Real>(q, Real(rho), ur);
       }
-  Kokkos::deep_copy(f_[0].data, host);
-  Kokkos::deep_copy(f_[1].data, host);
+  Kokkos::deep_copy(natural.data, host);
+  return natural;
+}
+
+template <class L, class Real>
+void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
   cur_ = 0;
+  // Copies first so that slots no step writes (solid cells, padding) hold defined values.
+  Kokkos::deep_copy(f_[0].data, natural.data);
+  if (f_[1].data.extent(0) > 0) Kokkos::deep_copy(f_[1].data, natural.data);
+  const auto f = f_[0];
+  const auto flags = DeviceView<const std::uint8_t*>(flags_);
+  if (kernel_ == StreamingKernel::ABPull) {
+    layout_ = Layout::Natural;
+  } else if (kernel_ == StreamingKernel::AA) {
+    layout_ = Layout::Reversed;
+    Kokkos::parallel_for(
+        "boreas::lbm::to_reversed", Kokkos::RangePolicy<ExecSpace>(0, geom_.cells_alloc),
+        KOKKOS_LAMBDA(const long cell) {
+          static_for<L::Q>([&](auto qc) {
+            constexpr int q = decltype(qc)::value;
+            f(opposite<L>(q), cell) = natural(q, cell);
+          });
+        });
+  } else {
+    layout_ = Layout::Streamed;
+    const DenseGeometry g = geom_;
+    const CellMap map = map_;
+    const auto bc = bc_;
+    const auto params = params_;
+    for_each_interior_cell("boreas::lbm::to_streamed", geom_, KOKKOS_LAMBDA(const long cell) {
+      if (flags(cell) != flag::fluid) return;
+      const auto own_post = [&](int k) { return natural(k, cell); };
+      static_for<L::Q>([&](auto qc) {
+        constexpr int q = decltype(qc)::value;
+        const long down = neighbour<L>(g, cell, q);
+        const std::uint8_t fl = flags(down);
+        if (fl == flag::fluid) {
+          f(q, map.image(down)) = natural(q, cell);
+        } else {
+          f(q, down) = natural(q, cell);
+          f(opposite<L>(q), cell) = incoming_from_boundary<L, opposite<L>(q)>(fl, own_post, bc, params);
+        }
+      });
+    });
+  }
+}
+
+template <class L, class Real>
+Populations<Real> Block<L, Real>::canonical() const {
+  if (layout_ == Layout::Natural) return f_[cur_];
+  Populations<Real> natural("canonical_populations", geom_, L::Q);
+  const auto f = f_[cur_];
+  const auto flags = DeviceView<const std::uint8_t*>(flags_);
+  if (layout_ == Layout::Reversed) {
+    for_each_interior_cell("boreas::lbm::from_reversed", geom_, KOKKOS_LAMBDA(const long cell) {
+      if (flags(cell) != flag::fluid) return;
+      static_for<L::Q>([&](auto qc) {
+        constexpr int q = decltype(qc)::value;
+        natural(q, cell) = f(opposite<L>(q), cell);
+      });
+    });
+  } else {
+    const StreamedReadout<L, Real> readout{f, flags, map_};
+    for_each_interior_cell("boreas::lbm::from_streamed", geom_, KOKKOS_LAMBDA(const long cell) {
+      if (flags(cell) != flag::fluid) return;
+      for (int q = 0; q < L::Q; ++q) natural(q, cell) = readout(q, cell);
+    });
+  }
+  return natural;
 }
 
 template <class L, class Real>
 void Block<L, Real>::collide_stream(const std::array<int, 3>& lo, const std::array<int, 3>& hi) {
+  if (kernel_ != StreamingKernel::ABPull)
+    throw Error("collide_stream on a sub-box needs the ab_pull kernel; use collide_stream_all()");
   const PullGather<L, Real> gather{f_[cur_], flags_, geom_, bc_, params_};
   const Populations<Real> dst = f_[cur_ ^ 1];
   dispatch_collision(collision_, [&](auto collision) {
@@ -117,8 +246,80 @@ void Block<L, Real>::collide_stream(const std::array<int, 3>& lo, const std::arr
 }
 
 template <class L, class Real>
+void Block<L, Real>::collide_stream_all() {
+  if (kernel_ == StreamingKernel::ABPull)
+    collide_stream({0, 0, 0}, {geom_.n[0], geom_.n[1], geom_.n[2]});
+  else
+    step_in_place();
+}
+
+template <class L, class Real>
+void Block<L, Real>::finish_step() {
+  if (kernel_ == StreamingKernel::ABPull) cur_ ^= 1;
+}
+
+template <class L, class Real>
+void Block<L, Real>::advance(long steps) {
+  for (long s = 0; s < steps; ++s) {
+    if (kernel_ == StreamingKernel::ABPull) fill_ghosts<L>(periodic_, f_[cur_]);
+    collide_stream_all();
+    finish_step();
+  }
+}
+
+// One whole step of the variants other than ab_pull (ab_push counts: its ghosts are drained
+// inside the step). Device lambdas stay outside the generic collision lambda (nvcc forbids them
+// there); the steps themselves are functors.
+template <class L, class Real>
+void Block<L, Real>::step_in_place() {
+  const DeviceView<const std::uint8_t*> flags = flags_;
+  const bool aa_neighbour = kernel_ == StreamingKernel::AA && layout_ == Layout::Reversed;
+  if (aa_neighbour) {
+    const auto f = f_[0];
+    fill_ghosts<L>(periodic_, f);
+    const auto cells = outlet_cells_;
+    const auto post = outlet_post_;
+    Kokkos::parallel_for(
+        "boreas::lbm::aa_save_outlet", Kokkos::RangePolicy<ExecSpace>(0, cells.extent(0)),
+        KOKKOS_LAMBDA(const long i) {
+          for (int q = 0; q < L::Q; ++q) post(q, i) = f(opposite<L>(q), cells(i));
+        });
+  }
+  dispatch_collision(collision_, [&](auto collision) {
+    using C = decltype(collision);
+    switch (kernel_) {
+      case StreamingKernel::ABPush:
+        for_each_interior_cell("boreas::lbm::push", geom_,
+                               PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, geom_, bc_, params_});
+        break;
+      case StreamingKernel::AA:
+        if (aa_neighbour)
+          for_each_interior_cell("boreas::lbm::aa_neighbour", geom_,
+                                 AANeighbourStep<L, Real, C>{f_[0], flags, geom_, bc_, params_, outlet_slot_, outlet_post_});
+        else
+          for_each_interior_cell("boreas::lbm::aa_local", geom_, AALocalStep<L, Real, C>{f_[0], flags, params_});
+        break;
+      default:
+        swap_sweep(SwapRow<L, Real, C>{f_[0], flags, geom_, bc_, params_});
+    }
+  });
+  switch (kernel_) {
+    case StreamingKernel::ABPush:
+      drain_ghosts<L>(periodic_, f_[cur_ ^ 1], flags, map_);
+      cur_ ^= 1;
+      break;
+    case StreamingKernel::AA:
+      if (aa_neighbour) drain_ghosts<L>(periodic_, f_[0], flags, map_);
+      layout_ = aa_neighbour ? Layout::Streamed : Layout::Reversed;
+      break;
+    default:
+      swap_periodic<L>(periodic_, f_[0], flags, map_);
+  }
+}
+
+template <class L, class Real>
 std::uint64_t Block<L, Real>::fields_hash() const {
-  const auto f = f_[cur_];
+  const auto f = canonical();
   const auto flags = flags_;
   const DenseGeometry g = geom_;
   const long nx = g.n[0], ny = g.n[1];
@@ -142,7 +343,7 @@ std::uint64_t Block<L, Real>::fields_hash() const {
 
 template <class L, class Real>
 Health Block<L, Real>::check() const {
-  const auto f = f_[cur_];
+  const auto f = canonical();
   const auto flags = flags_;
   const DenseGeometry g = geom_;
   const long nx = g.n[0], ny = g.n[1];
@@ -182,7 +383,9 @@ Health Block<L, Real>::check() const {
 
 template <class L, class Real>
 HostMacroscopic Block<L, Real>::macroscopic() const {
-  const PullGather<L, Real> gather{f_[cur_], flags_, geom_, bc_, params_};
+  const auto natural = canonical();
+  fill_ghosts<L>(periodic_, natural);  // moments gather through the ghosts
+  const PullGather<L, Real> gather{natural, flags_, geom_, bc_, params_};
   const DenseGeometry g = geom_;
   const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
   DeviceView<double*> rho("density", n);
@@ -212,7 +415,7 @@ HostMacroscopic Block<L, Real>::macroscopic() const {
 
 template <class L, class Real>
 double Block<L, Real>::total_mass() const {
-  const auto f = f_[cur_];
+  const auto f = canonical();
   const auto flags = flags_;
   const DenseGeometry g = geom_;
   const long nx = g.n[0], ny = g.n[1];
@@ -230,15 +433,19 @@ double Block<L, Real>::total_mass() const {
 
 template <class L, class Real>
 void Block<L, Real>::save_state() {
-  if (saved_.extent(0) != f_[cur_].data.extent(0))
+  const auto natural = canonical();
+  if (saved_.extent(0) != natural.data.extent(0))
     saved_ = DeviceView<Real*>(Kokkos::view_alloc("saved_populations", Kokkos::WithoutInitializing),
-                               f_[cur_].data.extent(0));
-  Kokkos::deep_copy(saved_, f_[cur_].data);
+                               natural.data.extent(0));
+  Kokkos::deep_copy(saved_, natural.data);
 }
 
 template <class L, class Real>
 void Block<L, Real>::restore_state() {
-  Kokkos::deep_copy(f_[cur_].data, saved_);
+  Populations<Real> natural;
+  natural.data = saved_;
+  natural.qstride = geom_.qstride;
+  load_canonical(natural);
 }
 
 }  // namespace boreas

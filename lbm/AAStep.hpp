@@ -1,0 +1,68 @@
+#pragma once
+// AA pattern (Bailey et al. 2009; seed 002): one lattice, two alternating step kinds.
+//   local step     (streamed -> reversed): read the cell's own slots, collide, write each
+//                  population into the opposite slot of the same cell.
+//   neighbour step (reversed -> streamed): gather f*_q(x - c_q) from slot (opposite(q), x - c_q),
+//                  collide, push f*_q(x) to slot (q, x + c_q) (StreamedLayout.hpp).
+// Each cell of the neighbour step reads and writes the same set of slots, so both steps are
+// race-free in place. One exception: an outlet rule needs all of the cell's own previous
+// post-collision populations, and neighbours overwrite some of them during the step; those
+// cells' values are saved beforehand (`saved_post`, indexed through `saved_slot`).
+#include <Kokkos_Core.hpp>
+
+#include "lbm/StreamedLayout.hpp"
+
+namespace boreas {
+
+template <class L, class Real, class Collision>
+struct AALocalStep {
+  Populations<Real> f;
+  DeviceView<const std::uint8_t*> flags;
+  CollisionParams<Real> params;
+
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
+    if (flags(cell) != flag::fluid) return;
+    Real v[L::Q];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      v[q] = f(q, cell);
+    });
+    Collision::template collide<L>(v, params);
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      f(opposite<L>(q), cell) = v[q];
+    });
+  }
+};
+
+template <class L, class Real, class Collision>
+struct AANeighbourStep {
+  Populations<Real> f;
+  DeviceView<const std::uint8_t*> flags;
+  DenseGeometry geom;
+  BoundaryValues<Real> bc;
+  CollisionParams<Real> params;
+  DeviceView<const int*> saved_slot;  // per cell: column in saved_post, or -1
+  DeviceView<const Real**> saved_post;  // (q, column): post-collision populations before the step
+
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
+    if (flags(cell) != flag::fluid) return;
+    Real v[L::Q];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      const long upwind = cell - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+      const std::uint8_t fl = flags(upwind);
+      if (fl == flag::fluid) {
+        v[q] = f(opposite<L>(q), upwind);
+      } else {
+        const int slot = saved_slot(cell);
+        const auto own_post = [&](int k) { return slot >= 0 ? saved_post(k, slot) : f(opposite<L>(k), cell); };
+        v[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params);
+      }
+    });
+    Collision::template collide<L>(v, params);
+    push_streamed<L>(f, flags, geom, cell, v, bc, params);
+  }
+};
+
+}  // namespace boreas

@@ -1,0 +1,31 @@
+#pragma once
+// Two-lattice push (ab_push): each fluid cell collides its own incoming populations (streamed
+// layout of `src`) and scatters the results into `dst` (streamed layout). Reads are local, writes
+// go to the neighbours.
+#include <Kokkos_Core.hpp>
+
+#include "lbm/StreamedLayout.hpp"
+
+namespace boreas {
+
+template <class L, class Real, class Collision>
+struct PushStep {
+  Populations<Real> src, dst;
+  DeviceView<const std::uint8_t*> flags;
+  DenseGeometry geom;
+  BoundaryValues<Real> bc;
+  CollisionParams<Real> params;
+
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
+    if (flags(cell) != flag::fluid) return;
+    Real f[L::Q];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      f[q] = src(q, cell);
+    });
+    Collision::template collide<L>(f, params);
+    push_streamed<L>(dst, flags, geom, cell, f, bc, params);
+  }
+};
+
+}  // namespace boreas

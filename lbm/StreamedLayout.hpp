@@ -1,0 +1,123 @@
+#pragma once
+// Storage layouts of the streaming variants and the conversions between them.
+//
+//   natural   slot (q, x) holds f*_q(x), the post-collision population of x (ab_pull, and the
+//             canonical state every variant is hashed, checked and saved in)
+//   reversed  slot (opposite(q), x) holds f*_q(x) (AA after its local step)
+//   streamed  slot (q, x) holds the incoming population f_q(x) of the next step
+//             (ab_push, swap, AA after its neighbour step)
+//
+// In the streamed layout f*_q(x) sits in slot (q, x + c_q). When x + c_q is not fluid, its
+// population slot (q, x + c_q) is touched by no other cell, so every variant parks f*_q(x) there
+// ("shadow slot") next to the boundary rule's result in (opposite(q), x): the canonical state stays
+// recoverable bit for bit even when the rule (moving wall, outlet) cannot be inverted.
+// Periodic links go through the ghost layer: a variant that pushes into a fluid ghost copies the
+// value to the ghost's image afterwards; readouts look through the image.
+#include <Kokkos_Core.hpp>
+
+#include "lbm/Boundary.hpp"
+#include "lbm/DenseField.hpp"
+
+namespace boreas {
+
+// Block-local cell coordinates and periodic images of a single-block (single-rank) domain.
+struct CellMap {
+  DenseGeometry geom;
+  int periodic[3] = {0, 0, 0};
+
+  KOKKOS_INLINE_FUNCTION void coords(long cell, int& x, int& y, int& z) const {
+    const long row = cell / geom.sx;
+    x = static_cast<int>(cell % geom.sx) - geom.g[0];
+    y = static_cast<int>(row % geom.sy) - geom.g[1];
+    z = static_cast<int>(row / geom.sy) - geom.g[2];
+  }
+  KOKKOS_INLINE_FUNCTION bool owned(long cell) const {
+    int x, y, z;
+    coords(cell, x, y, z);
+    return x >= 0 && y >= 0 && z >= 0 && x < geom.n[0] && y < geom.n[1] && z < geom.n[2];
+  }
+  // The owned cell a fluid ghost mirrors (the cell itself when owned).
+  KOKKOS_INLINE_FUNCTION long image(long cell) const {
+    int p[3];
+    coords(cell, p[0], p[1], p[2]);
+    for (int d = 0; d < 3; ++d)
+      if (periodic[d]) p[d] = p[d] < 0 ? p[d] + geom.n[d] : (p[d] >= geom.n[d] ? p[d] - geom.n[d] : p[d]);
+    return geom.index(p[0], p[1], p[2]);
+  }
+};
+
+template <class L>
+KOKKOS_FORCEINLINE_FUNCTION long neighbour(const DenseGeometry& g, long cell, int q) {
+  return cell + g.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+}
+
+// Writes the post-collision populations `f` of fluid cell x into a streamed-layout lattice:
+// f*_q goes to slot (q, x + c_q) (a fluid ghost's slot is copied to its image later), and a
+// non-fluid x + c_q also closes the link: slot (opposite(q), x) gets the boundary rule's value.
+template <class L, class Real>
+KOKKOS_FORCEINLINE_FUNCTION void push_streamed(const Populations<Real>& dst,
+                                               const DeviceView<const std::uint8_t*>& flags,
+                                               const DenseGeometry& g, long cell,
+                                               const Real (&f)[L::Q], const BoundaryValues<Real>& bc,
+                                               const CollisionParams<Real>& params) {
+  static_for<L::Q>([&](auto qc) {
+    constexpr int q = decltype(qc)::value;
+    const long down = neighbour<L>(g, cell, q);
+    dst(q, down) = f[q];
+    const std::uint8_t fl = flags(down);
+    if (fl != flag::fluid) {
+      const auto own_post = [&](int k) { return f[k]; };
+      dst(opposite<L>(q), cell) = incoming_from_boundary<L, opposite<L>(q)>(fl, own_post, bc, params);
+    }
+  });
+}
+
+// f*_q(x) of a streamed-layout lattice (see the file comment).
+template <class L, class Real>
+struct StreamedReadout {
+  Populations<Real> f;
+  DeviceView<const std::uint8_t*> flags;
+  CellMap map;
+
+  KOKKOS_INLINE_FUNCTION Real operator()(int q, long cell) const {
+    const long down = cell + map.geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+    return f(q, flags(down) == flag::fluid ? map.image(down) : down);
+  }
+};
+
+// Periodic ghost list of a block: fluid ghosts and the owned cells they mirror.
+struct PeriodicGhosts {
+  DeviceView<long*> ghost, image;
+  long size() const { return static_cast<long>(ghost.extent(0)); }
+};
+
+// Ghost slots <- image slots, all directions (before a step that gathers through the ghosts).
+template <class L, class Real>
+void fill_ghosts(const PeriodicGhosts& p, const Populations<Real>& f) {
+  const auto ghost = p.ghost, image = p.image;
+  const long n = p.size();
+  Kokkos::parallel_for(
+      "boreas::lbm::fill_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n * L::Q), KOKKOS_LAMBDA(const long i) {
+        const int q = static_cast<int>(i / n);
+        const long k = i % n;
+        f(q, ghost(k)) = f(q, image(k));
+      });
+}
+
+// Image slots <- ghost slots for the directions an owned fluid cell pushed into the ghost
+// (after a step that scatters into the ghosts).
+template <class L, class Real>
+void drain_ghosts(const PeriodicGhosts& p, const Populations<Real>& f,
+                  const DeviceView<const std::uint8_t*>& flags, const CellMap& map) {
+  const auto ghost = p.ghost, image = p.image;
+  const long n = p.size();
+  Kokkos::parallel_for(
+      "boreas::lbm::drain_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n * L::Q), KOKKOS_LAMBDA(const long i) {
+        const int q = static_cast<int>(i / n);
+        const long k = i % n;
+        const long from = ghost(k) - map.geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+        if (flags(from) == flag::fluid && map.owned(from)) f(q, image(k)) = f(q, ghost(k));
+      });
+}
+
+}  // namespace boreas
