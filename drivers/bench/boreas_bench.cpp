@@ -143,7 +143,6 @@ json::Value run_case(const Case& c, const std::string& kernel, CollisionKind col
     Kokkos::fence();
     mlups.push_back(double(n_cells) * double(steps) / timer.seconds() / 1e6);
   }
-  const double lbm_seconds = sim->timers().get("lbm"), halo_seconds = sim->timers().get("boundaries");
   const bool healthy = sim->check().ok;
   sim.reset();  // free the lattices before the copy arrays are allocated
 
@@ -165,8 +164,6 @@ json::Value run_case(const Case& c, const std::string& kernel, CollisionKind col
   out["repeats"] = repeats;
   out["mlups"] = median_mlups;
   out["mlups_all"] = to_array(mlups);
-  // Share of the timed steps spent in the collide-stream kernel (the rest: periodic halo copy).
-  out["kernel_time_fraction"] = lbm_seconds / (lbm_seconds + halo_seconds);
   out["bytes_per_update"] = bytes_per_update;
   out["stream_copy_gbs"] = copy.median_gbs;
   out["stream_copy_gbs_all"] = to_array(copy.all_gbs);
