@@ -27,6 +27,7 @@
 #include "comm/Halo.hpp"
 #include "core/Config.hpp"
 #include "lbm/Block.hpp"
+#include "lbm/Traversal.hpp"
 
 namespace boreas {
 
@@ -262,15 +263,20 @@ class OverlapStepper {
     auto t0 = Clock::now();
     for (std::size_t m = 0; m < sends.size(); ++m) halo_.pack(int(m), f, instances_[m]);
     t_.pack += since(t0);
-    // The interior runs on the default instance while the packs drain on theirs.
+    auto send_all = [&] {
+      first_send_ = Clock::now();
+      for (std::size_t m = 0; m < sends.size(); ++m) {
+        instances_[m].fence();
+        halo_.send(int(m));
+      }
+    };
+    // On devices the interior runs on the default instance while the packs drain on theirs; on
+    // host backends kernels return only when done, so the sends must go out first.
+    if (exec_is_host) send_all();
     const auto t_interior = Clock::now();
     compute(regions_.interior);
     halo_.copy_local(f);
-    first_send_ = Clock::now();
-    for (std::size_t m = 0; m < sends.size(); ++m) {
-      instances_[m].fence();
-      halo_.send(int(m));
-    }
+    if (!exec_is_host) send_all();
     ExecSpace().fence();
     t_.interior += since(t_interior);
     const auto t_wait = Clock::now();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
 #include "drivers/Simulation.hpp"
 
@@ -149,6 +150,7 @@ class RankIndependence : public ::testing::TestWithParam<int> {};
 
 TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHash) {
   const Deck& deck = decks[GetParam()];
+  ensure_mpi_initialized();  // tests/main.cpp starts Kokkos only
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
