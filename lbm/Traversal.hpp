@@ -20,35 +20,50 @@ struct has_row_kernel : std::false_type {};
 template <class F>
 struct has_row_kernel<F, std::void_t<decltype(std::declval<const F&>().row(0L, 0))>> : std::true_type {};
 
+// Work items of for_each_cell. Named functors rather than lambdas: nvcc rejects extended
+// lambdas that first capture inside an `if constexpr` branch.
+template <class F>
+struct RowSweep {
+  F f;
+  DenseGeometry geom;
+  int nx, ny, x0, y0, z0;
+  KOKKOS_INLINE_FUNCTION void operator()(const long row) const {
+    const int y = y0 + static_cast<int>(row % ny), z = z0 + static_cast<int>(row / ny);
+    const long base = geom.index(x0, y, z);
+    if constexpr (has_row_kernel<F>::value) {
+      f.row(base, nx);
+    } else {
+      for (int x = 0; x < nx; ++x) f(base + x);
+    }
+  }
+};
+
+template <class F>
+struct CellSweep {
+  F f;
+  DenseGeometry geom;
+  int nx, ny, x0, y0, z0;
+  KOKKOS_INLINE_FUNCTION void operator()(const long i) const {
+    const int x = static_cast<int>(i % nx);
+    const long r = i / nx;
+    const int y = static_cast<int>(r % ny), z = static_cast<int>(r / ny);
+    f(geom.index(x0 + x, y0 + y, z0 + z));
+  }
+};
+
 // Calls f(cell_index) for every cell of the local box [lo, hi) (interior coordinates), or
 // f.row(first_cell, count) for every row of it on host backends when F offers row().
 template <class F, class Exec = ExecSpace>
 void for_each_cell(const char* label, const DenseGeometry& geom, const std::array<int, 3>& lo,
                    const std::array<int, 3>& hi, const F& f, const Exec& exec = Exec()) {
   const int nx = hi[0] - lo[0], ny = hi[1] - lo[1], nz = hi[2] - lo[2];
-  const int x0 = lo[0], y0 = lo[1], z0 = lo[2];
   if (nx <= 0 || ny <= 0 || nz <= 0) return;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible) {
-    Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<Exec>(exec, 0, static_cast<long>(ny) * nz),
-        KOKKOS_LAMBDA(const long row) {
-          const int y = y0 + static_cast<int>(row % ny), z = z0 + static_cast<int>(row / ny);
-          const long base = geom.index(x0, y, z);
-          if constexpr (has_row_kernel<F>::value) {
-            f.row(base, nx);
-          } else {
-            for (int x = 0; x < nx; ++x) f(base + x);
-          }
-        });
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, 0, static_cast<long>(ny) * nz),
+                         RowSweep<F>{f, geom, nx, ny, lo[0], lo[1], lo[2]});
   } else {
-    Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<Exec>(exec, 0, static_cast<long>(nx) * ny * nz),
-        KOKKOS_LAMBDA(const long i) {
-          const int x = static_cast<int>(i % nx);
-          const long r = i / nx;
-          const int y = static_cast<int>(r % ny), z = static_cast<int>(r / ny);
-          f(geom.index(x0 + x, y0 + y, z0 + z));
-        });
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, 0, static_cast<long>(nx) * ny * nz),
+                         CellSweep<F>{f, geom, nx, ny, lo[0], lo[1], lo[2]});
   }
 }
 
