@@ -46,7 +46,11 @@ Bandwidth copy_bandwidth(long elements, int repeats) {
 
 template <class Real>
 Bandwidth inplace_bandwidth(long elements_per_stream, int streams, int repeats) {
-  Kokkos::View<Real**, Kokkos::LayoutLeft, MemSpace> a("inplace_streams", elements_per_stream, streams);
+  // Streams padded to whole 4 KiB pages plus one cache line, as DenseField staggers direction
+  // planes: power-of-two strides would put all streams in the same cache sets.
+  const long line = 64 / sizeof(Real), page = 4096 / sizeof(Real);
+  const long stride = (elements_per_stream + page - 1) / page * page + line;
+  DeviceView<Real*> a("inplace_streams", stride * streams);
   Kokkos::deep_copy(a, Real(1));
   // -1 keeps the values bounded and exact over any number of passes.
   const Real s = Real(-1);
@@ -54,7 +58,7 @@ Bandwidth inplace_bandwidth(long elements_per_stream, int streams, int repeats) 
     Kokkos::parallel_for(
         "boreas::bench::inplace", Kokkos::RangePolicy<ExecSpace>(0, elements_per_stream),
         KOKKOS_LAMBDA(const long i) {
-          for (int q = 0; q < streams; ++q) a(i, q) = s * a(i, q);
+          for (int q = 0; q < streams; ++q) a(q * stride + i) = s * a(q * stride + i);
         });
   };
   return time_passes(pass, 2.0 * sizeof(Real) * elements_per_stream * streams, repeats);
