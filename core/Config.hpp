@@ -62,6 +62,7 @@ struct Config {
   CollisionKind collision = CollisionKind::BGK;
   double trt_magic = 3.0 / 16.0;
   std::string kernel = "ab_pull";
+  int tile = 16;  // [simulation] tile: prism tile width of swap_prism / merged<k> (rows)
 
   std::array<int, 3> cells{1, 1, 1};  // nz = 1 for 2D lattices
 

@@ -31,7 +31,7 @@
 namespace boreas {
 
 const std::vector<std::string>& known_kernels() {
-  static const std::vector<std::string> k{"ab_pull", "ab_push", "aa", "swap"};
+  static const std::vector<std::string> k{"ab_pull", "ab_push", "aa", "swap", "swap_prism", "merged2", "merged3"};
   return k;
 }
 
@@ -433,7 +433,7 @@ const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
   static const std::map<std::string, std::vector<std::string>> m{
-      {"simulation", {"name", "steps", "kernel"}},
+      {"simulation", {"name", "steps", "kernel", "tile"}},
       {"lattice", {"model", "precision"}},
       {"domain", {"cells"}},
       {"collision", {"model", "magic"}},
@@ -598,6 +598,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   else if (auto s = c.integer(sim, "steps", "an integer >= 1", 1))
     cfg.steps = long(*s);
   if (auto k = c.choice(sim, "kernel", known_kernels())) cfg.kernel = known_kernels()[*k];
+  if (auto t = c.integer(sim, "tile", "an integer >= 2", 2)) cfg.tile = int(*t);
 
   // [domain]
   const Tbl dom = c.table(root, "domain", "domain");

@@ -9,6 +9,9 @@
 //   ab_push  two lattices, push (PushStep.hpp)
 //   aa       one lattice, AA pattern, alternating local / neighbour steps (AAStep.hpp)
 //   swap     one lattice, ordered swap sweep (SwapStep.hpp)
+//   swap_prism  the swap sweep in prism order: tiles of `tile` rows sheared along z (SwapPrism.hpp)
+//   merged<k>   ab_pull's lattices, k steps per sweep: temporal blocking by slabs and prisms
+//               (MergedStep.hpp); step counts not divisible by k end with single pull steps
 // All call the same per-cell physics, so they differ only in memory order.
 //
 // Canonical state: after every completed step the block's state is defined as the post-collision
@@ -44,15 +47,28 @@ struct HostMacroscopic {
   std::vector<std::uint8_t> flags;
 };
 
-enum class StreamingKernel { ABPull, ABPush, AA, Swap };
+enum class StreamingKernel { ABPull, ABPush, AA, Swap, SwapPrism, Merged };
 // The variant a deck names in [simulation] kernel.
 inline StreamingKernel streaming_kernel(const std::string& name) {
   if (name == "ab_pull") return StreamingKernel::ABPull;
   if (name == "ab_push") return StreamingKernel::ABPush;
   if (name == "aa") return StreamingKernel::AA;
   if (name == "swap") return StreamingKernel::Swap;
+  if (name == "swap_prism") return StreamingKernel::SwapPrism;
+  if (name == "merged2" || name == "merged3") return StreamingKernel::Merged;
   throw Error("unknown streaming kernel '" + name + "'");
 }
+// Steps per sweep of a merged kernel (1 for the others).
+inline int merged_steps(const std::string& name) {
+  return name.size() == 7 && name.compare(0, 6, "merged") == 0 ? name[6] - '0' : 1;
+}
+
+// Periodic ghosts grouped by the interior row (y, z) of their image: ghost(i), image(i) for i in
+// [start(r), start(r + 1)), r = z n_y + y. merged<k> refreshes a row's ghosts right after the row
+// is computed, so that ghosts always mirror their image in each lattice.
+struct RowGhosts {
+  DeviceView<long*> start, ghost, image;
+};
 
 template <class L, class Real>
 class Block {
@@ -94,7 +110,8 @@ class Block {
   void save_state();
   void restore_state();
 
- private:
+  // Implementation steps, public only because nvcc requires the function enclosing an extended
+  // device lambda to be publicly accessible; not meant for callers outside Block.
   // Where the current lattice keeps f*_q(x).
   enum class Layout { Natural, Reversed, Streamed };
 
@@ -107,7 +124,16 @@ class Block {
   // The canonical state: the current lattice itself (natural layout) or a temporary copy.
   Populations<Real> canonical() const;
   void step_in_place();
+  // Both ab_pull and merged<k> keep two natural-layout lattices and can take plain pull steps.
+  bool two_natural_lattices() const {
+    return kernel_ == StreamingKernel::ABPull || kernel_ == StreamingKernel::Merged;
+  }
+  void pull_step();
+  void init_row_ghosts();
+  // `groups` sweeps of merged<k>, k steps each.
+  void advance_merged(long groups);
 
+ private:
   Box box_;
   DenseGeometry geom_;
   CellMap map_;
@@ -117,6 +143,9 @@ class Block {
   Populations<Real> f_[2];
   int cur_ = 0;
   PeriodicGhosts periodic_;
+  int tile_;
+  int merge_steps_;
+  RowGhosts row_ghosts_;  // merged<k>: periodic ghosts grouped by the row of their image
   DeviceView<int*> outlet_slot_;   // AA: column of a cell in outlet_post_, or -1
   DeviceView<long*> outlet_cells_;
   DeviceView<Real**> outlet_post_;

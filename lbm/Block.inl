@@ -3,8 +3,10 @@
 
 #include "lbm/Block.hpp"
 #include "lbm/AAStep.hpp"
+#include "lbm/MergedStep.hpp"
 #include "lbm/PullStep.hpp"
 #include "lbm/PushStep.hpp"
+#include "lbm/SwapPrism.hpp"
 #include "lbm/SwapStep.hpp"
 #include "lbm/Traversal.hpp"
 
@@ -44,11 +46,14 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
       geom_({owned.extent(0), owned.extent(1), owned.extent(2)}, ghosts, sizeof(Real)),
       flags_("flags", geom_.cells_alloc),
       kernel_(streaming_kernel(config.kernel)),
+      tile_(config.tile),
+      merge_steps_(merged_steps(config.kernel)),
       collision_(config.collision),
       params_(CollisionParams<Real>::make(config.tau, config.trt_magic, config.force)),
       global_cells_(config.cells),
       rho0_(config.density) {
   map_.geom = geom_;
+  if (tile_ < 2) throw Error("simulation.tile must be at least 2 (prism tiles of adjacent rows)");
   bc_.rho0 = Real(config.density);
   for (int face = 0; face < num_faces; ++face) {
     for (int d = 0; d < 3; ++d) bc_.velocity[face][d] = Real(config.faces[face].velocity[d]);
@@ -57,9 +62,10 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
   init_flags(domain);
   init_periodic(domain);
   if (kernel_ == StreamingKernel::AA) init_outlet_saves();
+  if (kernel_ == StreamingKernel::Merged) init_row_ghosts();
   // Two lattices for the ab_* variants, one for the in-place ones.
   f_[0] = Populations<Real>("populations_a", geom_, L::Q);
-  if (kernel_ == StreamingKernel::ABPull || kernel_ == StreamingKernel::ABPush)
+  if (two_natural_lattices() || kernel_ == StreamingKernel::ABPush)
     f_[1] = Populations<Real>("populations_b", geom_, L::Q);
   load_canonical(initial_populations(config));
 }
@@ -82,6 +88,30 @@ void Block<L, Real>::init_periodic(const DomainGeometry& domain) {
       }
   periodic_.ghost = to_device("periodic_ghost", ghost);
   periodic_.image = to_device("periodic_image", image);
+}
+
+template <class L, class Real>
+void Block<L, Real>::init_row_ghosts() {
+  auto ghost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.ghost);
+  auto image = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.image);
+  const long n = periodic_.size(), ny = geom_.n[1];
+  std::vector<long> start(ny * geom_.n[2] + 1, 0), ghosts(n), images(n);
+  auto row_of = [&](long cell) {
+    int x, y, z;
+    map_.coords(cell, x, y, z);
+    return z * ny + y;
+  };
+  for (long i = 0; i < n; ++i) ++start[row_of(image(i)) + 1];
+  for (std::size_t r = 1; r < start.size(); ++r) start[r] += start[r - 1];
+  std::vector<long> next(start.begin(), start.end() - 1);
+  for (long i = 0; i < n; ++i) {
+    const long at = next[row_of(image(i))]++;
+    ghosts[at] = ghost(i);
+    images[at] = image(i);
+  }
+  row_ghosts_.start = to_device("row_ghost_start", start);
+  row_ghosts_.ghost = to_device("row_ghost", ghosts);
+  row_ghosts_.image = to_device("row_ghost_image", images);
 }
 
 // Fluid cells with an outlet upwind: their AA neighbour step needs saved populations.
@@ -169,11 +199,25 @@ template <class L, class Real>
 void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
   cur_ = 0;
   // Copies first so that slots no step writes (solid cells, padding) hold defined values.
-  Kokkos::deep_copy(f_[0].data, natural.data);
-  if (f_[1].data.extent(0) > 0) Kokkos::deep_copy(f_[1].data, natural.data);
+  if (kernel_ == StreamingKernel::Merged) {
+    // First touch of each slab's planes by the thread that sweeps them.
+    const auto a = f_[0], b = f_[1];
+    const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
+    const int slabs = s.slabs > 0 ? s.slabs : 1;
+    const long plane = geom_.slab, planes = geom_.cells_alloc / geom_.slab, qstride = geom_.qstride;
+    Kokkos::parallel_for(
+        "boreas::lbm::merged_first_touch", Kokkos::RangePolicy<ExecSpace>(0, slabs), KOKKOS_LAMBDA(const int i) {
+          const long lo = i * planes / slabs * plane, hi = (i + 1) * planes / slabs * plane;
+          for (int q = 0; q < L::Q; ++q)
+            for (long c = q * qstride + lo; c < q * qstride + hi; ++c) a.data(c) = b.data(c) = natural.data(c);
+        });
+  } else {
+    Kokkos::deep_copy(f_[0].data, natural.data);
+    if (f_[1].data.extent(0) > 0) Kokkos::deep_copy(f_[1].data, natural.data);
+  }
   const auto f = f_[0];
   const auto flags = DeviceView<const std::uint8_t*>(flags_);
-  if (kernel_ == StreamingKernel::ABPull) {
+  if (two_natural_lattices()) {
     layout_ = Layout::Natural;
   } else if (kernel_ == StreamingKernel::AA) {
     layout_ = Layout::Reversed;
@@ -235,7 +279,7 @@ Populations<Real> Block<L, Real>::canonical() const {
 
 template <class L, class Real>
 void Block<L, Real>::collide_stream(const std::array<int, 3>& lo, const std::array<int, 3>& hi) {
-  if (kernel_ != StreamingKernel::ABPull)
+  if (!two_natural_lattices())
     throw Error("collide_stream on a sub-box needs the ab_pull kernel; use collide_stream_all()");
   const PullGather<L, Real> gather{f_[cur_], flags_, geom_, bc_, params_};
   const Populations<Real> dst = f_[cur_ ^ 1];
@@ -247,7 +291,7 @@ void Block<L, Real>::collide_stream(const std::array<int, 3>& lo, const std::arr
 
 template <class L, class Real>
 void Block<L, Real>::collide_stream_all() {
-  if (kernel_ == StreamingKernel::ABPull)
+  if (two_natural_lattices())
     collide_stream({0, 0, 0}, {geom_.n[0], geom_.n[1], geom_.n[2]});
   else
     step_in_place();
@@ -255,16 +299,55 @@ void Block<L, Real>::collide_stream_all() {
 
 template <class L, class Real>
 void Block<L, Real>::finish_step() {
-  if (kernel_ == StreamingKernel::ABPull) cur_ ^= 1;
+  if (two_natural_lattices()) cur_ ^= 1;
 }
 
 template <class L, class Real>
 void Block<L, Real>::advance(long steps) {
+  if (kernel_ == StreamingKernel::Merged) {
+    const long groups = steps / merge_steps_;
+    advance_merged(groups);
+    for (long s = groups * merge_steps_; s < steps; ++s) pull_step();
+    return;
+  }
   for (long s = 0; s < steps; ++s) {
     if (kernel_ == StreamingKernel::ABPull) fill_ghosts<L>(periodic_, f_[cur_]);
     collide_stream_all();
     finish_step();
   }
+}
+
+template <class L, class Real>
+void Block<L, Real>::pull_step() {
+  fill_ghosts<L>(periodic_, f_[cur_]);
+  collide_stream({0, 0, 0}, {geom_.n[0], geom_.n[1], geom_.n[2]});
+  cur_ ^= 1;
+}
+
+// GPUs take the correct but unmerged fallback (single pull steps): the tile-in-scratch form is
+// not written yet (perf/KERNELS.md).
+template <class L, class Real>
+void Block<L, Real>::advance_merged(long groups) {
+  const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
+  if (!exec_is_host || s.slabs == 0) {
+    for (long i = 0; i < groups * merge_steps_; ++i) pull_step();
+    return;
+  }
+  fill_ghosts<L>(periodic_, f_[cur_]);
+  dispatch_collision(collision_, [&](auto collision) {
+    using C = decltype(collision);
+    const PullStep<L, Real, C> from0{PullGather<L, Real>{f_[0], flags_, geom_, bc_, params_}, f_[1]};
+    const PullStep<L, Real, C> from1{PullGather<L, Real>{f_[1], flags_, geom_, bc_, params_}, f_[0]};
+    const MergedRows<L, Real, C> rows{{from0, from1}, row_ghosts_};
+    for (long g = 0; g < groups; ++g) {
+      Kokkos::parallel_for("boreas::lbm::merged_slabs", Kokkos::RangePolicy<ExecSpace>(0, s.slabs),
+                           MergedStage<L, Real, C>{rows, s, cur_, false});
+      if (s.z_links)
+        Kokkos::parallel_for("boreas::lbm::merged_seams", Kokkos::RangePolicy<ExecSpace>(0, s.slabs),
+                             MergedStage<L, Real, C>{rows, s, cur_, true});
+      cur_ = (cur_ + s.k) & 1;
+    }
+  });
 }
 
 // One whole step of the variants other than ab_pull (ab_push counts: its ghosts are drained
@@ -298,6 +381,9 @@ void Block<L, Real>::step_in_place() {
                                  AANeighbourStep<L, Real, C>{f_[0], flags, geom_, bc_, params_, outlet_slot_, outlet_post_});
         else
           for_each_interior_cell("boreas::lbm::aa_local", geom_, AALocalStep<L, Real, C>{f_[0], flags, params_});
+        break;
+      case StreamingKernel::SwapPrism:
+        swap_prism_sweep(SwapRow<L, Real, C>{f_[0], flags, geom_, bc_, params_}, tile_);
         break;
       default:
         swap_sweep(SwapRow<L, Real, C>{f_[0], flags, geom_, bc_, params_});
