@@ -11,7 +11,7 @@ for path in sys.argv[1:]:
                   f"copy {r['stream_copy_gbs']:.1f} GB/s, 19-stream in-place {r['inplace_gbs']:.1f} GB/s "
                   f"(read+write counted), load {r.get('load_before', '?')}")
     print()
-    print("| lattice | precision | collision | cells | kernel | MLUPS (median) | min-max | copy GB/s | roofline MLUPS | fraction | load (1/5/15 min) |")
+    print("| lattice | precision | collision | cells | kernel | MLUPS (median) | min-max | copy GB/s | roofline MLUPS | fraction | load after (1/5/15 min) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         if r["kind"] != "kernel":
@@ -20,4 +20,4 @@ for path in sys.argv[1:]:
         print(f"| {r['lattice']} | {r['precision']} | {r['collision']} | {cells} | {r['kernel']} | "
               f"{r['mlups']:.1f} | {min(r['mlups_all']):.1f}-{max(r['mlups_all']):.1f} | "
               f"{r['stream_copy_gbs']:.1f} | {r['roofline_mlups']:.1f} | {r['roofline_fraction']:.2f} | "
-              f"{r.get('load_before', '?')} |")
+              f"{r.get('load_after', '?')} |")
