@@ -448,7 +448,7 @@ TEST(DeckErrors, MiscConstraints) {
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = nan\n"), "physics.tau: expected a number > 0.5, got nan");
   EXPECT_CONTAINS(error_of(head + p + "[output]\ndirectory = \"\"\n"), "output.directory");
   EXPECT_CONTAINS(error_of(head + p + "[simulation.kernel]\n"),
-                  "simulation.kernel: expected one of ab_pull, got table");
+                  "simulation.kernel: expected one of ab_pull, ab_push");
   EXPECT_CONTAINS(error_of(head + p + "[simulation]\nkernel = \"ab_push\"\n"), "TOML syntax error");
   const std::string two_d = "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\n";
   EXPECT_CONTAINS(error_of(two_d + "cells = [8, 8, 8]\n" + p), "domain.cells[2]: must be 1");
