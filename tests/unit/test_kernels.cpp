@@ -129,8 +129,11 @@ using Case = std::tuple<std::string, LatticeKind, Precision, Boundaries>;
 class KernelEquality : public ::testing::TestWithParam<Case> {};
 
 TEST_P(KernelEquality, BitwiseEqualToPull) {
-  const auto& [kernel, lattice, precision, set] = GetParam();
-  const Config c = make_config(lattice, precision, set);
+  // No structured bindings: nvcc cannot capture them in the lambda below.
+  const std::string kernel = std::get<0>(GetParam());
+  const LatticeKind lattice = std::get<1>(GetParam());
+  const Precision precision = std::get<2>(GetParam());
+  const Config c = make_config(lattice, precision, std::get<3>(GetParam()));
   dispatch_lattice(lattice, [&](auto l) {
     using L = decltype(l);
     if (precision == Precision::Float)
