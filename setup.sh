@@ -152,6 +152,14 @@ t0=$(date +%s)
 apt_install "${PKGS[@]}"
 timed "apt: base packages" "$t0"
 
+# The scripts in inputs/ and perf/ run with the first python3 on PATH; when that is not the
+# system one (pyenv, conda), it gets numpy and matplotlib from PyPI.
+PHASE="checking python3 (numpy, matplotlib)"
+if ! python3 -c "import numpy, matplotlib" 2>/dev/null; then
+    say "python3 on PATH ($(command -v python3)) lacks numpy/matplotlib: installing them with pip"
+    python3 -m pip install --quiet numpy matplotlib || die "pip install numpy matplotlib"
+fi
+
 if [[ $WITH_CUDA == 1 ]]; then
     PHASE="installing the CUDA toolkit (non-free) and g++-11"
     t0=$(date +%s)
