@@ -116,7 +116,8 @@ void drain_ghosts(const PeriodicGhosts& p, const Populations<Real>& f,
         const int q = static_cast<int>(i / n);
         const long k = i % n;
         const long from = ghost(k) - map.geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-        if (flags(from) == flag::fluid && map.owned(from)) f(q, image(k)) = f(q, ghost(k));
+        // owned() first: `from` of an outer ghost lies outside the allocation.
+        if (map.owned(from) && flags(from) == flag::fluid) f(q, image(k)) = f(q, ghost(k));
       });
 }
 

@@ -103,7 +103,7 @@ void swap_periodic(const PeriodicGhosts& p, const Populations<Real>& f,
         static_for<L::H>([&](auto pc) {
           constexpr int a = swap_backward<L>(decltype(pc)::value + 1), b = opposite<L>(a);
           const long cell = ghost(k) - map.geom.shift(L::c(a, 0), L::c(a, 1), L::c(a, 2));
-          if (flags(cell) != flag::fluid || !map.owned(cell)) return;
+          if (!map.owned(cell) || flags(cell) != flag::fluid) return;  // owned() first: see drain_ghosts
           f(b, cell) = f(a, image(k));
           f(a, image(k)) = f(a, ghost(k));
         });
