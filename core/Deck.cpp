@@ -1,4 +1,4 @@
-// Deck parsing and validation. See core/Deck.hpp and inputs/DECK_REFERENCE.md.
+// Deck parsing and validation. See core/Deck.hpp and README.md ("Deck reference").
 #include "core/Deck.hpp"
 
 #include <algorithm>

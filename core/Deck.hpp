@@ -1,6 +1,6 @@
 #pragma once
 // Input deck parsing: TOML -> validated, unit-converted boreas::Config.
-// The full schema is documented in inputs/DECK_REFERENCE.md.
+// The full schema is documented in README.md, section "Deck reference".
 //
 // All problems in a deck are collected and thrown together as one boreas::DeckError
 // before any work is done; each line is formatted like a compiler diagnostic:

@@ -3,7 +3,7 @@
 in a periodic cube (spheres wrap around the faces, so the medium tiles periodically).
 
 Output: a raw uint8 file, one byte per voxel, x fastest, then y, then z; 1 = solid, 0 = fluid
-(the format of [geometry] voxel_file, see inputs/DECK_REFERENCE.md). The same arguments always
+(the format of [geometry] voxel_file, see README.md, "Deck reference"). The same arguments always
 give the same bytes (fixed seed, NumPy's PCG64 generator).
 
     python3 inputs/make_porous.py                 # inputs/porous/spheres.raw, 48^3
