@@ -355,17 +355,24 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
   }
   progress.finish();
 
+  json::Value instability;
   if (status == "unstable") {
     const long bad_step = sim->step();
     sim->restore_state();
     const long long nx = config.cells[0], ny = config.cells[1], c = bad.first_bad_cell;
+    const long long cell[3] = {c % nx, (c / nx) % ny, c / (nx * ny)};
     if (root)
       std::fprintf(stderr,
-                 "boreas: error: unstable at step %ld: density %g at cell (%lld, %lld, %lld)\n"
-                 "  hint: tau = %.6g; stability needs tau well above 0.5 (raise the resolution or lower\n"
-                 "  Re) and a small lattice Mach number (lower the lattice velocity).\n"
-                 "  Writing the last good state, step %ld.\n",
-                 bad_step, bad.bad_density, c % nx, (c / nx) % ny, c / (nx * ny), config.tau, sim->step());
+                   "boreas: error: unstable at step %ld: density %g at cell (%lld, %lld, %lld)\n"
+                   "  hint: tau = %.6g; stability needs tau well above 0.5 (raise the resolution or lower\n"
+                   "  Re) and a small lattice Mach number (lower the lattice velocity).\n"
+                   "  Writing the last good state, step %ld.\n",
+                   bad_step, bad.bad_density, cell[0], cell[1], cell[2], config.tau, sim->step());
+    instability = json::Object{};
+    instability["step"] = bad_step;
+    instability["cell"] = json::Array{cell[0], cell[1], cell[2]};
+    instability["density"] = bad.bad_density;
+    instability["last_good_step"] = sim->step();
   }
   const bool final_needed =
       config.write_vtk && (config.output_every == 0 || sim->step() % config.output_every != 0);
@@ -377,6 +384,7 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
   const double wall = elapsed();
   json::Value report = make_report(config, *sim, status, wall, initial_mass);
   report["observables"] = compute_observables(config, *sim);
+  if (!instability.is_null()) report["instability"] = instability;
   report["output_files"] = json::Array{};
   for (const auto& f : series.files_written()) report["output_files"].as_array().push_back(f);
   if (root) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << report.dump(2) << "\n";
