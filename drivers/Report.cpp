@@ -2,6 +2,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstdio>
+
 #include "drivers/Simulation.hpp"
 
 namespace boreas {
@@ -117,6 +120,38 @@ json::Value make_report(const Config& config, const Simulation& sim, const std::
   r["mass"] = m;
   r["backend"] = backend_json();
   return r;
+}
+
+std::string summary_text(const json::Value& r) {
+  std::string out;
+  char line[256];
+  const auto add = [&](const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, fmt, args...);
+    out += line;
+  };
+  const double wall = r["wall_time_s"].as_double();
+  add("%s: %s after %lld steps, %.2f MLUPS, %.2f s, fields_hash %s\n",
+      r["config"]["name"].as_string().c_str(), r["status"].as_string().c_str(),
+      static_cast<long long>(r["steps"].as_int64()), r["mlups"].as_double(), wall,
+      r["fields_hash"].as_string().c_str());
+  out += "  time:";
+  for (const auto& [category, seconds] : r["timing_s"].as_object())
+    add(" %s %.3g s (%.0f%%)", category.c_str(), seconds.as_double(),
+        wall > 0 ? 100 * seconds.as_double() / wall : 0.0);
+  out += "\n";
+  const json::Value* p = r.as_object().find("parallel");
+  if (p && p->as_object().contains("time_per_step_s")) {  // several ranks
+    add("  %lld ranks, overlap %s; per step, slowest rank / mean [ms]:",
+        static_cast<long long>((*p)["ranks"].as_int64()), (*p)["overlap"].as_string().c_str());
+    for (const auto& [term, v] : (*p)["time_per_step_s"].as_object())
+      add(" %s %.3g/%.3g", term.c_str(), 1e3 * v["slowest_rank"].as_double(), 1e3 * v["mean"].as_double());
+    add("\n  model: %s, hidden fraction of M %.2f; messages per step %lld (predicted %lld)\n",
+        (*p)["model"]["regime"].as_string().c_str(), (*p)["model"]["hidden_fraction_of_M"].as_double(),
+        static_cast<long long>((*p)["messages"]["counted"].as_int64() /
+                               std::max<std::int64_t>(1, (*p)["messages"]["exchanges"].as_int64())),
+        static_cast<long long>((*p)["messages"]["predicted_per_step"].as_int64()));
+  }
+  return out;
 }
 
 }  // namespace boreas

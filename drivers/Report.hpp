@@ -15,4 +15,8 @@ json::Value make_report(const Config& config, const Simulation& sim, const std::
                         double wall_seconds, double initial_mass);
 json::Value backend_json();  // Kokkos backend, threads, device
 
+// The end-of-run summary for stderr: status, speed, the timing breakdown and, on several ranks,
+// the per-step terms of the overlap model (slowest rank and mean) and the message counts.
+std::string summary_text(const json::Value& report);
+
 }  // namespace boreas

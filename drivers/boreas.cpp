@@ -12,6 +12,7 @@
 #include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
+#include "drivers/Report.hpp"
 #include "drivers/Simulation.hpp"
 
 namespace {
@@ -72,11 +73,7 @@ int run(int argc, char** argv, int rank) {
     boreas::RunOptions options;
     options.progress = !quiet;
     const boreas::json::Value report = boreas::run_deck(config, options);
-    if (rank == 0)
-      std::fprintf(stderr, "%s: %s after %lld steps, %.2f MLUPS, %.2f s, fields_hash %s\n",
-                 config.name.c_str(), report["status"].as_string().c_str(),
-                 static_cast<long long>(report["steps"].as_int64()), report["mlups"].as_double(),
-                 report["wall_time_s"].as_double(), report["fields_hash"].as_string().c_str());
+    if (rank == 0) std::fprintf(stderr, "%s", boreas::summary_text(report).c_str());
     return report["status"].as_string() == "completed" ? 0 : 3;
   } catch (const boreas::Error& e) {
     // Set-up errors (decomposition, kernel) follow from the deck alone: every rank throws them.
