@@ -1,5 +1,6 @@
 #pragma once
-// Ghost exchange of one block's populations along a HaloPlan: receives posted before sends,
+// Ghost exchange of one block's populations along a HaloPlan (ghost layers `depth` deep, at most
+// the block's allocated ghosts): receives posted before sends,
 // device pack/unpack kernels over flat population indices, buffers either handed to MPI in
 // device memory (CUDA-aware MPI; on host backends this is plain host memory) or staged through
 // separate host buffers, self copies for periodic axes that are not split. The phases are
@@ -19,8 +20,8 @@ template <class L, class Real>
 class Halo {
  public:
   Halo(const Block<L, Real>& block, const DomainGeometry& domain, const Decomposition& dec, Comm& comm,
-       bool stage_through_host)
-      : comm_(comm), plan_(build_halo_plan<L>(dec, comm.rank(), domain, block.geometry())),
+       bool stage_through_host, const std::array<int, 3>& depth)
+      : comm_(comm), plan_(build_halo_plan<L>(dec, comm.rank(), domain, block.geometry(), depth)),
         staged_(stage_through_host) {
     send_index_ = to_device("halo_send_index", plan_.send_index);
     recv_index_ = to_device("halo_recv_index", plan_.recv_index);

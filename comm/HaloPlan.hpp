@@ -1,12 +1,16 @@
 #pragma once
-// Which populations a rank sends and receives each step. For every fluid ghost cell of a block,
-// the ghost region it lies in (one of up to 26: face, edge or corner, direction o) decides the
-// populations the owned cells pull from it: those q with c_q,d = -o_d on every axis where
-// o_d != 0 (D3Q19: 5 per face, 1 per edge, none at corners). The cell's owner, found after
-// periodic wrapping, is the peer. Sender and receiver enumerate the receiver's ghost cells in the
-// same order, so both sides agree on every message without exchanging lists; a ghost owned by
-// the block itself (a periodic axis that is not split) becomes a local copy.
+// Which populations a rank sends and receives at an exchange. The ghost layer is `depth` cells
+// deep (1 for the every-step exchange; h for CRMT, comm/Crmt.hpp). A fluid ghost cell p lies in
+// one of up to 26 ghost regions (face, edge or corner, direction o); it carries population q when
+// a cell computed from the received data pulls it, i.e. when p + c_q is back within depth - 1 of
+// the owned box on every axis where o_d != 0 (depth 1: those q with c_q,d = -o_d, D3Q19: 5 per
+// face, 1 per edge, none at corners; deeper layers carry all but the outward-pointing ones). The
+// cell's owner, found after periodic wrapping, is the peer. Sender and receiver enumerate the
+// receiver's ghost cells in the same order, so both sides agree on every message without
+// exchanging lists; a ghost owned by the block itself (a periodic axis that is not split)
+// becomes a local copy.
 #include <array>
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -32,15 +36,33 @@ struct HaloPlan {
   long recv_values() const { return recv_index.size(); }
 };
 
-// Populations a ghost in direction o must carry.
+// Populations the ghost cell p of `box` (direction o, ghost layer `depth` deep) must carry:
+// those a computed cell pulls (p + c_q within depth - 1 of the box on the axes where o_d != 0)
+// and, when p is itself computed (within depth - 1), those its own boundary links read: the
+// bounced-back f*_q where p + c_q is not fluid, and all of them next to an outlet (the outlet
+// rule uses the cell's own velocity).
 template <class L>
-std::vector<int> crossing_populations(const std::array<int, 3>& o) {
+std::vector<int> crossing_populations(const Box& box, const std::array<int, 3>& p,
+                                      const std::array<int, 3>& o, const std::array<int, 3>& depth,
+                                      const DomainGeometry& domain) {
+  auto within = [&](const std::array<int, 3>& x, int margin) {
+    for (int d = 0; d < 3; ++d)
+      if (o[d] != 0 && (x[d] < box.lo[d] - margin || x[d] >= box.hi[d] + margin)) return false;
+    return true;
+  };
+  const bool computed = within(p, depth[0] - 1);  // depth is the same on every axis with ghosts
+  bool outlet = false;
+  std::vector<std::uint8_t> link_flag(L::Q);
+  for (int q = 0; q < L::Q; ++q) {
+    link_flag[q] = domain.flag_at(p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2));
+    outlet |= flag::kind(link_flag[q]) == flag::outlet;
+  }
   std::vector<int> out;
   for (int q = 0; q < L::Q; ++q) {
-    bool crosses = true;
-    for (int d = 0; d < 3; ++d)
-      if (o[d] != 0 && L::c(q, d) != -o[d]) crosses = false;
-    if (crosses) out.push_back(q);
+    const std::array<int, 3> x{p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2)};
+    const bool pulled = within(x, depth[0] - 1);
+    const bool own_link = computed && (outlet || link_flag[q] != flag::fluid);
+    if (pulled || own_link) out.push_back(q);
   }
   return out;
 }
@@ -91,10 +113,11 @@ inline int direction_tag(const std::array<int, 3>& o) { return (o[0] + 1) + 3 * 
 
 }  // namespace detail
 
+// `depth`: ghost layers to fill per axis, at most the block's allocated ghosts geom.g.
 template <class L>
 HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometry& domain,
-                         const DenseGeometry& geom) {
-  const std::array<int, 3> g{geom.g[0], geom.g[1], geom.g[2]};
+                         const DenseGeometry& geom, const std::array<int, 3>& depth) {
+  const std::array<int, 3> g = depth;
   const Box& mine = dec.boxes[rank];
   std::vector<int> near;  // ranks whose boxes touch this rank's ghost layer (and vice versa)
   for (int r = 0; r < dec.ranks(); ++r)
@@ -104,9 +127,14 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
   };
   using Key = std::pair<int, int>;  // (peer, tag)
   struct Cells {
-    std::vector<int> pops;
     std::vector<long> cells;
+    std::vector<std::uint32_t> pops;  // per cell, bit q set when population q is carried
     int group = 0;
+  };
+  auto mask_of = [](const std::vector<int>& pops) {
+    std::uint32_t m = 0;
+    for (int q : pops) m |= std::uint32_t(1) << q;
+    return m;
   };
   std::map<Key, Cells> recv, send;
   HaloPlan plan;
@@ -115,7 +143,7 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     int owner = -1;
     for (int r : near)
       if (dec.boxes[r].contains(w[0], w[1], w[2])) owner = r;
-    const auto pops = crossing_populations<L>(o);
+    const auto pops = crossing_populations<L>(mine, p, o, g, domain);
     if (owner == rank) {
       for (int q : pops) {
         plan.local_source.push_back(q * geom.qstride + local(w, mine));
@@ -125,24 +153,25 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     }
     if (pops.empty()) return;
     Cells& c = recv[{owner, detail::direction_tag(o)}];
-    c.pops = pops;
+    c.pops.push_back(mask_of(pops));
     c.cells.push_back(local(p, mine));
   });
 
   for (int r : near) {
     if (r == rank) continue;
-    detail::for_each_fluid_ghost(dec.boxes[r], g, domain, [&](auto, auto o, auto w) {
+    detail::for_each_fluid_ghost(dec.boxes[r], g, domain, [&](auto p, auto o, auto w) {
       if (!mine.contains(w[0], w[1], w[2])) return;
-      const auto pops = crossing_populations<L>(o);
+      const auto pops = crossing_populations<L>(dec.boxes[r], p, o, g, domain);
       if (pops.empty()) return;
       Cells& c = send[{r, detail::direction_tag(o)}];
-      c.pops = pops;
+      c.pops.push_back(mask_of(pops));
       c.cells.push_back(local(w, mine));
-      // Ready once the boundary slabs of the first axis this cell touches are computed.
+      // Ready once the boundary slabs (g[d] cells thick) of the first axis this cell lies in
+      // are computed.
       int ready = 0;
       for (int d = 2; d >= 0; --d) {
         const int x = w[d] - mine.lo[d];
-        if (g[d] > 0 && (x == 0 || x == mine.extent(d) - 1)) ready = d;
+        if (g[d] > 0 && (x < g[d] || x >= mine.extent(d) - g[d])) ready = d;
       }
       c.group = std::max(c.group, ready);
     });
@@ -156,8 +185,9 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
       m.tag = key.second;
       m.group = c.group;
       m.offset = static_cast<long>(index.size());
-      for (int q : c.pops)
-        for (long cell : c.cells) index.push_back(q * geom.qstride + cell);
+      for (int q = 0; q < L::Q; ++q)
+        for (std::size_t i = 0; i < c.cells.size(); ++i)
+          if (c.pops[i] >> q & 1) index.push_back(q * geom.qstride + c.cells[i]);
       m.count = static_cast<long>(index.size()) - m.offset;
       msgs.push_back(m);
     }

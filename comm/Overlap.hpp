@@ -13,6 +13,10 @@
 // All write exactly the same values (only the order changes), so fields are bitwise identical.
 // The step leaves the ghosts of the new lattice filled, sends completed and the device fenced.
 //
+// CRMT (comm/Crmt.hpp): with ghosts h deep the strategies above run only on the last step of each
+// k-step cycle, with boundary slabs h cells thick (the cells the deep messages carry); the other
+// steps exchange nothing and compute the owned box grown by the ghost depth that stays valid.
+//
 // Timing per seed 001: C_B boundary compute, C_NB interior compute (none / nonblocking: all
 // compute counts as C_NB, C_B = 0), M communication (first send posted until the last receive is
 // seen complete), W time blocked waiting after the compute, pack and unpack (kernels and
@@ -23,6 +27,7 @@
 #include <chrono>
 #include <vector>
 
+#include "comm/Crmt.hpp"
 #include "comm/ExecInstances.hpp"
 #include "comm/Halo.hpp"
 #include "core/Config.hpp"
@@ -33,7 +38,11 @@ namespace boreas {
 
 struct OverlapTiming {
   double boundary = 0, interior = 0, comm = 0, wait = 0, pack = 0, unpack = 0;
-  long steps = 0;
+  double calls = 0;  // posting receives and sends
+  long steps = 0, exchanges = 0;
+  long long redundant_cells = 0;  // fluid ghost cells computed by CRMT's local steps
+  // Time the rank spends on communication: MPI calls, waiting, packing and unpacking.
+  double mpi() const { return calls + wait + pack + unpack; }
 };
 
 inline const char* overlap_name(OverlapKind k) {
@@ -63,28 +72,30 @@ inline OverlapModel classify_overlap(OverlapKind k, double c_b, double c_nb, dou
   return {"computation_hidden", c_b + m, hidden};
 }
 
-// Boundary slabs (one cell thick, per axis with ghosts) grouped by axis, and the interior box,
-// in block-local coordinates. Group d covers every cell on a low/high face of axis d that lies on
-// no such face of an axis < d, so the groups and the interior partition the owned box.
+// Boundary slabs (`thickness` cells, the depth the messages carry, per axis with ghosts) grouped
+// by axis, and the interior box, in block-local coordinates. Group d covers every cell within
+// `thickness` of a low/high face of axis d that lies in no slab of an axis < d, so the groups and
+// the interior partition the owned box.
 struct StepRegions {
   using Range = std::pair<std::array<int, 3>, std::array<int, 3>>;
   std::array<std::vector<Range>, 3> groups;
   Range interior;
   std::vector<Range> interior_chunks;  // the interior cut along its slowest axis, for polling
 
-  StepRegions(const DenseGeometry& g, int chunks) {
+  StepRegions(const DenseGeometry& g, int chunks, int thickness) {
     std::array<int, 3> in_lo{0, 0, 0}, in_hi{g.n[0], g.n[1], g.n[2]};
     for (int d = 0; d < 3; ++d) {
       if (g.g[d] == 0) continue;
+      const int low_end = std::min(thickness, g.n[d]), high_start = std::max(low_end, g.n[d] - thickness);
       std::array<int, 3> lo = in_lo, hi = in_hi;  // axes < d already restricted
       lo[d] = 0;
-      hi[d] = 1;
+      hi[d] = low_end;
       groups[d].push_back({lo, hi});
-      lo[d] = std::max(1, g.n[d] - 1);
+      lo[d] = high_start;
       hi[d] = g.n[d];
       groups[d].push_back({lo, hi});
-      in_lo[d] = 1;
-      in_hi[d] = std::max(1, g.n[d] - 1);
+      in_lo[d] = low_end;
+      in_hi[d] = high_start;
     }
     interior = {in_lo, in_hi};
     const int axis = g.n[2] > 1 ? 2 : 1;
@@ -99,23 +110,56 @@ struct StepRegions {
   }
 };
 
+// Fluid ghost cells within `depth` of a block's owned box: the cells a CRMT local step computes
+// beyond the owned ones.
+template <class L, class Real>
+long long fluid_shell_cells(const Block<L, Real>& block, int depth) {
+  const DenseGeometry& g = block.geometry();
+  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block.flags());
+  const int e[3] = {g.g[0] ? depth : 0, g.g[1] ? depth : 0, g.g[2] ? depth : 0};
+  long long n = 0;
+  for (int z = -e[2]; z < g.n[2] + e[2]; ++z)
+    for (int y = -e[1]; y < g.n[1] + e[1]; ++y)
+      for (int x = -e[0]; x < g.n[0] + e[0]; ++x) {
+        const bool owned = x >= 0 && y >= 0 && z >= 0 && x < g.n[0] && y < g.n[1] && z < g.n[2];
+        if (!owned && flags(g.index(x, y, z)) == flag::fluid) ++n;
+      }
+  return n;
+}
+
 template <class L, class Real>
 class OverlapStepper {
  public:
-  OverlapStepper(Block<L, Real>& block, Halo<L, Real>& halo, OverlapKind kind)
-      : block_(block), halo_(halo), kind_(kind), regions_(block.geometry(), 4),
-        instances_(kind == OverlapKind::Streams ? 4 : 0) {}
+  // `halo` fills the schedule's ghost width (at most the block's allocated ghosts).
+  OverlapStepper(Block<L, Real>& block, Halo<L, Real>& halo, OverlapKind kind, const CrmtSchedule& schedule)
+      : block_(block), halo_(halo), kind_(kind), schedule_(schedule),
+        regions_(block.geometry(), 4, schedule.ghost_width()),
+        instances_(kind == OverlapKind::Streams ? 4 : 0) {
+    for (int s = 1; s < schedule_.steps_per_exchange(); ++s)
+      shell_cells_.push_back(fluid_shell_cells(block_, schedule_.computed_depth(s)));
+  }
 
   const OverlapTiming& timing() const { return t_; }
   OverlapKind kind() const { return kind_; }
+  const CrmtSchedule& schedule() const { return schedule_; }
+  // The ghosts were just filled (initial state, restore): the next cycle starts.
+  void restart_cycle() { cycle_step_ = 0; }
 
   void step() {
-    switch (kind_) {
-      case OverlapKind::None: step_none(); break;
-      case OverlapKind::NonBlocking: step_nonblocking(); break;
-      case OverlapKind::Interior: step_interior(); break;
-      case OverlapKind::Streams: step_streams(); break;
-      case OverlapKind::Systolic: step_systolic(); break;
+    ++cycle_step_;
+    if (!schedule_.exchanges_at(cycle_step_)) {
+      step_local(schedule_.computed_depth(cycle_step_));
+      t_.redundant_cells += shell_cells_[cycle_step_ - 1];
+    } else {
+      switch (kind_) {
+        case OverlapKind::None: step_none(); break;
+        case OverlapKind::NonBlocking: step_nonblocking(); break;
+        case OverlapKind::Interior: step_interior(); break;
+        case OverlapKind::Streams: step_streams(); break;
+        case OverlapKind::Systolic: step_systolic(); break;
+      }
+      cycle_step_ = 0;
+      ++t_.exchanges;
     }
     Kokkos::fence();  // unpacks done before the receive buffers are posted again
     block_.finish_step();
@@ -134,6 +178,33 @@ class OverlapStepper {
     block_.collide_stream_all();
     ExecSpace().fence();
     into += since(t0);
+  }
+
+  // A CRMT step without exchange: the owned box and the ghost cells to `depth`, in one sweep.
+  void step_local(int depth) {
+    const DenseGeometry& g = block_.geometry();
+    std::array<int, 3> lo{}, hi{};
+    for (int d = 0; d < 3; ++d) {
+      const int e = g.g[d] ? depth : 0;
+      lo[d] = -e;
+      hi[d] = g.n[d] + e;
+    }
+    const auto t0 = Clock::now();
+    block_.collide_stream(lo, hi);
+    ExecSpace().fence();
+    t_.interior += since(t0);
+  }
+
+  void post_receives() {
+    const auto t0 = Clock::now();
+    halo_.post_receives();
+    t_.calls += since(t0);
+  }
+
+  void send(int m) {
+    const auto t0 = Clock::now();
+    halo_.send(m);
+    t_.calls += since(t0);
   }
 
   void compute_group(int d) {
@@ -161,7 +232,7 @@ class OverlapStepper {
     ExecSpace().fence();
     t_.pack += since(t0);
     first_send_ = Clock::now();
-    for (std::size_t m = 0; m < sends.size(); ++m) halo_.send(int(m));
+    for (std::size_t m = 0; m < sends.size(); ++m) send(int(m));
   }
 
   void pack_and_send_group(const Populations<Real>& f, int d) {
@@ -179,7 +250,7 @@ class OverlapStepper {
     if (!sending_) first_send_ = Clock::now();
     sending_ = true;
     for (std::size_t m = 0; m < sends.size(); ++m)
-      if (sends[m].group == d) halo_.send(int(m));
+      if (sends[m].group == d) send(int(m));
   }
 
   // Polls between interior chunks; notes when the last message is in.
@@ -220,14 +291,14 @@ class OverlapStepper {
   void step_none() {
     const auto f = target();
     compute_all(t_.interior);
-    halo_.post_receives();
+    post_receives();
     pack_and_send_all(f);
     finish(f);
   }
 
   void step_nonblocking() {
     const auto f = target();
-    halo_.post_receives();
+    post_receives();
     compute_all(t_.interior);
     pack_and_send_all(f);
     finish(f);
@@ -235,7 +306,7 @@ class OverlapStepper {
 
   void step_interior() {
     const auto f = target();
-    halo_.post_receives();
+    post_receives();
     for (int d = 0; d < 3; ++d) compute_group(d);
     pack_and_send_all(f);
     interior_with_progress(f);
@@ -244,7 +315,7 @@ class OverlapStepper {
 
   void step_systolic() {
     const auto f = target();
-    halo_.post_receives();
+    post_receives();
     for (int d = 0; d < 3; ++d) {
       compute_group(d);
       pack_and_send_group(f, d);
@@ -257,7 +328,7 @@ class OverlapStepper {
 
   void step_streams() {
     const auto f = target();
-    halo_.post_receives();
+    post_receives();
     for (int d = 0; d < 3; ++d) compute_group(d);
     const auto& sends = halo_.plan().sends;
     auto t0 = Clock::now();
@@ -267,7 +338,7 @@ class OverlapStepper {
       first_send_ = Clock::now();
       for (std::size_t m = 0; m < sends.size(); ++m) {
         instances_[m].fence();
-        halo_.send(int(m));
+        send(int(m));
       }
     };
     // On devices the interior runs on the default instance while the packs drain on theirs; on
@@ -291,7 +362,10 @@ class OverlapStepper {
   Block<L, Real>& block_;
   Halo<L, Real>& halo_;
   OverlapKind kind_;
+  CrmtSchedule schedule_;
   StepRegions regions_;
+  std::vector<long long> shell_cells_;  // per local step s of a cycle: fluid_shell_cells(depth)
+  int cycle_step_ = 0;
   ExecInstances instances_;
   OverlapTiming t_;
   Clock::time_point first_send_;

@@ -51,6 +51,10 @@ struct ParallelConfig {
   OverlapKind overlap = OverlapKind::Interior;
   DecompositionKind decomposition = DecompositionKind::Cartesian;
   BufferKind buffers = BufferKind::Auto;
+  // CRMT (comm/Crmt.hpp): ghost layers exchanged at once; 1 = exchange every step, 0 = "auto"
+  // (chosen at start-up from measured costs among 1..max_ghost_width).
+  int ghost_width = 1;
+  int max_ghost_width = 6;
 };
 
 struct Config {

@@ -446,7 +446,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every"}},
       {"validation", {"observables"}},
-      {"parallel", {"dims", "overlap", "decomposition", "buffers"}},
+      {"parallel", {"dims", "overlap", "decomposition", "buffers", "ghost_width", "max_ghost_width"}},
   };
   return m;
 }
@@ -1004,6 +1004,17 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     cfg.parallel.decomposition = DecompositionKind(*k);
   static const std::vector<std::string> buffers{"auto", "device", "host"};
   if (auto k = c.choice(par, "buffers", buffers)) cfg.parallel.buffers = BufferKind(*k);
+  if (const auto* gw = par.get("ghost_width")) {
+    const std::string expected = "an integer from 1 to 16 or \"auto\"";
+    if (gw->is_string() && gw->as_string()->get() == "auto")
+      cfg.parallel.ghost_width = 0;
+    else if (gw->is_string())
+      c.at(gw, par.key("ghost_width") + ": expected " + expected + ", " + got(*gw));
+    else if (auto h = c.integer_node(*gw, par.key("ghost_width"), expected, 1, 16))
+      cfg.parallel.ghost_width = int(*h);
+  }
+  if (auto h = c.integer(par, "max_ghost_width", "an integer from 1 to 16", 1, 16))
+    cfg.parallel.max_ghost_width = int(*h);
   if (cfg.parallel.decomposition == DecompositionKind::Bisection && par.get("dims"))
     c.at(par.get("dims"), "parallel.dims: only used with decomposition = \"cartesian\"");
 

@@ -145,11 +145,22 @@ std::string summary_text(const json::Value& r) {
         static_cast<long long>((*p)["ranks"].as_int64()), (*p)["overlap"].as_string().c_str());
     for (const auto& [term, v] : (*p)["time_per_step_s"].as_object())
       add(" %s %.3g/%.3g", term.c_str(), 1e3 * v["slowest_rank"].as_double(), 1e3 * v["mean"].as_double());
-    add("\n  model: %s, hidden fraction of M %.2f; messages per step %lld (predicted %lld)\n",
+    const json::Value& msgs = (*p)["messages"];
+    add("\n  model: %s, hidden fraction of M %.2f; messages per step %.3g, bytes per step %.4g\n",
         (*p)["model"]["regime"].as_string().c_str(), (*p)["model"]["hidden_fraction_of_M"].as_double(),
-        static_cast<long long>((*p)["messages"]["counted"].as_int64() /
-                               std::max<std::int64_t>(1, (*p)["messages"]["exchanges"].as_int64())),
-        static_cast<long long>((*p)["messages"]["predicted_per_step"].as_int64()));
+        msgs["per_step"].as_double(), msgs["bytes_per_step"].as_double());
+    const json::Value& c = (*p)["crmt"];
+    add("  CRMT: ghost width %lld, exchange every %lld steps, redundant cells %.3g per step (%.1f%%)",
+        static_cast<long long>(c["ghost_width"].as_int64()),
+        static_cast<long long>(c["steps_per_exchange"].as_int64()), c["redundant_cells_per_step"].as_double(),
+        100 * c["redundant_fraction"].as_double());
+    if (const json::Value* a = c.as_object().find("auto")) {
+      out += "; chosen automatically, modelled cost per step [ms]:";
+      for (const auto& cand : (*a)["candidates"].as_array())
+        add(" h=%lld %.3g", static_cast<long long>(cand["ghost_width"].as_int64()),
+            1e3 * cand["modelled_cost_per_step_s"].as_double());
+    }
+    out += "\n";
   }
   return out;
 }

@@ -27,8 +27,19 @@ namespace boreas {
 
 namespace {
 
-std::array<int, 3> ghost_widths(const Config& c) {
-  return {1, 1, c.dimensions() == 3 ? 1 : 0};
+// Ghost layers on the axes that have neighbours (z only in 3D).
+std::array<int, 3> ghost_widths(const Config& c, int h) {
+  return {h, h, c.dimensions() == 3 ? h : 0};
+}
+
+// The ghost layers a block allocates: the deck's width, or the largest candidate of "auto".
+int allocated_ghost_width(const Config& c) {
+  return c.parallel.ghost_width == 0 ? c.parallel.max_ghost_width : c.parallel.ghost_width;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
 template <class L, class Real>
@@ -39,17 +50,26 @@ class SimulationImpl final : public Simulation {
         comm_(comm),
         domain_(config),
         decomposition_(decompose(config, domain_, comm_.size())),
-        block_(config, domain_, decomposition_.boxes[comm_.rank()], ghost_widths(config)) {
-    if (comm_.size() == 1) return;  // one block: the block steps itself, periodic copies included
+        block_(config, domain_, decomposition_.boxes[comm_.rank()],
+               ghost_widths(config, allocated_ghost_width(config))) {
+    // One block exchanging one layer per step steps itself, periodic copies included.
+    if (comm_.size() == 1 && config.parallel.ghost_width == 1) return;
     if (block_.kernel() != StreamingKernel::ABPull)
       throw Error("simulation.kernel = \"" + config.kernel +
-                  "\" runs on one rank only; multi-rank runs use \"ab_pull\"");
+                  "\" runs on one rank with parallel.ghost_width = 1 only; multi-rank and CRMT runs "
+                  "use \"ab_pull\"");
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
-    halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers);
+    const OperatorReach reach = uniform_grid_reach<L>();
+    int h = config.parallel.ghost_width;
+    if (h == 0) h = choose_ghost_width(reach, host_buffers);
+    CrmtSchedule schedule = make_schedule(h, reach);
+    halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
+                                            ghost_widths(config, h));
+    comm_.reset_counters();  // count the run's exchanges only, not the probes of "auto"
     halo_->exchange(block_.populations());  // ghosts of the initial state
-    stepper_ = std::make_unique<OverlapStepper<L, Real>>(block_, *halo_, config.parallel.overlap);
+    stepper_ = std::make_unique<OverlapStepper<L, Real>>(block_, *halo_, config.parallel.overlap, schedule);
   }
 
   const Config& config() const override { return config_; }
@@ -104,6 +124,7 @@ class SimulationImpl final : public Simulation {
     block_.restore_state();
     if (halo_) {
       halo_->exchange(block_.populations());
+      stepper_->restart_cycle();
       ++restores_;
     }
     step_ = saved_step_;
@@ -134,10 +155,10 @@ class SimulationImpl final : public Simulation {
     // Per step, slowest rank and mean (seed 001 reports the slowest rank).
     json::Value per_step = json::Object{};
     const std::pair<const char*, double> terms[] = {
-        {"C_B", t.boundary}, {"C_NB", t.interior}, {"M", t.comm},
-        {"W", t.wait},       {"pack", t.pack},     {"unpack", t.unpack}};
-    double slowest[6], mean[6];
-    for (int i = 0; i < 6; ++i) {
+        {"C_B", t.boundary}, {"C_NB", t.interior}, {"M", t.comm},        {"W", t.wait},
+        {"pack", t.pack},    {"unpack", t.unpack}, {"mpi_calls", t.calls}, {"mpi", t.mpi()}};
+    double slowest[8], mean[8];
+    for (int i = 0; i < 8; ++i) {
       const auto all = comm_.gather(terms[i].second / steps);
       slowest[i] = *std::max_element(all.begin(), all.end());
       mean[i] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
@@ -157,18 +178,104 @@ class SimulationImpl final : public Simulation {
     const long long predicted_messages = comm_.sum((long long)plan.sends.size());
     const long long predicted_bytes = comm_.sum((long long)plan.send_values() * (long long)sizeof(Real));
     json::Value msgs = json::Object{};
-    msgs["predicted_per_step"] = predicted_messages;
+    msgs["predicted_per_exchange"] = predicted_messages;
     msgs["counted"] = comm_.sum(comm_.messages_sent());
-    msgs["predicted_bytes_per_step"] = predicted_bytes;
+    msgs["predicted_bytes_per_exchange"] = predicted_bytes;
     msgs["counted_bytes"] = comm_.sum(comm_.bytes_sent());
-    msgs["exchanges"] = t.steps + exchanges_outside_steps();
+    msgs["exchanges"] = t.exchanges + exchanges_outside_steps();
+    // Per time step of the run (the exchanges inside steps only), all ranks together.
+    msgs["per_step"] = double(predicted_messages) * double(t.exchanges) / steps;
+    msgs["bytes_per_step"] = double(predicted_bytes) * double(t.exchanges) / steps;
     p["messages"] = msgs;
+    p["crmt"] = crmt_report(t, steps);
     return p;
   }
 
  private:
   // The initial exchange and one per restore also pass through the counting wrapper.
   long exchanges_outside_steps() const { return 1 + restores_; }
+
+  static CrmtSchedule make_schedule(int h, const OperatorReach& reach) {
+    try {
+      return CrmtSchedule(h, reach);
+    } catch (const std::invalid_argument& e) {
+      throw Error(std::string("parallel.ghost_width: ") + e.what());
+    }
+  }
+
+  // [parallel] ghost_width = "auto": for every candidate h from 1 to max_ghost_width, measure the
+  // exchange of an h-deep halo (median of 5, after a barrier: latency and bandwidth as they are on
+  // this machine and decomposition) and the time of one owned-box update per fluid cell, and take
+  // the h with the least cost per step on the slowest rank:
+  //   cost(h) = (exchange(h) + cell_update * redundant cells per cycle(h)) / k(h).
+  // Neither probe changes the state: exchanges only fill ghosts from the owned cells, and the
+  // update writes the lattice the next step overwrites.
+  int choose_ghost_width(const OperatorReach& reach, bool host_buffers) {
+    const Box& mine = block_.box();
+    std::vector<double> times;
+    for (int i = 0; i < 3; ++i) {
+      comm_.barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      block_.collide_stream({0, 0, 0}, {mine.extent(0), mine.extent(1), mine.extent(2)});
+      ExecSpace().fence();
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double cell_update = median(times) / double(std::max(1LL, block_.fluid_cells()));
+    json::Array candidates;
+    std::vector<double> cost;
+    std::vector<int> widths;
+    for (int h = 1; h <= config_.parallel.max_ghost_width; ++h) {
+      if ((h - reach.per_exchange) / reach.per_step < 1) continue;
+      const CrmtSchedule s(h, reach);
+      Halo<L, Real> probe(block_, domain_, decomposition_, comm_, host_buffers, ghost_widths(config_, h));
+      probe.exchange(block_.populations());
+      times.clear();
+      for (int i = 0; i < 5; ++i) {
+        comm_.barrier();
+        const auto t0 = std::chrono::steady_clock::now();
+        probe.exchange(block_.populations());
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      const double exchange = comm_.max(median(times));
+      long long redundant = 0;
+      for (int step = 1; step < s.steps_per_exchange(); ++step)
+        redundant += fluid_shell_cells(block_, s.computed_depth(step));
+      const double per_step = comm_.max((median(times) + cell_update * double(redundant)) /
+                                        s.steps_per_exchange());
+      json::Value c = json::Object{};
+      c["ghost_width"] = h;
+      c["steps_per_exchange"] = s.steps_per_exchange();
+      c["exchange_s"] = exchange;
+      c["messages_per_exchange"] = comm_.sum((long long)probe.plan().sends.size());
+      c["bytes_per_exchange"] = comm_.sum((long long)probe.plan().send_values() * (long long)sizeof(Real));
+      c["redundant_cells_per_step"] = double(comm_.sum(redundant)) / s.steps_per_exchange();
+      c["modelled_cost_per_step_s"] = per_step;
+      candidates.push_back(c);
+      cost.push_back(per_step);
+      widths.push_back(h);
+    }
+    const std::size_t best = std::min_element(cost.begin(), cost.end()) - cost.begin();
+    auto_choice_ = json::Object{};
+    auto_choice_["cell_update_s"] = comm_.max(cell_update);
+    auto_choice_["candidates"] = candidates;
+    auto_choice_["chosen"] = widths[best];
+    return widths[best];
+  }
+
+  json::Value crmt_report(const OverlapTiming& t, double steps) const {
+    const CrmtSchedule& s = stepper_->schedule();
+    json::Value c = json::Object{};
+    c["ghost_width"] = s.ghost_width();
+    c["steps_per_exchange"] = s.steps_per_exchange();
+    c["reach_per_step"] = s.reach().per_step;
+    c["reach_per_exchange"] = s.reach().per_exchange;
+    c["exchanges_in_steps"] = comm_.sum((long long)t.exchanges) / comm_.size();
+    c["redundant_cells_per_step"] = double(comm_.sum(t.redundant_cells)) / steps;
+    c["redundant_fraction"] = double(comm_.sum(t.redundant_cells)) / steps /
+                              double(std::max(1LL, comm_.sum(block_.fluid_cells())));
+    if (!auto_choice_.is_null()) c["auto"] = auto_choice_;
+    return c;
+  }
 
   HostMacroscopic gather_macroscopic(const HostMacroscopic& local) const {
     const int n = comm_.size();
@@ -217,6 +324,7 @@ class SimulationImpl final : public Simulation {
   Block<L, Real> block_;
   std::unique_ptr<Halo<L, Real>> halo_;
   std::unique_ptr<OverlapStepper<L, Real>> stepper_;
+  json::Value auto_choice_;  // the measurements behind ghost_width = "auto"
   long step_ = 0, saved_step_ = 0, restores_ = 0;
 };
 

@@ -1,5 +1,7 @@
-// Results are bitwise independent of the rank count, the decomposition, the overlap strategy and
-// the buffer placement: every run's fields_hash must equal the one-rank hash of the same deck.
+// Results are bitwise independent of the rank count, the decomposition, the overlap strategy, the
+// buffer placement and CRMT's ghost width: every run's fields_hash must equal the one-rank hash of
+// the same deck (one ghost layer, exchanged every step). Step counts are chosen so that some
+// ghost widths do not divide them.
 // The binary runs under mpiexec with N ranks and tests every rank count n in {1, 2, 3, 4, 8}
 // with n <= N on the first n ranks.
 #include <gtest/gtest.h>
@@ -176,6 +178,18 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
       variants.push_back({g, std::string("parallel.overlap=\"") + overlaps[2 + (k++) % 3] + "\""});
     variants.push_back({"parallel.decomposition=\"bisection\"", "parallel.overlap=\"systolic\""});
     variants.push_back({"parallel.decomposition=\"bisection\"", "parallel.overlap=\"streams\""});
+    // CRMT: ghost widths 2 to 4 under every strategy, on a split of every axis, with bisection,
+    // and the automatic choice.
+    for (int k = 0; k < 5; ++k)
+      variants.push_back({std::string("parallel.overlap=\"") + overlaps[k] + "\"",
+                          "parallel.ghost_width=" + std::to_string(2 + k % 3),
+                          k % 2 ? "parallel.buffers=\"host\"" : "parallel.buffers=\"device\""});
+    k = 0;
+    for (const auto& g : grids(n, three_d))
+      variants.push_back({g, "parallel.ghost_width=" + std::to_string(4 - (k++) % 3),
+                          std::string("parallel.overlap=\"") + overlaps[k % 5] + "\""});
+    variants.push_back({"parallel.decomposition=\"bisection\"", "parallel.ghost_width=3"});
+    variants.push_back({"parallel.ghost_width=\"auto\"", "parallel.max_ghost_width=3"});
     for (const auto& v : variants) {
       Config c = with(deck, v);
       const std::uint64_t h = run(c, comm);
