@@ -1,14 +1,14 @@
 #pragma once
 // Which populations a rank sends and receives at an exchange. The ghost layer is `depth` cells
 // deep (1 for the every-step exchange; h for CRMT, comm/Crmt.hpp). A fluid ghost cell p lies in
-// one of up to 26 ghost regions (face, edge or corner, direction o); it carries population q when
-// a cell computed from the received data pulls it, i.e. when p + c_q is back within depth - 1 of
-// the owned box on every axis where o_d != 0 (depth 1: those q with c_q,d = -o_d, D3Q19: 5 per
-// face, 1 per edge, none at corners; deeper layers carry all but the outward-pointing ones). The
-// cell's owner, found after periodic wrapping, is the peer. Sender and receiver enumerate the
-// receiver's ghost cells in the same order, so both sides agree on every message without
-// exchanging lists; a ghost owned by the block itself (a periodic axis that is not split)
-// becomes a local copy.
+// one of up to 26 ghost regions (face, edge or corner, direction o) and carries the populations
+// a cell computed before the next exchange reads (crossing_populations; depth 1: those q with
+// c_q,d = -o_d, D3Q19: 5 per face, 1 per edge, none at corners; deeper layers carry all but the
+// outward-pointing ones, and those too next to a boundary). The cell's owner, found after
+// periodic wrapping, is the peer; a peer's cells travel in one message per boundary-slab group
+// of the sender (at most 3). Sender and receiver enumerate the receiver's ghost cells in the same
+// order, so both sides agree on every message without exchanging lists; a ghost owned by the
+// block itself (a periodic axis that is not split) becomes a local copy.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -22,8 +22,8 @@ namespace boreas {
 
 struct HaloMessage {
   int peer = 0;
-  int tag = 0;      // receiver's ghost direction: (ox+1) + 3 (oy+1) + 9 (oz+1)
-  int group = 0;    // send side: the axis whose boundary slabs must be computed before packing
+  int tag = 0;      // the group: unique per (sender, receiver) pair within an exchange
+  int group = 0;    // the axis whose boundary slabs the sender computes before packing
   long offset = 0;  // first value in the plan's flat index list / buffer
   long count = 0;   // values (cells x populations)
 };
@@ -109,7 +109,15 @@ void for_each_fluid_ghost(const Box& box, const std::array<int, 3>& g, const Dom
       }
 }
 
-inline int direction_tag(const std::array<int, 3>& o) { return (o[0] + 1) + 3 * (o[1] + 1) + 9 * (o[2] + 1); }
+// The boundary-slab group after which the owner of cell w (box `owner`) can send it: the first
+// axis d with ghosts whose slab (g[d] cells from a face) holds w (comm/Overlap.hpp StepRegions).
+inline int ready_group(const std::array<int, 3>& w, const Box& owner, const std::array<int, 3>& g) {
+  for (int d = 0; d < 3; ++d) {
+    const int x = w[d] - owner.lo[d];
+    if (g[d] > 0 && (x < g[d] || x >= owner.extent(d) - g[d])) return d;
+  }
+  return 2;
+}
 
 }  // namespace detail
 
@@ -125,11 +133,12 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
   auto local = [&](const std::array<int, 3>& p, const Box& b) {
     return geom.index(p[0] - b.lo[0], p[1] - b.lo[1], p[2] - b.lo[2]);
   };
-  using Key = std::pair<int, int>;  // (peer, tag)
+  // One message per peer and boundary-slab group: a peer's data leaves in as few messages as
+  // the systolic strategy allows (it sends each group as soon as that group is computed).
+  using Key = std::pair<int, int>;  // (peer, group); the group is the MPI tag
   struct Cells {
     std::vector<long> cells;
     std::vector<std::uint32_t> pops;  // per cell, bit q set when population q is carried
-    int group = 0;
   };
   auto mask_of = [](const std::vector<int>& pops) {
     std::uint32_t m = 0;
@@ -152,7 +161,7 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
       return;
     }
     if (pops.empty()) return;
-    Cells& c = recv[{owner, detail::direction_tag(o)}];
+    Cells& c = recv[{owner, detail::ready_group(w, dec.boxes[owner], g)}];
     c.pops.push_back(mask_of(pops));
     c.cells.push_back(local(p, mine));
   });
@@ -163,17 +172,9 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
       if (!mine.contains(w[0], w[1], w[2])) return;
       const auto pops = crossing_populations<L>(dec.boxes[r], p, o, g, domain);
       if (pops.empty()) return;
-      Cells& c = send[{r, detail::direction_tag(o)}];
+      Cells& c = send[{r, detail::ready_group(w, mine, g)}];
       c.pops.push_back(mask_of(pops));
       c.cells.push_back(local(w, mine));
-      // Ready once the boundary slabs (g[d] cells thick) of the first axis this cell lies in
-      // are computed.
-      int ready = 0;
-      for (int d = 2; d >= 0; --d) {
-        const int x = w[d] - mine.lo[d];
-        if (g[d] > 0 && (x < g[d] || x >= mine.extent(d) - g[d])) ready = d;
-      }
-      c.group = std::max(c.group, ready);
     });
   }
 
@@ -183,7 +184,7 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
       HaloMessage m;
       m.peer = key.first;
       m.tag = key.second;
-      m.group = c.group;
+      m.group = key.second;
       m.offset = static_cast<long>(index.size());
       for (int q = 0; q < L::Q; ++q)
         for (std::size_t i = 0; i < c.cells.size(); ++i)

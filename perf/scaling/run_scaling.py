@@ -4,13 +4,15 @@
     run_scaling.py --boreas build/openmp/drivers/boreas --mode strong --ranks 1 2 4 8 \
         --overlap none interior streams systolic --out perf/scaling/results
 
-Runs `mpiexec -n N boreas DECK` per (N, overlap), reads each report.json and writes
+Runs `mpiexec -n N boreas DECK` per (N, overlap, ghost width), reads each report.json and writes
 <out>/<mode>.csv, <out>/<mode>.json and <out>/<mode>.png (speed-up or efficiency, and the seed 001
 terms C_B, C_NB, M, W of the slowest rank). Timings are best of --repeat runs (seed 001), the best
 being the run with the shortest compute time per step. [parallel] is ignored on one rank, so the
 one-rank case runs once and its row is listed under every strategy. Exits with status 1 (after
 writing the results) when rows that must share a fields_hash do not, or when the counted messages
-or bytes per step differ from the halo plan's prediction.
+or bytes per exchange differ from the halo plan's prediction. --ghost-width lists CRMT ghost widths
+(comm/Crmt.hpp; 1 = exchange every step): each row then records messages, bytes, MPI time and
+redundant cells per step, and the strategies are labelled "<overlap> h=<width>".
 """
 import argparse
 import csv
@@ -34,9 +36,10 @@ def weak_cells(ranks, box):
     return [box[0], box[1] * py, box[2] * (ranks // py)], [1, py, ranks // py]
 
 
-def run_one(args, ranks, overlap, outdir):
+def run_one(args, ranks, overlap, outdir, ghost_width=1):
     deck = os.path.join(HERE, args.mode + ".toml")
-    sets = ["--set", f'parallel.overlap="{overlap}"', "--set", f"simulation.steps={args.steps}"]
+    sets = ["--set", f'parallel.overlap="{overlap}"', "--set", f"simulation.steps={args.steps}",
+            "--set", f"parallel.ghost_width={ghost_width}"]
     if args.mode == "weak":
         cells, dims = weak_cells(ranks, args.cells or [64, 64, 64])
         sets += ["--set", f"domain.cells={cells}".replace(" ", ""),
@@ -58,6 +61,7 @@ def main():
     p.add_argument("--mode", choices=["strong", "weak"], default="strong")
     p.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
     p.add_argument("--overlap", nargs="+", default=["none", "nonblocking", "interior", "streams", "systolic"])
+    p.add_argument("--ghost-width", type=int, nargs="+", default=[1], help="CRMT ghost widths")
     p.add_argument("--steps", type=int, default=200)
     p.add_argument("--cells", type=int, nargs=3, help="strong: the box (deck default 128 64 64); "
                    "weak: the box per rank (default 64 64 64)")
@@ -80,41 +84,23 @@ def main():
         return (rep["timing_s"]["lbm"] + rep["timing_s"]["boundaries"]) / rep["steps"]
 
     rows = []
-    single_rank = None  # [parallel] is ignored on one rank: one run serves every strategy
-    for overlap in args.overlap:
-        for n in args.ranks:
-            if n == 1 and single_rank is not None:
-                best = single_rank
-            else:
-                best = None
-                for r in range(args.repeat):
-                    rep = run_one(args, n, overlap, os.path.join(args.scratch, f"{args.mode}_{overlap}_{n}"))
-                    if best is None or step_time(rep) < step_time(best):
-                        best = rep
-                if n == 1:
-                    single_rank = best
-            par = best["parallel"]
-            step = par.get("time_per_step_s", {})
-            term = lambda k: step.get(k, {}).get("slowest_rank", 0.0)
-            msgs = par.get("messages", {})
-            exchanges = msgs.get("exchanges", 0)
-            per_step = lambda k: msgs[k] / exchanges if exchanges else 0
-            rows.append({
-                "mode": args.mode, "overlap": overlap, "ranks": n,
-                "dims": "x".join(str(d) for d in par["dims"]), "steps": best["steps"],
-                "cells": best["fluid_cells"], "mlups": best["mlups"], "wall_time_s": best["wall_time_s"],
-                "step_time_s": step_time(best),
-                "C_B": term("C_B"), "C_NB": term("C_NB"), "M": term("M"), "W": term("W"),
-                "pack": term("pack"), "unpack": term("unpack"),
-                "regime": par.get("model", {}).get("regime", "single_rank"),
-                "hidden_fraction": par.get("model", {}).get("hidden_fraction_of_M", ""),
-                "messages_per_step": per_step("counted") if exchanges else 0,
-                "messages_predicted": msgs.get("predicted_per_step", 0),
-                "bytes_per_step": per_step("counted_bytes") if exchanges else 0,
-                "bytes_predicted": msgs.get("predicted_bytes_per_step", 0),
-                "load_imbalance": par["load_imbalance"], "fields_hash": best["fields_hash"],
-            })
-            print(json.dumps(rows[-1]), flush=True)
+    for h in args.ghost_width:
+        # [parallel] overlap is ignored on one rank: one run serves every strategy of a width.
+        single_rank = None
+        for overlap in args.overlap:
+            for n in args.ranks:
+                if n == 1 and single_rank is not None:
+                    best = single_rank
+                else:
+                    best = None
+                    for r in range(args.repeat):
+                        rep = run_one(args, n, overlap, os.path.join(args.scratch, f"{args.mode}_{overlap}_{n}_{h}"), h)
+                        if best is None or step_time(rep) < step_time(best):
+                            best = rep
+                    if n == 1:
+                        single_rank = best
+                rows.append(row_of(best, args.mode, overlap, n, h, len(args.ghost_width) > 1, step_time(best)))
+                print(json.dumps(rows[-1]), flush=True)
 
     with open(os.path.join(args.out, args.mode + ".json"), "w") as f:
         json.dump(rows, f, indent=2)
@@ -126,9 +112,38 @@ def main():
     sys.exit(0 if results_consistent(rows, args.mode) else 1)
 
 
+def row_of(rep, mode, overlap, ranks, ghost_width, label_width, step_time):
+    par = rep["parallel"]
+    step = par.get("time_per_step_s", {})
+    term = lambda k: step.get(k, {}).get("slowest_rank", 0.0)
+    msgs = par.get("messages", {})
+    crmt = par.get("crmt", {})
+    exchanges = msgs.get("exchanges", 0)
+    per_exchange = lambda k: msgs[k] / exchanges if exchanges else 0
+    return {
+        "mode": mode, "overlap": overlap + (f" h={ghost_width}" if label_width else ""), "ranks": ranks,
+        "ghost_width": ghost_width, "steps_per_exchange": crmt.get("steps_per_exchange", 1),
+        "dims": "x".join(str(d) for d in par["dims"]), "steps": rep["steps"],
+        "cells": rep["fluid_cells"], "mlups": rep["mlups"], "wall_time_s": rep["wall_time_s"],
+        "step_time_s": step_time,
+        "C_B": term("C_B"), "C_NB": term("C_NB"), "M": term("M"), "W": term("W"),
+        "pack": term("pack"), "unpack": term("unpack"), "mpi_time": term("mpi"),
+        "regime": par.get("model", {}).get("regime", "single_rank"),
+        "hidden_fraction": par.get("model", {}).get("hidden_fraction_of_M", ""),
+        "messages_per_step": msgs.get("per_step", 0), "bytes_per_step": msgs.get("bytes_per_step", 0),
+        "messages_per_exchange": per_exchange("counted") if exchanges else 0,
+        "messages_predicted": msgs.get("predicted_per_exchange", 0),
+        "bytes_per_exchange": per_exchange("counted_bytes") if exchanges else 0,
+        "bytes_predicted": msgs.get("predicted_bytes_per_exchange", 0),
+        "redundant_cells_per_step": crmt.get("redundant_cells_per_step", 0),
+        "load_imbalance": par["load_imbalance"], "fields_hash": rep["fields_hash"],
+    }
+
+
 def results_consistent(rows, mode):
     # Strategies only reorder work: one hash per rank count; strong scaling solves one problem, so
-    # one hash in all. Messages and bytes counted must equal the halo plan's prediction.
+    # one hash in all (CRMT's ghost width included). Messages and bytes counted must equal the halo
+    # plan's prediction.
     ok = True
     groups = {None: rows} if mode == "strong" else {n: [r for r in rows if r["ranks"] == n]
                                                     for n in sorted({r["ranks"] for r in rows})}
@@ -139,8 +154,8 @@ def results_consistent(rows, mode):
               + ("" if len(hashes) == 1 else "  <-- MISMATCH"))
         ok &= len(hashes) == 1
     for r in rows:
-        if (r["messages_per_step"], r["bytes_per_step"]) != (r["messages_predicted"], r["bytes_predicted"]):
-            print(f"{mode}: {r['overlap']} {r['ranks']} ranks: counted messages/bytes per step differ "
+        if (r.get("messages_per_exchange"), r.get("bytes_per_exchange")) != (r["messages_predicted"], r["bytes_predicted"]):
+            print(f"{mode}: {r['overlap']} {r['ranks']} ranks: counted messages/bytes per exchange differ "
                   "from the halo plan")
             ok = False
     return ok
