@@ -203,63 +203,67 @@ class SimulationImpl final : public Simulation {
     }
   }
 
-  // [parallel] ghost_width = "auto": for every candidate h from 1 to max_ghost_width, measure the
-  // exchange of an h-deep halo (median of 5, after a barrier: latency and bandwidth as they are on
-  // this machine and decomposition) and the time of one owned-box update per fluid cell, and take
-  // the h with the least cost per step on the slowest rank:
-  //   cost(h) = (exchange(h) + cell_update * redundant cells per cycle(h)) / k(h).
+  // [parallel] ghost_width = "auto": for every candidate h from 1 to max_ghost_width, measure what
+  // one exchange of an h-deep halo costs right after an owned-box update, as in a run (latency,
+  // bandwidth, pack/unpack, and the wait for the slower partner; median of 5, slowest rank), and
+  // the time of one cell update; take the h with the least modelled cost per step on the slowest
+  // rank:  cost(h) = (exchange(h) + cell_update * redundant cells per cycle(h)) / k(h).
   // Neither probe changes the state: exchanges only fill ghosts from the owned cells, and the
   // update writes the lattice the next step overwrites.
   int choose_ghost_width(const OperatorReach& reach, bool host_buffers) {
     const Box& mine = block_.box();
-    std::vector<double> times;
-    for (int i = 0; i < 3; ++i) {
-      comm_.barrier();
+    std::vector<double> updates;
+    auto timed_update = [&] {
       const auto t0 = std::chrono::steady_clock::now();
       block_.collide_stream({0, 0, 0}, {mine.extent(0), mine.extent(1), mine.extent(2)});
       ExecSpace().fence();
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    const double cell_update = median(times) / double(std::max(1LL, block_.fluid_cells()));
+      updates.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    };
     json::Array candidates;
-    std::vector<double> cost;
-    std::vector<int> widths;
+    std::vector<std::pair<int, double>> exchange;  // (h, median exchange time on this rank)
     for (int h = 1; h <= config_.parallel.max_ghost_width; ++h) {
       if ((h - reach.per_exchange) / reach.per_step < 1) continue;
-      const CrmtSchedule s(h, reach);
       Halo<L, Real> probe(block_, domain_, decomposition_, comm_, host_buffers, ghost_widths(config_, h));
       probe.exchange(block_.populations());
-      times.clear();
+      std::vector<double> times;
       for (int i = 0; i < 5; ++i) {
-        comm_.barrier();
+        timed_update();
         const auto t0 = std::chrono::steady_clock::now();
         probe.exchange(block_.populations());
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
-      const double exchange = comm_.max(median(times));
+      exchange.push_back({h, median(times)});
+      json::Value c = json::Object{};
+      c["ghost_width"] = h;
+      c["messages_per_exchange"] = comm_.sum((long long)probe.plan().sends.size());
+      c["bytes_per_exchange"] = comm_.sum((long long)probe.plan().send_values() * (long long)sizeof(Real));
+      candidates.push_back(c);
+    }
+    const double cell_update = median(updates) / double(std::max(1LL, block_.fluid_cells()));
+    double best_cost = 0;
+    int best = 1;
+    for (std::size_t i = 0; i < exchange.size(); ++i) {
+      const CrmtSchedule s(exchange[i].first, reach);
       long long redundant = 0;
       for (int step = 1; step < s.steps_per_exchange(); ++step)
         redundant += fluid_shell_cells(block_, s.computed_depth(step));
-      const double per_step = comm_.max((median(times) + cell_update * double(redundant)) /
-                                        s.steps_per_exchange());
-      json::Value c = json::Object{};
-      c["ghost_width"] = h;
+      const double cost =
+          comm_.max((exchange[i].second + cell_update * double(redundant)) / s.steps_per_exchange());
+      json::Value& c = candidates[i];
       c["steps_per_exchange"] = s.steps_per_exchange();
-      c["exchange_s"] = exchange;
-      c["messages_per_exchange"] = comm_.sum((long long)probe.plan().sends.size());
-      c["bytes_per_exchange"] = comm_.sum((long long)probe.plan().send_values() * (long long)sizeof(Real));
+      c["exchange_s"] = comm_.max(exchange[i].second);
       c["redundant_cells_per_step"] = double(comm_.sum(redundant)) / s.steps_per_exchange();
-      c["modelled_cost_per_step_s"] = per_step;
-      candidates.push_back(c);
-      cost.push_back(per_step);
-      widths.push_back(h);
+      c["modelled_cost_per_step_s"] = cost;
+      if (i == 0 || cost < best_cost) {
+        best_cost = cost;
+        best = exchange[i].first;
+      }
     }
-    const std::size_t best = std::min_element(cost.begin(), cost.end()) - cost.begin();
     auto_choice_ = json::Object{};
     auto_choice_["cell_update_s"] = comm_.max(cell_update);
     auto_choice_["candidates"] = candidates;
-    auto_choice_["chosen"] = widths[best];
-    return widths[best];
+    auto_choice_["chosen"] = best;
+    return best;
   }
 
   json::Value crmt_report(const OverlapTiming& t, double steps) const {
