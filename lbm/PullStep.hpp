@@ -20,8 +20,12 @@
 // Device compilers inline on their own (and never run the row path).
 #if defined(__GNUC__) && !defined(__CUDACC__)
 #define BOREAS_FLATTEN __attribute__((flatten))
+#define BOREAS_PREFETCH_AHEAD(p, bytes, write)                                             \
+  for (int line = 0; line < int(bytes); line += 64)                                         \
+  __builtin_prefetch(reinterpret_cast<const char*>(p) + line, write)
 #else
 #define BOREAS_FLATTEN
+#define BOREAS_PREFETCH_AHEAD(p, bytes, write)
 #endif
 
 namespace boreas {
@@ -60,8 +64,10 @@ struct PullStep {
   PullGather<L, Real> gather;
   Populations<Real> dst;
 
-  // Cells per vectorised chunk: two 64-byte lines per direction.
-  static constexpr int chunk = 128 / sizeof(Real);
+  // Most cells per vectorised chunk: 1 KiB per direction (19 KiB for D3Q19 doubles, within L1).
+  // Long chunks matter on CPUs: each of the 2Q streams is then read and written in runs of 16
+  // cache lines, which the hardware prefetchers follow (64-byte chunks ran at 0.55x the speed).
+  static constexpr int chunk = 1024 / sizeof(Real);
   // Cells whose bulk mask is computed at once (bounds the local mask array).
   static constexpr int segment = 256;
 
@@ -92,8 +98,13 @@ struct PullStep {
         }
         int end = x + 1;
         while (end < n && !not_bulk[end]) ++end;
-        for (; x + chunk <= end; x += chunk) bulk_chunk(first + s + x);
-        for (; x < end; ++x) (*this)(first + s + x);  // the run's tail: fewer than a chunk
+        for (; x + chunk <= end; x += chunk) bulk_chunk<chunk>(first + s + x, chunk);
+        if (x + chunk / 2 <= end) {
+          bulk_chunk<chunk / 2>(first + s + x, chunk / 2);
+          x += chunk / 2;
+        }
+        if (x < end) bulk_chunk<0>(first + s + x, end - x);
+        x = end;
       }
     }
   }
@@ -110,31 +121,38 @@ struct PullStep {
     });
   }
 
-  // `chunk` consecutive bulk cells starting at `first`.
-  BOREAS_FLATTEN KOKKOS_INLINE_FUNCTION void bulk_chunk(long first) const {
+  // `count` <= chunk consecutive bulk cells starting at `first`; Fixed = chunk gives the compiler
+  // the trip count (whole-chunk loops stay inline vector code), 0 leaves it to `count`.
+  template <int Fixed>
+  BOREAS_FLATTEN KOKKOS_INLINE_FUNCTION void bulk_chunk(long first, int count) const {
+    const int n = Fixed ? Fixed : count;
     Real f[L::Q][chunk];
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
       const Real* in = &gather.src(q, first - gather.template upwind_shift<q>());
-      for (int i = 0; i < chunk; ++i) f[q][i] = in[i];
+      for (int i = 0; i < n; ++i) f[q][i] = in[i];
+      BOREAS_PREFETCH_AHEAD(in + n, chunk * sizeof(Real), 0);
     });
-    // Two copies of the loop, each under a known has_force, so that the compiler drops the
-    // force branch inside the collision and vectorises the loop.
-    const CollisionParams<Real> p = gather.params;
+    // Two copies of the loop, each with has_force a known constant, so that the compiler drops
+    // the force branch inside the collision and vectorises the loop.
+    CollisionParams<Real> p = gather.params;
     if (p.has_force) {
-      collide_chunk(f, p);
+      p.has_force = true;
+      collide_chunk(f, n, p);
     } else {
-      collide_chunk(f, p);
+      p.has_force = false;
+      collide_chunk(f, n, p);
     }
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
       Real* out = &dst(q, first);
-      for (int i = 0; i < chunk; ++i) out[i] = f[q][i];
+      for (int i = 0; i < n; ++i) out[i] = f[q][i];
+      BOREAS_PREFETCH_AHEAD(out + n, chunk * sizeof(Real), 1);
     });
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION static void collide_chunk(Real (&f)[L::Q][chunk], const CollisionParams<Real>& p) {
-    for (int i = 0; i < chunk; ++i) {
+  KOKKOS_FORCEINLINE_FUNCTION static void collide_chunk(Real (&f)[L::Q][chunk], int n, const CollisionParams<Real>& p) {
+    for (int i = 0; i < n; ++i) {
       Real cell[L::Q];
       static_for<L::Q>([&](auto qc) { cell[decltype(qc)::value] = f[decltype(qc)::value][i]; });
       Collision::template collide<L>(cell, p);

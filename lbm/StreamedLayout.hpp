@@ -97,10 +97,12 @@ void fill_ghosts(const PeriodicGhosts& p, const Populations<Real>& f) {
   const auto ghost = p.ghost, image = p.image;
   const long n = p.size();
   Kokkos::parallel_for(
-      "boreas::lbm::fill_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n * L::Q), KOKKOS_LAMBDA(const long i) {
-        const int q = static_cast<int>(i / n);
-        const long k = i % n;
-        f(q, ghost(k)) = f(q, image(k));
+      "boreas::lbm::fill_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long k) {
+        const long to = ghost(k), from = image(k);
+        static_for<L::Q>([&](auto qc) {
+          constexpr int q = decltype(qc)::value;
+          f(q, to) = f(q, from);
+        });
       });
 }
 
