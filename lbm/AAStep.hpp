@@ -8,8 +8,11 @@
 // race-free in place. One exception: an outlet rule needs all of the cell's own previous
 // post-collision populations, and neighbours overwrite some of them during the step; those
 // cells' values are saved beforehand (`saved_post`, indexed through `saved_slot`).
+// On host backends both steps take whole rows, whose bulk runs go through the vectorised path of
+// BulkRows.hpp (no boundary link there, so neither the outlet saves nor the boundary rules apply).
 #include <Kokkos_Core.hpp>
 
+#include "lbm/BulkRows.hpp"
 #include "lbm/StreamedLayout.hpp"
 
 namespace boreas {
@@ -18,6 +21,7 @@ template <class L, class Real, class Collision>
 struct AALocalStep {
   Populations<Real> f;
   DeviceView<const std::uint8_t*> flags;
+  DenseGeometry geom;
   CollisionParams<Real> params;
 
   KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
@@ -32,6 +36,13 @@ struct AALocalStep {
       constexpr int q = decltype(qc)::value;
       f(opposite<L>(q), cell) = v[q];
     });
+  }
+
+  KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
+    BulkRows<L, Real, Collision>::row(
+        flags, geom, params, first, count, [&](long cell) { (*this)(cell); },
+        [&](auto qc) -> const Real* { return &f(decltype(qc)::value, first); },
+        [&](auto qc) -> Real* { return &f(opposite<L>(decltype(qc)::value), first); });
   }
 };
 
@@ -62,6 +73,19 @@ struct AANeighbourStep {
     });
     Collision::template collide<L>(v, params);
     push_streamed<L>(f, flags, geom, cell, v, bc, params);
+  }
+
+  KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
+    BulkRows<L, Real, Collision>::row(
+        flags, geom, params, first, count, [&](long cell) { (*this)(cell); },
+        [&](auto qc) -> const Real* {
+          constexpr int q = decltype(qc)::value;
+          return &f(opposite<L>(q), first - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+        },
+        [&](auto qc) -> Real* {
+          constexpr int q = decltype(qc)::value;
+          return &f(q, first + geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+        });
   }
 };
 

@@ -380,7 +380,7 @@ void Block<L, Real>::step_in_place() {
           for_each_interior_cell("boreas::lbm::aa_neighbour", geom_,
                                  AANeighbourStep<L, Real, C>{f_[0], flags, geom_, bc_, params_, outlet_slot_, outlet_post_});
         else
-          for_each_interior_cell("boreas::lbm::aa_local", geom_, AALocalStep<L, Real, C>{f_[0], flags, params_});
+          for_each_interior_cell("boreas::lbm::aa_local", geom_, AALocalStep<L, Real, C>{f_[0], flags, geom_, params_});
         break;
       case StreamingKernel::SwapPrism:
         swap_prism_sweep(SwapRow<L, Real, C>{f_[0], flags, geom_, bc_, params_}, tile_);

@@ -4,29 +4,14 @@
 // collides, and writes its own post-collision populations to `dst`. This is the reference
 // against which every other streaming variant is checked bit for bit.
 //
-// Host backends hand the kernel whole rows (see Traversal.hpp). A row is split into runs of
-// bulk cells (the cell and all its upwind neighbours fluid) and the rest. Bulk runs skip every
-// flag test and go through chunks of cells held direction-major in a local array, so that the
-// compiler vectorises the loads, the collision and the stores along x. Both paths perform the
-// same operations per cell in the same order, so the results are bitwise identical.
+// Host backends hand the kernel whole rows (see Traversal.hpp); their bulk runs take the
+// vectorised path of BulkRows.hpp, bitwise identical to the per-cell path.
 #include <Kokkos_Core.hpp>
 
 #include "lbm/Boundary.hpp"
+#include "lbm/BulkRows.hpp"
 #include "lbm/Collision.hpp"
 #include "lbm/DenseField.hpp"
-
-// Host compilers may decline to inline the per-direction lambdas of the collision inside the
-// chunk loop, which then cannot vectorise; `flatten` inlines the whole call tree of a function.
-// Device compilers inline on their own (and never run the row path).
-#if defined(__GNUC__) && !defined(__CUDACC__)
-#define BOREAS_FLATTEN __attribute__((flatten))
-#define BOREAS_PREFETCH_AHEAD(p, bytes, write)                                             \
-  for (int line = 0; line < int(bytes); line += 64)                                         \
-  __builtin_prefetch(reinterpret_cast<const char*>(p) + line, write)
-#else
-#define BOREAS_FLATTEN
-#define BOREAS_PREFETCH_AHEAD(p, bytes, write)
-#endif
 
 namespace boreas {
 
@@ -64,13 +49,6 @@ struct PullStep {
   PullGather<L, Real> gather;
   Populations<Real> dst;
 
-  // Most cells per vectorised chunk: 1 KiB per direction (19 KiB for D3Q19 doubles, within L1).
-  // Long chunks matter on CPUs: each of the 2Q streams is then read and written in runs of 16
-  // cache lines, which the hardware prefetchers follow (64-byte chunks ran at 0.55x the speed).
-  static constexpr int chunk = 1024 / sizeof(Real);
-  // Cells whose bulk mask is computed at once (bounds the local mask array).
-  static constexpr int segment = 256;
-
   // Any cell, any backend: the general path with a flag test per link.
   KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
     if (gather.flags(cell) != flag::fluid) return;
@@ -83,81 +61,16 @@ struct PullStep {
     });
   }
 
-  // `count` consecutive cells of one row starting at `first` (host backends).
+  // `count` consecutive cells of one row starting at `first` (host backends): bulk runs take
+  // the vectorised path of BulkRows.hpp.
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
-    for (int s = 0; s < count; s += segment) {
-      const int n = count - s < segment ? count - s : segment;
-      std::uint8_t not_bulk[segment];
-      bulk_mask(first + s, n, not_bulk);
-      int x = 0;
-      while (x < n) {
-        if (not_bulk[x]) {
-          (*this)(first + s + x);
-          ++x;
-          continue;
-        }
-        int end = x + 1;
-        while (end < n && !not_bulk[end]) ++end;
-        for (; x + chunk <= end; x += chunk) bulk_chunk<chunk>(first + s + x, chunk);
-        if (x + chunk / 2 <= end) {
-          bulk_chunk<chunk / 2>(first + s + x, chunk / 2);
-          x += chunk / 2;
-        }
-        if (x < end) bulk_chunk<0>(first + s + x, end - x);
-        x = end;
-      }
-    }
-  }
-
- private:
-  // not_bulk[i] != 0 unless cell first+i and all its upwind neighbours are fluid (q = 0 is the
-  // cell itself). Byte-wise ORs over contiguous ranges: vectorised.
-  KOKKOS_FORCEINLINE_FUNCTION void bulk_mask(long first, int n, std::uint8_t* not_bulk) const {
-    for (int i = 0; i < n; ++i) not_bulk[i] = 0;
-    static_for<L::Q>([&](auto qc) {
-      constexpr int q = decltype(qc)::value;
-      const std::uint8_t* up = gather.flags.data() + (first - gather.template upwind_shift<q>());
-      for (int i = 0; i < n; ++i) not_bulk[i] |= up[i];
-    });
-  }
-
-  // `count` <= chunk consecutive bulk cells starting at `first`; Fixed = chunk gives the compiler
-  // the trip count (whole-chunk loops stay inline vector code), 0 leaves it to `count`.
-  template <int Fixed>
-  BOREAS_FLATTEN KOKKOS_INLINE_FUNCTION void bulk_chunk(long first, int count) const {
-    const int n = Fixed ? Fixed : count;
-    Real f[L::Q][chunk];
-    static_for<L::Q>([&](auto qc) {
-      constexpr int q = decltype(qc)::value;
-      const Real* in = &gather.src(q, first - gather.template upwind_shift<q>());
-      for (int i = 0; i < n; ++i) f[q][i] = in[i];
-      BOREAS_PREFETCH_AHEAD(in + n, chunk * sizeof(Real), 0);
-    });
-    // Two copies of the loop, each with has_force a known constant, so that the compiler drops
-    // the force branch inside the collision and vectorises the loop.
-    CollisionParams<Real> p = gather.params;
-    if (p.has_force) {
-      p.has_force = true;
-      collide_chunk(f, n, p);
-    } else {
-      p.has_force = false;
-      collide_chunk(f, n, p);
-    }
-    static_for<L::Q>([&](auto qc) {
-      constexpr int q = decltype(qc)::value;
-      Real* out = &dst(q, first);
-      for (int i = 0; i < n; ++i) out[i] = f[q][i];
-      BOREAS_PREFETCH_AHEAD(out + n, chunk * sizeof(Real), 1);
-    });
-  }
-
-  KOKKOS_FORCEINLINE_FUNCTION static void collide_chunk(Real (&f)[L::Q][chunk], int n, const CollisionParams<Real>& p) {
-    for (int i = 0; i < n; ++i) {
-      Real cell[L::Q];
-      static_for<L::Q>([&](auto qc) { cell[decltype(qc)::value] = f[decltype(qc)::value][i]; });
-      Collision::template collide<L>(cell, p);
-      static_for<L::Q>([&](auto qc) { f[decltype(qc)::value][i] = cell[decltype(qc)::value]; });
-    }
+    BulkRows<L, Real, Collision>::row(
+        gather.flags, gather.geom, gather.params, first, count, [&](long cell) { (*this)(cell); },
+        [&](auto qc) -> const Real* {
+          constexpr int q = decltype(qc)::value;
+          return &gather.src(q, first - gather.template upwind_shift<q>());
+        },
+        [&](auto qc) -> Real* { return &dst(decltype(qc)::value, first); });
   }
 };
 
