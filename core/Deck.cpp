@@ -597,7 +597,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     c.missing(sim, "steps", "an integer >= 1");
   else if (auto s = c.integer(sim, "steps", "an integer >= 1", 1))
     cfg.steps = long(*s);
-  if (auto k = c.choice(sim, "kernel", known_kernels())) cfg.kernel = known_kernels()[*k];
+  {
+    std::vector<std::string> kernels = known_kernels();
+    kernels.push_back("auto");  // drivers/KernelChoice.hpp
+    if (auto k = c.choice(sim, "kernel", kernels)) cfg.kernel = kernels[*k];
+  }
   if (auto t = c.integer(sim, "tile", "an integer >= 2", 2)) cfg.tile = int(*t);
 
   // [domain]

@@ -9,7 +9,6 @@
 
 namespace boreas {
 
-namespace {
 const char* lattice_name(LatticeKind k) {
   switch (k) {
     case LatticeKind::D2Q9: return "D2Q9";
@@ -26,6 +25,8 @@ const char* face_bc_name(FaceBC bc) {
     default: return "pressure_outlet";
   }
 }
+
+namespace {
 template <class T, std::size_t N>
 json::Value array_json(const std::array<T, N>& a) {
   json::Array out;
@@ -119,6 +120,8 @@ json::Value make_report(const Config& config, const Simulation& sim, const std::
   m["relative_change"] = (mass - initial_mass) / initial_mass;
   r["mass"] = m;
   r["backend"] = backend_json();
+  r["kernel"] = sim.config().kernel;
+  if (!sim.kernel_choice().is_null()) r["kernel_choice"] = sim.kernel_choice();
   return r;
 }
 
@@ -134,6 +137,18 @@ std::string summary_text(const json::Value& r) {
       r["config"]["name"].as_string().c_str(), r["status"].as_string().c_str(),
       static_cast<long long>(r["steps"].as_int64()), r["mlups"].as_double(), wall,
       r["fields_hash"].as_string().c_str());
+  if (const json::Value* k = r.as_object().find("kernel_choice")) {
+    add("  kernel \"auto\": %s (tile %lld), %s", (*k)["chosen"].as_string().c_str(),
+        static_cast<long long>(k->as_object().contains("tile") ? (*k)["tile"].as_int64() : 0),
+        (*k)["source"].as_string().c_str());
+    if (const json::Value* cands = k->as_object().find("candidates")) {
+      out += "; trial MLUPS:";
+      for (const auto& c : cands->as_array())
+        add(" %s/%lld %.1f", c["kernel"].as_string().c_str(), static_cast<long long>(c["tile"].as_int64()),
+            c["mlups"].as_double());
+    }
+    out += "\n";
+  }
   out += "  time:";
   for (const auto& [category, seconds] : r["timing_s"].as_object())
     add(" %s %.3g s (%.0f%%)", category.c_str(), seconds.as_double(),

@@ -10,6 +10,8 @@ namespace boreas {
 
 class Simulation;
 
+const char* lattice_name(LatticeKind k);
+const char* face_bc_name(FaceBC bc);
 json::Value config_to_json(const Config& config);
 json::Value make_report(const Config& config, const Simulation& sim, const std::string& status,
                         double wall_seconds, double initial_mass);

@@ -17,6 +17,7 @@
 #include "comm/Mpi.hpp"
 #include "comm/Overlap.hpp"
 #include "core/Error.hpp"
+#include "drivers/KernelChoice.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "io/VtkSeries.hpp"
@@ -335,6 +336,15 @@ class SimulationImpl final : public Simulation {
 }  // namespace
 
 std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm comm) {
+  if (config.kernel == "auto") {
+    const KernelChoice choice = choose_kernel(config, comm);
+    Config chosen = config;
+    chosen.kernel = choice.kernel;
+    chosen.tile = choice.tile;
+    auto sim = create(chosen, comm);
+    sim->kernel_choice_ = choice.report;
+    return sim;
+  }
   return dispatch_lattice(config.lattice, [&](auto lattice) -> std::unique_ptr<Simulation> {
     using L = decltype(lattice);
     if (config.precision == Precision::Float) return std::make_unique<SimulationImpl<L, float>>(config, comm);

@@ -42,9 +42,13 @@ class Simulation {
   virtual void save_state() = 0;
   virtual void restore_state() = 0;
   Timers& timers() { return timers_; }
+  // simulation.kernel = "auto": how the variant was chosen (drivers/KernelChoice.hpp); null
+  // otherwise. config().kernel is the variant that runs.
+  const json::Value& kernel_choice() const { return kernel_choice_; }
 
  protected:
   Timers timers_;
+  json::Value kernel_choice_;
 };
 
 struct RunOptions {

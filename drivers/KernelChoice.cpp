@@ -1,0 +1,140 @@
+#include "drivers/KernelChoice.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/Types.hpp"
+#include "drivers/Machine.hpp"
+#include "drivers/Report.hpp"
+#include "drivers/Simulation.hpp"
+
+namespace boreas {
+
+namespace {
+
+struct Candidate {
+  const char* kernel;
+  int tile;  // 0: the deck's
+};
+
+// Every variant, swap_prism at two tile sizes; merged<k> keeps the deck's tile.
+const Candidate candidates[] = {{"ab_pull", 0}, {"ab_push", 0}, {"aa", 0},      {"swap", 0},
+                                {"swap_prism", 4}, {"swap_prism", 16}, {"merged2", 0}, {"merged3", 0}};
+
+// Timed steps per candidate: a multiple of every merged k, after one warm-up step.
+constexpr long trial_steps = 6;
+
+std::string problem_key(const Config& c) {
+  std::ostringstream k;
+  k << hostname() << " | " << device_description() << " | " << ExecSpace::name() << " x"
+    << ExecSpace().concurrency() << " | " << lattice_name(c.lattice) << " "
+    << (c.precision == Precision::Float ? "float" : "double") << " "
+    << (c.collision == CollisionKind::TRT ? "TRT" : "BGK") << " | " << c.cells[0] << "x" << c.cells[1] << "x"
+    << c.cells[2] << " | faces";
+  for (const auto& f : c.faces) k << " " << face_bc_name(f.type);
+  k << " | obstacles " << c.obstacles.size() << (c.voxels ? " voxels " + c.voxels->path : "")
+    << " | force " << (c.force[0] != 0 || c.force[1] != 0 || c.force[2] != 0);
+  return k.str();
+}
+
+json::Value read_cache(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) return json::Object{};
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    json::Value v = json::parse(text.str());
+    if (v.is_object()) return v;
+  } catch (const json::ParseError&) {
+  }
+  std::fprintf(stderr, "boreas: warning: ignoring unreadable kernel cache %s\n", file.c_str());
+  return json::Object{};
+}
+
+void write_cache(const std::string& file, const json::Value& cache) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+  const std::string tmp = file + ".tmp";
+  std::ofstream(tmp) << cache.dump(2) << "\n";
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) std::fprintf(stderr, "boreas: warning: could not write kernel cache %s\n", file.c_str());
+}
+
+}  // namespace
+
+std::string kernel_choice_cache_file() {
+  const char* dir = std::getenv("BOREAS_CACHE_DIR");
+  if (dir && *dir) return (std::filesystem::path(dir) / "kernel_choice.json").string();
+  const char* home = std::getenv("HOME");
+  return (std::filesystem::path(home ? home : ".") / ".cache" / "boreas" / "kernel_choice.json").string();
+}
+
+KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
+  KernelChoice choice{"ab_pull", config.tile, json::Object{}};
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &rank);
+  if (ranks > 1 || config.parallel.ghost_width != 1) {
+    choice.report["chosen"] = choice.kernel;
+    choice.report["source"] = "multi-rank and CRMT runs use ab_pull";
+    return choice;
+  }
+  const std::string key = problem_key(config), file = kernel_choice_cache_file();
+  json::Value cache = read_cache(file);
+  choice.report["key"] = key;
+  choice.report["cache_file"] = file;
+  if (const json::Value* hit = cache.as_object().find(key)) {
+    choice.kernel = (*hit)["kernel"].as_string();
+    choice.tile = int((*hit)["tile"].as_int64());
+    choice.report["chosen"] = choice.kernel;
+    choice.report["tile"] = choice.tile;
+    choice.report["source"] = "cache";
+    return choice;
+  }
+  json::Array tried;
+  double best = -1;
+  for (const Candidate& cand : candidates) {
+    Config c = config;
+    c.kernel = cand.kernel;
+    if (cand.tile) c.tile = cand.tile;
+    auto sim = Simulation::create(c, comm);
+    sim->advance(1);
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    sim->advance(trial_steps);
+    Kokkos::fence();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double mlups = double(sim->fluid_cells()) * trial_steps / seconds * 1e-6;
+    json::Value t = json::Object{};
+    t["kernel"] = c.kernel;
+    t["tile"] = c.tile;
+    t["mlups"] = mlups;
+    tried.push_back(t);
+    if (mlups > best) {
+      best = mlups;
+      choice.kernel = c.kernel;
+      choice.tile = c.tile;
+    }
+  }
+  choice.report["chosen"] = choice.kernel;
+  choice.report["tile"] = choice.tile;
+  choice.report["source"] = "trial";
+  choice.report["trial_steps"] = trial_steps;
+  choice.report["candidates"] = tried;
+  json::Value entry = json::Object{};
+  entry["kernel"] = choice.kernel;
+  entry["tile"] = choice.tile;
+  entry["mlups"] = best;
+  entry["date"] = utc_now();
+  cache[key] = entry;
+  write_cache(file, cache);
+  return choice;
+}
+
+}  // namespace boreas

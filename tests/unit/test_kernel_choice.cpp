@@ -1,0 +1,111 @@
+// simulation.kernel = "auto" (drivers/KernelChoice.hpp): a trial picks one of the variants and
+// caches it under a key of machine and problem; the run is bitwise the run of ab_pull (every
+// variant is), the second run reads the cache, a different problem gets its own trial, and an
+// unreadable cache is ignored rather than trusted.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <unistd.h>
+
+#include "comm/Mpi.hpp"
+#include "core/Deck.hpp"
+#include "drivers/KernelChoice.hpp"
+#include "drivers/Simulation.hpp"
+
+namespace boreas {
+namespace {
+
+const char* deck = R"(
+[simulation]
+steps = 7
+[lattice]
+model = "D3Q19"
+[domain]
+cells = [16, 12, 10]
+[physics]
+tau = 0.6
+[boundary.y_max]
+type = "moving_wall"
+velocity = [0.05, 0.0, 0.0]
+[[obstacle]]
+shape = "sphere"
+center = [8, 5, 5]
+radius = 2.5
+[output]
+vtk = false
+)";
+
+std::uint64_t run(const Config& c, json::Value* choice = nullptr) {
+  auto sim = Simulation::create(c, MPI_COMM_SELF);
+  sim->advance(c.steps);
+  if (choice) *choice = sim->kernel_choice();
+  return sim->fields_hash();
+}
+
+class KernelChoiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ensure_mpi_initialized();
+    dir_ = std::filesystem::temp_directory_path() / ("boreas_kernel_choice_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    setenv("BOREAS_CACHE_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("BOREAS_CACHE_DIR");
+    std::filesystem::remove_all(dir_);
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(KernelChoiceTest, TrialThenCacheSameFieldsAsAbPull) {
+  const Config reference = parse_deck_string(deck, "auto_deck", ".");
+  const std::uint64_t expected = run(reference);
+  const Config automatic = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\""});
+
+  json::Value first;
+  EXPECT_EQ(run(automatic, &first), expected);
+  ASSERT_FALSE(first.is_null());
+  EXPECT_EQ(first["source"].as_string(), "trial");
+  const std::string chosen = first["chosen"].as_string();
+  std::set<std::string> tried;
+  double best = 0;
+  std::string fastest;
+  for (const auto& c : first["candidates"].as_array()) {
+    tried.insert(c["kernel"].as_string());
+    if (c["mlups"].as_double() > best) {
+      best = c["mlups"].as_double();
+      fastest = c["kernel"].as_string();
+    }
+  }
+  for (const auto& k : known_kernels()) EXPECT_TRUE(tried.count(k)) << k << " was not tried";
+  EXPECT_EQ(chosen, fastest);
+  EXPECT_TRUE(std::filesystem::exists(kernel_choice_cache_file()));
+
+  json::Value second;
+  EXPECT_EQ(run(automatic, &second), expected);
+  EXPECT_EQ(second["source"].as_string(), "cache");
+  EXPECT_EQ(second["chosen"].as_string(), chosen);
+
+  // Another problem (float) is another key: a new trial.
+  const Config other = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\"", "lattice.precision=\"float\""});
+  json::Value third;
+  run(other, &third);
+  EXPECT_EQ(third["source"].as_string(), "trial");
+}
+
+TEST_F(KernelChoiceTest, UnreadableCacheIsIgnored) {
+  std::filesystem::create_directories(dir_);
+  std::ofstream(kernel_choice_cache_file()) << "{ not json";
+  const Config automatic = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\""});
+  json::Value choice;
+  run(automatic, &choice);
+  EXPECT_EQ(choice["source"].as_string(), "trial");
+}
+
+}  // namespace
+}  // namespace boreas
