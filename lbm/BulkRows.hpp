@@ -63,13 +63,26 @@ struct BulkRows {
         while (end < n && !not_bulk[end]) ++end;
         const int offset = s;
         for (; x + chunk <= end; x += chunk) collide_chunk<chunk>(params, offset + x, chunk, source, target);
-        if (x + chunk / 2 <= end) {
-          collide_chunk<chunk / 2>(params, offset + x, chunk / 2, source, target);
-          x += chunk / 2;
-        }
-        if (x < end) collide_chunk<0>(params, offset + x, end - x, source, target);
+        collide_rest<chunk / 2>(params, offset + x, end - x, source, target);
         x = end;
       }
+    }
+  }
+
+  // The last `count` < 2 Fixed cells of a run: halving fixed-size chunks down to 8 cells, so that
+  // short rows (small boxes) also run compile-time trip counts; then the remainder.
+  template <int Fixed, class Source, class Target>
+  KOKKOS_INLINE_FUNCTION static void collide_rest(const CollisionParams<Real>& params, int at, int count,
+                                                  const Source& source, const Target& target) {
+    if constexpr (Fixed >= 8) {
+      if (count >= Fixed) {
+        collide_chunk<Fixed>(params, at, Fixed, source, target);
+        at += Fixed;
+        count -= Fixed;
+      }
+      collide_rest<Fixed / 2>(params, at, count, source, target);
+    } else {
+      if (count > 0) collide_chunk<0>(params, at, count, source, target);
     }
   }
 
@@ -88,7 +101,8 @@ struct BulkRows {
   }
 
   // `count` <= chunk bulk cells starting `at` cells into the row; Fixed = count gives the
-  // compiler the trip count (whole-chunk loops stay inline vector code), 0 leaves it to `count`.
+  // compiler the trip count (the copy loops stay inline vector code instead of becoming memmove
+  // calls), 0 leaves it to `count`.
   template <int Fixed, class Source, class Target>
   BOREAS_FLATTEN KOKKOS_INLINE_FUNCTION static void collide_chunk(const CollisionParams<Real>& params, int at,
                                                                   int count, const Source& source,

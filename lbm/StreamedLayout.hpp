@@ -114,12 +114,13 @@ void drain_ghosts(const PeriodicGhosts& p, const Populations<Real>& f,
   const auto ghost = p.ghost, image = p.image;
   const long n = p.size();
   Kokkos::parallel_for(
-      "boreas::lbm::drain_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n * L::Q), KOKKOS_LAMBDA(const long i) {
-        const int q = static_cast<int>(i / n);
-        const long k = i % n;
-        const long from = ghost(k) - map.geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-        // owned() first: `from` of an outer ghost lies outside the allocation.
-        if (map.owned(from) && flags(from) == flag::fluid) f(q, image(k)) = f(q, ghost(k));
+      "boreas::lbm::drain_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long k) {
+        static_for<L::Q>([&](auto qc) {
+          constexpr int q = decltype(qc)::value;
+          const long from = ghost(k) - map.geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+          // owned() first: `from` of an outer ghost lies outside the allocation.
+          if (map.owned(from) && flags(from) == flag::fluid) f(q, image(k)) = f(q, ghost(k));
+        });
       });
 }
 
