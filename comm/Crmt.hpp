@@ -51,8 +51,11 @@ class CrmtSchedule {
 
   int ghost_width() const { return h_; }
   const OperatorReach& reach() const { return reach_; }
-  // k: steps per exchange.
-  int steps_per_exchange() const { return (h_ - reach_.per_exchange) / reach_.per_step; }
+  // k: steps per exchange (< 1: the ghost width cannot carry one step).
+  static int steps_per_exchange(int ghost_width, const OperatorReach& reach) {
+    return (ghost_width - reach.per_exchange) / reach.per_step;
+  }
+  int steps_per_exchange() const { return steps_per_exchange(h_, reach_); }
   // Ghost depth computed by step s (1-based) of a cycle; step k computes none and exchanges.
   int computed_depth(int s) const {
     return s >= steps_per_exchange() ? 0 : h_ - reach_.per_exchange - s * reach_.per_step;

@@ -36,35 +36,33 @@ struct HaloPlan {
   long recv_values() const { return recv_index.size(); }
 };
 
-// Populations the ghost cell p of `box` (direction o, ghost layer `depth` deep) must carry:
-// those a computed cell pulls (p + c_q within depth - 1 of the box on the axes where o_d != 0)
-// and, when p is itself computed (within depth - 1), those its own boundary links read: the
-// bounced-back f*_q where p + c_q is not fluid, and all of them next to an outlet (the outlet
-// rule uses the cell's own velocity).
+// Populations the ghost cell p of `box` (direction o, ghost layer `depth` deep) must carry, as a
+// mask with bit q set for population q: those a computed cell pulls (p + c_q within depth - 1 of
+// the box on the axes where o_d != 0) and, when p is itself computed (within depth - 1), those
+// its own boundary links read: the bounced-back f*_q where p + c_q is not fluid, and all of them
+// next to an outlet (the outlet rule uses the cell's own velocity).
 template <class L>
-std::vector<int> crossing_populations(const Box& box, const std::array<int, 3>& p,
-                                      const std::array<int, 3>& o, const std::array<int, 3>& depth,
-                                      const DomainGeometry& domain) {
-  auto within = [&](const std::array<int, 3>& x, int margin) {
+std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p,
+                                   const std::array<int, 3>& o, const std::array<int, 3>& depth,
+                                   const DomainGeometry& domain) {
+  const int reach = depth[0] - 1;  // depth is the same on every axis with ghosts
+  auto within = [&](const std::array<int, 3>& x) {
     for (int d = 0; d < 3; ++d)
-      if (o[d] != 0 && (x[d] < box.lo[d] - margin || x[d] >= box.hi[d] + margin)) return false;
+      if (o[d] != 0 && (x[d] < box.lo[d] - reach || x[d] >= box.hi[d] + reach)) return false;
     return true;
   };
-  const bool computed = within(p, depth[0] - 1);  // depth is the same on every axis with ghosts
+  const bool computed = within(p);
+  std::uint32_t pulled = 0, boundary_links = 0;
   bool outlet = false;
-  std::vector<std::uint8_t> link_flag(L::Q);
-  for (int q = 0; q < L::Q; ++q) {
-    link_flag[q] = domain.flag_at(p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2));
-    outlet |= flag::kind(link_flag[q]) == flag::outlet;
-  }
-  std::vector<int> out;
   for (int q = 0; q < L::Q; ++q) {
     const std::array<int, 3> x{p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2)};
-    const bool pulled = within(x, depth[0] - 1);
-    const bool own_link = computed && (outlet || link_flag[q] != flag::fluid);
-    if (pulled || own_link) out.push_back(q);
+    if (within(x)) pulled |= std::uint32_t(1) << q;
+    if (!computed) continue;
+    const std::uint8_t link = domain.flag_at(x[0], x[1], x[2]);
+    if (link != flag::fluid) boundary_links |= std::uint32_t(1) << q;
+    outlet |= flag::kind(link) == flag::outlet;
   }
-  return out;
+  return pulled | (outlet ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);
 }
 
 namespace detail {
@@ -140,11 +138,6 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     std::vector<long> cells;
     std::vector<std::uint32_t> pops;  // per cell, bit q set when population q is carried
   };
-  auto mask_of = [](const std::vector<int>& pops) {
-    std::uint32_t m = 0;
-    for (int q : pops) m |= std::uint32_t(1) << q;
-    return m;
-  };
   std::map<Key, Cells> recv, send;
   HaloPlan plan;
 
@@ -154,15 +147,16 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
       if (dec.boxes[r].contains(w[0], w[1], w[2])) owner = r;
     const auto pops = crossing_populations<L>(mine, p, o, g, domain);
     if (owner == rank) {
-      for (int q : pops) {
-        plan.local_source.push_back(q * geom.qstride + local(w, mine));
-        plan.local_target.push_back(q * geom.qstride + local(p, mine));
-      }
+      for (int q = 0; q < L::Q; ++q)
+        if (pops >> q & 1) {
+          plan.local_source.push_back(q * geom.qstride + local(w, mine));
+          plan.local_target.push_back(q * geom.qstride + local(p, mine));
+        }
       return;
     }
-    if (pops.empty()) return;
+    if (pops == 0) return;
     Cells& c = recv[{owner, detail::ready_group(w, dec.boxes[owner], g)}];
-    c.pops.push_back(mask_of(pops));
+    c.pops.push_back(pops);
     c.cells.push_back(local(p, mine));
   });
 
@@ -171,9 +165,9 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     detail::for_each_fluid_ghost(dec.boxes[r], g, domain, [&](auto p, auto o, auto w) {
       if (!mine.contains(w[0], w[1], w[2])) return;
       const auto pops = crossing_populations<L>(dec.boxes[r], p, o, g, domain);
-      if (pops.empty()) return;
+      if (pops == 0) return;
       Cells& c = send[{r, detail::ready_group(w, mine, g)}];
-      c.pops.push_back(mask_of(pops));
+      c.pops.push_back(pops);
       c.cells.push_back(local(w, mine));
     });
   }

@@ -23,6 +23,7 @@
 // staging copies).
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "comm/ExecInstances.hpp"
 #include "comm/Halo.hpp"
 #include "core/Config.hpp"
+#include "core/Timers.hpp"
 #include "lbm/Block.hpp"
 #include "lbm/Traversal.hpp"
 
@@ -110,21 +112,23 @@ struct StepRegions {
   }
 };
 
-// Fluid ghost cells within `depth` of a block's owned box: the cells a CRMT local step computes
-// beyond the owned ones.
+// Fluid ghost cells within depth e of a block's owned box, for e = 0..max_depth (one pass over
+// the flags): the cells a CRMT local step computes beyond the owned ones.
 template <class L, class Real>
-long long fluid_shell_cells(const Block<L, Real>& block, int depth) {
+std::vector<long long> fluid_shell_cells(const Block<L, Real>& block, int max_depth) {
   const DenseGeometry& g = block.geometry();
   auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block.flags());
-  const int e[3] = {g.g[0] ? depth : 0, g.g[1] ? depth : 0, g.g[2] ? depth : 0};
-  long long n = 0;
+  const int e[3] = {g.g[0] ? max_depth : 0, g.g[1] ? max_depth : 0, g.g[2] ? max_depth : 0};
+  auto outside = [](int x, int n) { return x < 0 ? -x : (x >= n ? x - n + 1 : 0); };
+  std::vector<long long> within(max_depth + 1, 0);
   for (int z = -e[2]; z < g.n[2] + e[2]; ++z)
     for (int y = -e[1]; y < g.n[1] + e[1]; ++y)
       for (int x = -e[0]; x < g.n[0] + e[0]; ++x) {
-        const bool owned = x >= 0 && y >= 0 && z >= 0 && x < g.n[0] && y < g.n[1] && z < g.n[2];
-        if (!owned && flags(g.index(x, y, z)) == flag::fluid) ++n;
+        const int depth = std::max({outside(x, g.n[0]), outside(y, g.n[1]), outside(z, g.n[2])});
+        if (depth > 0 && flags(g.index(x, y, z)) == flag::fluid) ++within[depth];
       }
-  return n;
+  for (int d = 1; d <= max_depth; ++d) within[d] += within[d - 1];
+  return within;
 }
 
 template <class L, class Real>
@@ -135,8 +139,8 @@ class OverlapStepper {
       : block_(block), halo_(halo), kind_(kind), schedule_(schedule),
         regions_(block.geometry(), 4, schedule.ghost_width()),
         instances_(kind == OverlapKind::Streams ? 4 : 0) {
-    for (int s = 1; s < schedule_.steps_per_exchange(); ++s)
-      shell_cells_.push_back(fluid_shell_cells(block_, schedule_.computed_depth(s)));
+    const std::vector<long long> shells = fluid_shell_cells(block_, schedule_.ghost_width());
+    for (int s = 1; s < schedule_.steps_per_exchange(); ++s) shell_cells_.push_back(shells[schedule_.computed_depth(s)]);
   }
 
   const OverlapTiming& timing() const { return t_; }
@@ -168,16 +172,13 @@ class OverlapStepper {
 
  private:
   using Clock = std::chrono::steady_clock;
-  static double since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-  }
   void compute(const StepRegions::Range& r) { block_.collide_stream(r.first, r.second); }
 
   void compute_all(double& into) {
     const auto t0 = Clock::now();
     block_.collide_stream_all();
     ExecSpace().fence();
-    into += since(t0);
+    into += seconds_since(t0);
   }
 
   // A CRMT step without exchange: the owned box and the ghost cells to `depth`, in one sweep.
@@ -192,26 +193,26 @@ class OverlapStepper {
     const auto t0 = Clock::now();
     block_.collide_stream(lo, hi);
     ExecSpace().fence();
-    t_.interior += since(t0);
+    t_.interior += seconds_since(t0);
   }
 
   void post_receives() {
     const auto t0 = Clock::now();
     halo_.post_receives();
-    t_.calls += since(t0);
+    t_.calls += seconds_since(t0);
   }
 
   void send(int m) {
     const auto t0 = Clock::now();
     halo_.send(m);
-    t_.calls += since(t0);
+    t_.calls += seconds_since(t0);
   }
 
   void compute_group(int d) {
     const auto t0 = Clock::now();
     for (const auto& r : regions_.groups[d]) compute(r);
     ExecSpace().fence();
-    t_.boundary += since(t0);
+    t_.boundary += seconds_since(t0);
   }
 
   // The lattice this step writes: the one finish_step() will make current (the block exposes only
@@ -230,7 +231,7 @@ class OverlapStepper {
     for (std::size_t m = 0; m < sends.size(); ++m) halo_.pack(int(m), f);
     halo_.copy_local(f);
     ExecSpace().fence();
-    t_.pack += since(t0);
+    t_.pack += seconds_since(t0);
     first_send_ = Clock::now();
     for (std::size_t m = 0; m < sends.size(); ++m) send(int(m));
   }
@@ -246,7 +247,7 @@ class OverlapStepper {
       }
     if (!any) return;
     ExecSpace().fence();
-    t_.pack += since(t0);
+    t_.pack += seconds_since(t0);
     if (!sending_) first_send_ = Clock::now();
     sending_ = true;
     for (std::size_t m = 0; m < sends.size(); ++m)
@@ -259,7 +260,7 @@ class OverlapStepper {
       const auto t0 = Clock::now();
       compute(r);
       ExecSpace().fence();
-      t_.interior += since(t0);
+      t_.interior += seconds_since(t0);
       poll(f);
     }
   }
@@ -269,10 +270,10 @@ class OverlapStepper {
     const auto t0 = Clock::now();
     if (halo_.progress(f)) {
       arrived_ = true;
-      t_.comm += since(first_send_);
+      t_.comm += seconds_since(first_send_);
     }
     ExecSpace().fence();
-    t_.unpack += since(t0);
+    t_.unpack += seconds_since(t0);
   }
 
   void finish(const Populations<Real>& f) {
@@ -280,8 +281,8 @@ class OverlapStepper {
       const auto t0 = Clock::now();
       halo_.wait_receives(f);
       ExecSpace().fence();
-      t_.wait += since(t0);
-      t_.comm += since(first_send_);
+      t_.wait += seconds_since(t0);
+      t_.comm += seconds_since(first_send_);
     }
     halo_.wait_sends();
     arrived_ = false;
@@ -333,7 +334,7 @@ class OverlapStepper {
     const auto& sends = halo_.plan().sends;
     auto t0 = Clock::now();
     for (std::size_t m = 0; m < sends.size(); ++m) halo_.pack(int(m), f, instances_[m]);
-    t_.pack += since(t0);
+    t_.pack += seconds_since(t0);
     auto send_all = [&] {
       first_send_ = Clock::now();
       for (std::size_t m = 0; m < sends.size(); ++m) {
@@ -349,13 +350,13 @@ class OverlapStepper {
     halo_.copy_local(f);
     if (!exec_is_host) send_all();
     ExecSpace().fence();
-    t_.interior += since(t_interior);
+    t_.interior += seconds_since(t_interior);
     const auto t_wait = Clock::now();
     for (int m = halo_.wait_one(); m != MPI_UNDEFINED; m = halo_.wait_one())
       halo_.unpack(m, f, instances_[m]);  // on arrival, on the message's own instance
     instances_.fence();
-    t_.comm += since(first_send_);
-    t_.wait += since(t_wait);
+    t_.comm += seconds_since(first_send_);
+    t_.wait += seconds_since(t_wait);
     halo_.wait_sends();
   }
 

@@ -3,11 +3,25 @@
 // each interval also a Kokkos profiling region so that external tools see the same split.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace boreas {
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Median of repeated timings (the mean of the middle two for an even count; 0 for none).
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
 
 class Timers {
  public:
@@ -19,8 +33,7 @@ class Timers {
     }
     ~Scope() {
       Kokkos::fence();  // kernels are asynchronous: charge them to the category that launched them
-      t_.seconds_[category_] +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      t_.seconds_[category_] += seconds_since(start_);
       Kokkos::Profiling::popRegion();
     }
     Scope(const Scope&) = delete;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/Timers.hpp"
 #include "core/Types.hpp"
 #include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
@@ -99,9 +100,6 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   }
   json::Array tried;
   double best = -1;
-  auto since = [](std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
   for (const Candidate& cand : candidates) {
     Config c = config;
     c.kernel = cand.kernel;
@@ -111,7 +109,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     auto t0 = std::chrono::steady_clock::now();
     sim->advance(1);
     Kokkos::fence();
-    const double warm_up = since(t0);
+    const double warm_up = seconds_since(t0);
     json::Value t = json::Object{};
     t["kernel"] = c.kernel;
     t["tile"] = c.tile;
@@ -126,7 +124,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     t0 = std::chrono::steady_clock::now();
     sim->advance(trial_steps);
     Kokkos::fence();
-    const double mlups = cells * trial_steps / since(t0) * 1e-6;
+    const double mlups = cells * trial_steps / seconds_since(t0) * 1e-6;
     t["mlups"] = mlups;
     tried.push_back(t);
     if (mlups > best) {

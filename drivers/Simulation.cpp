@@ -38,10 +38,6 @@ int allocated_ghost_width(const Config& c) {
   return c.parallel.ghost_width == 0 ? c.parallel.max_ghost_width : c.parallel.ghost_width;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 template <class L, class Real>
 class SimulationImpl final : public Simulation {
@@ -85,7 +81,7 @@ class SimulationImpl final : public Simulation {
     const OverlapTiming before = stepper_->timing();
     const auto t0 = std::chrono::steady_clock::now();
     for (long s = 0; s < steps; ++s) stepper_->step();
-    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double total = seconds_since(t0);
     const OverlapTiming& after = stepper_->timing();
     const double compute = after.boundary + after.interior - before.boundary - before.interior;
     timers_.add("lbm", compute);
@@ -218,12 +214,12 @@ class SimulationImpl final : public Simulation {
       const auto t0 = std::chrono::steady_clock::now();
       block_.collide_stream({0, 0, 0}, {mine.extent(0), mine.extent(1), mine.extent(2)});
       ExecSpace().fence();
-      updates.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      updates.push_back(seconds_since(t0));
     };
     json::Array candidates;
     std::vector<std::pair<int, double>> exchange;  // (h, median exchange time on this rank)
     for (int h = 1; h <= config_.parallel.max_ghost_width; ++h) {
-      if ((h - reach.per_exchange) / reach.per_step < 1) continue;
+      if (CrmtSchedule::steps_per_exchange(h, reach) < 1) continue;
       Halo<L, Real> probe(block_, domain_, decomposition_, comm_, host_buffers, ghost_widths(config_, h));
       probe.exchange(block_.populations());
       std::vector<double> times;
@@ -231,7 +227,7 @@ class SimulationImpl final : public Simulation {
         timed_update();
         const auto t0 = std::chrono::steady_clock::now();
         probe.exchange(block_.populations());
-        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        times.push_back(seconds_since(t0));
       }
       exchange.push_back({h, median(times)});
       json::Value c = json::Object{};
@@ -241,13 +237,14 @@ class SimulationImpl final : public Simulation {
       candidates.push_back(c);
     }
     const double cell_update = median(updates) / double(std::max(1LL, block_.fluid_cells()));
+    const std::vector<long long> shells = fluid_shell_cells(block_, config_.parallel.max_ghost_width);
     double best_cost = 0;
     int best = 1;
     for (std::size_t i = 0; i < exchange.size(); ++i) {
       const CrmtSchedule s(exchange[i].first, reach);
       long long redundant = 0;
       for (int step = 1; step < s.steps_per_exchange(); ++step)
-        redundant += fluid_shell_cells(block_, s.computed_depth(step));
+        redundant += shells[s.computed_depth(step)];
       const double cost =
           comm_.max((exchange[i].second + cell_update * double(redundant)) / s.steps_per_exchange());
       json::Value& c = candidates[i];
@@ -433,7 +430,7 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
   const double initial_mass = sim->total_mass();
 
   const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  auto elapsed = [&] { return seconds_since(t0); };
   // Checks (and progress lines) about every 10 % of the run unless the deck says otherwise.
   const long check_every = config.progress_every > 0 ? config.progress_every : std::max(1L, config.steps / 10);
   Progress progress(options.progress && root, config.steps);

@@ -61,9 +61,8 @@ struct BulkRows {
         }
         int end = x + 1;
         while (end < n && !not_bulk[end]) ++end;
-        const int offset = s;
-        for (; x + chunk <= end; x += chunk) collide_chunk<chunk>(params, offset + x, chunk, source, target);
-        collide_rest<chunk / 2>(params, offset + x, end - x, source, target);
+        for (; x + chunk <= end; x += chunk) collide_chunk<chunk>(params, s + x, chunk, source, target);
+        collide_rest<chunk / 2>(params, s + x, end - x, source, target);
         x = end;
       }
     }

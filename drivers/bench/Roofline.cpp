@@ -4,16 +4,10 @@
 
 #include <algorithm>
 
+#include "core/Timers.hpp"
 #include "core/Types.hpp"
 
 namespace boreas::bench {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 namespace {
 template <class Kernel>

@@ -21,6 +21,4 @@ Bandwidth copy_bandwidth(long elements, int repeats);
 template <class Real>
 Bandwidth inplace_bandwidth(long elements_per_stream, int streams, int repeats);
 
-double median(std::vector<double> v);
-
 }  // namespace boreas::bench

@@ -117,7 +117,7 @@ json::Value run_case(const Case& c, const std::string& kernel, CollisionKind col
   // Copy arrays as large as one population lattice.
   const bench::Bandwidth copy = copy_bandwidth(c.precision, n_cells * Q, repeats);
   const int bytes_per_update = 2 * Q * real_bytes;
-  const double median_mlups = bench::median(mlups);
+  const double median_mlups = median(mlups);
   const double roofline_mlups = copy.median_gbs * 1e9 / bytes_per_update / 1e6;
 
   json::Value out = json::Object{};
