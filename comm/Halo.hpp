@@ -21,7 +21,8 @@ class Halo {
  public:
   Halo(const Block<L, Real>& block, const DomainGeometry& domain, const Decomposition& dec, Comm& comm,
        bool stage_through_host, const std::array<int, 3>& depth)
-      : comm_(comm), plan_(build_halo_plan<L>(dec, comm.rank(), domain, block.geometry(), depth)),
+      : comm_(comm), plan_(build_halo_plan<L>(dec, comm.rank(), domain, block.geometry(),
+                                                  block.populations().layout, depth)),
         staged_(stage_through_host) {
     send_index_ = to_device("halo_send_index", plan_.send_index);
     recv_index_ = to_device("halo_recv_index", plan_.recv_index);

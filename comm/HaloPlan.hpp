@@ -30,7 +30,7 @@ struct HaloMessage {
 
 struct HaloPlan {
   std::vector<HaloMessage> sends, recvs;        // remote messages, sorted by (peer, tag)
-  std::vector<long> send_index, recv_index;     // flat population indices q * qstride + cell
+  std::vector<long> send_index, recv_index;     // flat population indices (PopulationLayout::index)
   std::vector<long> local_source, local_target; // self copies
   long send_values() const { return send_index.size(); }
   long recv_values() const { return recv_index.size(); }
@@ -119,10 +119,12 @@ inline int ready_group(const std::array<int, 3>& w, const Box& owner, const std:
 
 }  // namespace detail
 
-// `depth`: ghost layers to fill per axis, at most the block's allocated ghosts geom.g.
+// `depth`: ghost layers to fill per axis, at most the block's allocated ghosts geom.g; `layout`:
+// where the block's populations live.
 template <class L>
 HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometry& domain,
-                         const DenseGeometry& geom, const std::array<int, 3>& depth) {
+                         const DenseGeometry& geom, const PopulationLayout& layout,
+                         const std::array<int, 3>& depth) {
   const std::array<int, 3> g = depth;
   const Box& mine = dec.boxes[rank];
   std::vector<int> near;  // ranks whose boxes touch this rank's ghost layer (and vice versa)
@@ -149,8 +151,8 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     if (owner == rank) {
       for (int q = 0; q < L::Q; ++q)
         if (pops >> q & 1) {
-          plan.local_source.push_back(q * geom.qstride + local(w, mine));
-          plan.local_target.push_back(q * geom.qstride + local(p, mine));
+          plan.local_source.push_back(layout.index(q, local(w, mine)));
+          plan.local_target.push_back(layout.index(q, local(p, mine)));
         }
       return;
     }
@@ -182,7 +184,7 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
       m.offset = static_cast<long>(index.size());
       for (int q = 0; q < L::Q; ++q)
         for (std::size_t i = 0; i < c.cells.size(); ++i)
-          if (c.pops[i] >> q & 1) index.push_back(q * geom.qstride + c.cells[i]);
+          if (c.pops[i] >> q & 1) index.push_back(layout.index(q, c.cells[i]));
       m.count = static_cast<long>(index.size()) - m.offset;
       msgs.push_back(m);
     }

@@ -43,6 +43,11 @@ struct VoxelGeometry {
 enum class InitialCondition { Uniform, TaylorGreen };
 
 // [parallel]: how a run is spread over MPI ranks (comm/). Results never depend on it.
+// How merged<k> sweeps: slabs with prisms per thread (CPUs) or overlapped tiles in team scratch
+// memory (GPUs); auto takes the form of the execution space.
+enum class MergeForm { Auto, Slabs, Tiles };
+// Population storage (lbm/DenseField.hpp PopulationLayout).
+enum class StorageLayout { SoA, AoSoA };
 enum class OverlapKind { None, NonBlocking, Interior, Streams, Systolic };
 enum class DecompositionKind { Cartesian, Bisection };
 enum class BufferKind { Auto, Device, Host };  // auto: device when MPI is CUDA-aware
@@ -67,6 +72,9 @@ struct Config {
   double trt_magic = 3.0 / 16.0;
   std::string kernel = "ab_pull";
   int tile = 16;  // [simulation] tile: prism tile width of swap_prism / merged<k> (rows)
+  MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form
+  StorageLayout layout = StorageLayout::SoA;  // [simulation] layout
+  int bundle = 4;  // [simulation] bundle: directions per AoSoA bundle (more than Q: one bundle)
 
   std::array<int, 3> cells{1, 1, 1};  // nz = 1 for 2D lattices
 

@@ -433,7 +433,7 @@ const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
   static const std::map<std::string, std::vector<std::string>> m{
-      {"simulation", {"name", "steps", "kernel", "tile"}},
+      {"simulation", {"name", "steps", "kernel", "tile", "merge_form", "layout", "bundle"}},
       {"lattice", {"model", "precision"}},
       {"domain", {"cells"}},
       {"collision", {"model", "magic"}},
@@ -603,6 +603,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (auto k = c.choice(sim, "kernel", kernels)) cfg.kernel = kernels[*k];
   }
   if (auto t = c.integer(sim, "tile", "an integer >= 2", 2)) cfg.tile = int(*t);
+  if (auto f = c.choice(sim, "merge_form", {"auto", "slabs", "tiles"})) cfg.merge_form = MergeForm(*f);
+  if (auto l = c.choice(sim, "layout", {"soa", "aosoa"})) cfg.layout = StorageLayout(*l);
+  if (auto b = c.integer(sim, "bundle", "an integer >= 1", 1)) cfg.bundle = int(*b);
 
   // [domain]
   const Tbl dom = c.table(root, "domain", "domain");

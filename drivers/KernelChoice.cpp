@@ -22,11 +22,18 @@ namespace {
 struct Candidate {
   const char* kernel;
   int tile;  // 0: the deck's
+  StorageLayout layout;
 };
 
-// Every variant, swap_prism at two tile sizes; merged<k> keeps the deck's tile.
-const Candidate candidates[] = {{"ab_pull", 0}, {"ab_push", 0}, {"aa", 0},      {"swap", 0},
-                                {"swap_prism", 4}, {"swap_prism", 16}, {"merged2", 0}, {"merged3", 0}};
+// Every variant in SoA storage, swap_prism at two tile sizes (merged<k> keeps the deck's tile);
+// the two fastest single-step variants also in AoSoA storage (with the deck's bundle).
+constexpr StorageLayout soa = StorageLayout::SoA, aosoa = StorageLayout::AoSoA;
+const Candidate candidates[] = {{"ab_pull", 0, soa},     {"ab_push", 0, soa},     {"aa", 0, soa},
+                                {"swap", 0, soa},        {"swap_prism", 4, soa},  {"swap_prism", 16, soa},
+                                {"merged2", 0, soa},     {"merged3", 0, soa},     {"ab_pull", 0, aosoa},
+                                {"aa", 0, aosoa}};
+
+const char* layout_name(StorageLayout l) { return l == StorageLayout::AoSoA ? "aosoa" : "soa"; }
 
 // Timed steps per candidate: a multiple of every merged k, after one warm-up step.
 constexpr long trial_steps = 6;
@@ -77,7 +84,7 @@ std::string kernel_choice_cache_file() {
 }
 
 KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
-  KernelChoice choice{"ab_pull", config.tile, json::Object{}};
+  KernelChoice choice{"ab_pull", config.tile, config.layout, json::Object{}};
   int ranks = 1, rank = 0;
   MPI_Comm_size(comm, &ranks);
   MPI_Comm_rank(comm, &rank);
@@ -93,8 +100,11 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   if (const json::Value* hit = cache.as_object().find(key)) {
     choice.kernel = (*hit)["kernel"].as_string();
     choice.tile = int((*hit)["tile"].as_int64());
+    const json::Value* layout = hit->as_object().find("layout");
+    choice.layout = layout && layout->as_string() == "aosoa" ? StorageLayout::AoSoA : StorageLayout::SoA;
     choice.report["chosen"] = choice.kernel;
     choice.report["tile"] = choice.tile;
+    choice.report["layout"] = layout_name(choice.layout);
     choice.report["source"] = "cache";
     return choice;
   }
@@ -104,6 +114,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     Config c = config;
     c.kernel = cand.kernel;
     if (cand.tile) c.tile = cand.tile;
+    c.layout = cand.layout;
     auto sim = Simulation::create(c, comm);
     const double cells = double(sim->fluid_cells());
     auto t0 = std::chrono::steady_clock::now();
@@ -113,6 +124,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     json::Value t = json::Object{};
     t["kernel"] = c.kernel;
     t["tile"] = c.tile;
+    t["layout"] = layout_name(c.layout);
     // A warm-up step three times slower than the best candidate's steps cannot win: skip its
     // timed steps, so that slow variants (swap on a GPU, say) do not make the trial long.
     if (best > 0 && cells / warm_up * 1e-6 < best / 3) {
@@ -131,16 +143,19 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
       best = mlups;
       choice.kernel = c.kernel;
       choice.tile = c.tile;
+      choice.layout = c.layout;
     }
   }
   choice.report["chosen"] = choice.kernel;
   choice.report["tile"] = choice.tile;
+  choice.report["layout"] = layout_name(choice.layout);
   choice.report["source"] = "trial";
   choice.report["trial_steps"] = trial_steps;
   choice.report["candidates"] = tried;
   json::Value entry = json::Object{};
   entry["kernel"] = choice.kernel;
   entry["tile"] = choice.tile;
+  entry["layout"] = layout_name(choice.layout);
   entry["mlups"] = best;
   entry["date"] = utc_now();
   cache[key] = entry;

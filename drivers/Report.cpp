@@ -44,6 +44,10 @@ json::Value config_to_json(const Config& c) {
   j["collision"] = c.collision == CollisionKind::TRT ? "TRT" : "BGK";
   if (c.collision == CollisionKind::TRT) j["trt_magic"] = c.trt_magic;
   j["kernel"] = c.kernel;
+  j["tile"] = c.tile;
+  j["merge_form"] = c.merge_form == MergeForm::Tiles ? "tiles" : c.merge_form == MergeForm::Slabs ? "slabs" : "auto";
+  j["layout"] = c.layout == StorageLayout::AoSoA ? "aosoa" : "soa";
+  if (c.layout == StorageLayout::AoSoA) j["bundle"] = c.bundle;
   j["cells"] = array_json(c.cells);
   j["tau"] = c.tau;
   j["viscosity"] = c.viscosity;
@@ -138,14 +142,15 @@ std::string summary_text(const json::Value& r) {
       static_cast<long long>(r["steps"].as_int64()), r["mlups"].as_double(), wall,
       r["fields_hash"].as_string().c_str());
   if (const json::Value* k = r.as_object().find("kernel_choice")) {
-    add("  kernel \"auto\": %s (tile %lld), %s", (*k)["chosen"].as_string().c_str(),
+    add("  kernel \"auto\": %s (tile %lld, %s), %s", (*k)["chosen"].as_string().c_str(),
         static_cast<long long>(k->as_object().contains("tile") ? (*k)["tile"].as_int64() : 0),
+        k->as_object().contains("layout") ? (*k)["layout"].as_string().c_str() : "deck's layout",
         (*k)["source"].as_string().c_str());
     if (const json::Value* cands = k->as_object().find("candidates")) {
       out += "; trial MLUPS:";
       for (const auto& c : cands->as_array())
-        add(" %s/%lld %.1f", c["kernel"].as_string().c_str(), static_cast<long long>(c["tile"].as_int64()),
-            c["mlups"].as_double());
+        add(" %s/%lld/%s %.1f", c["kernel"].as_string().c_str(), static_cast<long long>(c["tile"].as_int64()),
+            c["layout"].as_string().c_str(), c["mlups"].as_double());
     }
     out += "\n";
   }

@@ -338,6 +338,7 @@ std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm co
     Config chosen = config;
     chosen.kernel = choice.kernel;
     chosen.tile = choice.tile;
+    chosen.layout = choice.layout;
     auto sim = create(chosen, comm);
     sim->kernel_choice_ = choice.report;
     return sim;

@@ -40,7 +40,7 @@ struct AALocalStep {
 
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
     BulkRows<L, Real, Collision>::row(
-        flags, geom, params, first, count, [&](long cell) { (*this)(cell); },
+        flags, geom, params, f.layout, first, count, [&](long cell) { (*this)(cell); },
         [&](auto qc) -> const Real* { return &f(decltype(qc)::value, first); },
         [&](auto qc) -> Real* { return &f(opposite<L>(decltype(qc)::value), first); });
   }
@@ -77,7 +77,7 @@ struct AANeighbourStep {
 
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
     BulkRows<L, Real, Collision>::row(
-        flags, geom, params, first, count, [&](long cell) { (*this)(cell); },
+        flags, geom, params, f.layout, first, count, [&](long cell) { (*this)(cell); },
         [&](auto qc) -> const Real* {
           constexpr int q = decltype(qc)::value;
           return &f(opposite<L>(q), first - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));

@@ -11,7 +11,8 @@
 //   swap     one lattice, ordered swap sweep (SwapStep.hpp)
 //   swap_prism  the swap sweep in prism order: tiles of `tile` rows sheared along z (SwapPrism.hpp)
 //   merged<k>   ab_pull's lattices, k steps per sweep: temporal blocking by slabs and prisms
-//               (MergedStep.hpp); step counts not divisible by k end with single pull steps
+//               (MergedStep.hpp, CPUs) or overlapped tiles in team scratch (MergedTiles.hpp,
+//               GPUs; config.merge_form); step counts not divisible by k end with single pull steps
 // All call the same per-cell physics, so they differ only in memory order.
 //
 // Canonical state: after every completed step the block's state is defined as the post-collision
@@ -30,6 +31,7 @@
 #include "lbm/DenseField.hpp"
 #include "lbm/Geometry.hpp"
 #include "lbm/StreamedLayout.hpp"
+#include "lbm/Traversal.hpp"
 
 namespace boreas {
 
@@ -61,6 +63,11 @@ inline StreamingKernel streaming_kernel(const std::string& name) {
 // Steps per sweep of a merged kernel (1 for the others).
 inline int merged_steps(const std::string& name) {
   return name.size() == 7 && name.compare(0, 6, "merged") == 0 ? name[6] - '0' : 1;
+}
+
+// Whether merged<k> sweeps in tiles (MergedTiles.hpp) rather than slabs (MergedStep.hpp).
+inline bool merges_in_tiles(MergeForm form) {
+  return form == MergeForm::Tiles || (form == MergeForm::Auto && !exec_is_host);
 }
 
 // Periodic ghosts grouped by the interior row (y, z) of their image: ghost(i), image(i) for i in
@@ -132,6 +139,7 @@ class Block {
   void init_row_ghosts();
   // `groups` sweeps of merged<k>, k steps each.
   void advance_merged(long groups);
+  void advance_merged_tiles(long groups);
 
  private:
   Box box_;
@@ -145,6 +153,8 @@ class Block {
   PeriodicGhosts periodic_;
   int tile_;
   int merge_steps_;
+  bool merge_tiles_;  // merged<k> sweeps in tiles (MergedTiles.hpp) rather than slabs
+  PopulationLayout storage_;
   RowGhosts row_ghosts_;  // merged<k>: periodic ghosts grouped by the row of their image
   DeviceView<int*> outlet_slot_;   // AA: column of a cell in outlet_post_, or -1
   DeviceView<long*> outlet_cells_;

@@ -4,6 +4,7 @@
 #include "lbm/Block.hpp"
 #include "lbm/AAStep.hpp"
 #include "lbm/MergedStep.hpp"
+#include "lbm/MergedTiles.hpp"
 #include "lbm/PullStep.hpp"
 #include "lbm/PushStep.hpp"
 #include "lbm/SwapPrism.hpp"
@@ -48,6 +49,10 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
       kernel_(streaming_kernel(config.kernel)),
       tile_(config.tile),
       merge_steps_(merged_steps(config.kernel)),
+      merge_tiles_(merges_in_tiles(config.merge_form)),
+      storage_(config.layout == StorageLayout::AoSoA
+                   ? PopulationLayout::make_aosoa(geom_, L::Q, config.bundle, sizeof(Real))
+                   : PopulationLayout::make_soa(geom_, L::Q)),
       collision_(config.collision),
       params_(CollisionParams<Real>::make(config.tau, config.trt_magic, config.force)),
       global_cells_(config.cells),
@@ -64,9 +69,9 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
   if (kernel_ == StreamingKernel::AA) init_outlet_saves();
   if (kernel_ == StreamingKernel::Merged) init_row_ghosts();
   // Two lattices for the ab_* variants, one for the in-place ones.
-  f_[0] = Populations<Real>("populations_a", geom_, L::Q);
+  f_[0] = Populations<Real>("populations_a", storage_);
   if (two_natural_lattices() || kernel_ == StreamingKernel::ABPush)
-    f_[1] = Populations<Real>("populations_b", geom_, L::Q);
+    f_[1] = Populations<Real>("populations_b", storage_);
   load_canonical(initial_populations(config));
 }
 
@@ -158,7 +163,7 @@ void Block<L, Real>::init_flags(const DomainGeometry& domain) {
 
 template <class L, class Real>
 Populations<Real> Block<L, Real>::initial_populations(const Config& config) const {
-  Populations<Real> natural("initial_populations", geom_, L::Q);
+  Populations<Real> natural("initial_populations", storage_);
   auto host = Kokkos::create_mirror_view(natural.data);
   Kokkos::deep_copy(host, Real(0));
   const double pi = 3.14159265358979323846;
@@ -189,7 +194,7 @@ Populations<Real> Block<L, Real>::initial_populations(const Config& config) cons
         Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
         const long cell = geom_.index(x, y, z);
         for (int q = 0; q < L::Q; ++q)
-          host(q * geom_.qstride + cell) = equilibrium<L, Real>(q, Real(rho), ur);
+          host(storage_.index(q, cell)) = equilibrium<L, Real>(q, Real(rho), ur);
       }
   Kokkos::deep_copy(natural.data, host);
   return natural;
@@ -199,7 +204,7 @@ template <class L, class Real>
 void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
   cur_ = 0;
   // Copies first so that slots no step writes (solid cells, padding) hold defined values.
-  if (kernel_ == StreamingKernel::Merged) {
+  if (kernel_ == StreamingKernel::Merged && storage_.soa()) {
     // First touch of each slab's planes by the thread that sweeps them.
     const auto a = f_[0], b = f_[1];
     const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
@@ -256,7 +261,7 @@ void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
 template <class L, class Real>
 Populations<Real> Block<L, Real>::canonical() const {
   if (layout_ == Layout::Natural) return f_[cur_];
-  Populations<Real> natural("canonical_populations", geom_, L::Q);
+  Populations<Real> natural("canonical_populations", storage_);
   const auto f = f_[cur_];
   const auto flags = DeviceView<const std::uint8_t*>(flags_);
   if (layout_ == Layout::Reversed) {
@@ -324,10 +329,14 @@ void Block<L, Real>::pull_step() {
   cur_ ^= 1;
 }
 
-// GPUs take the correct but unmerged fallback (single pull steps): the tile-in-scratch form is
-// not written yet (perf/KERNELS.md).
+// The slab form runs on host backends only (one slab per thread); a block too thin for slabs
+// takes single pull steps.
 template <class L, class Real>
 void Block<L, Real>::advance_merged(long groups) {
+  if (merge_tiles_) {
+    advance_merged_tiles(groups);
+    return;
+  }
   const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
   if (!exec_is_host || s.slabs == 0) {
     for (long i = 0; i < groups * merge_steps_; ++i) pull_step();
@@ -346,6 +355,25 @@ void Block<L, Real>::advance_merged(long groups) {
         Kokkos::parallel_for("boreas::lbm::merged_seams", Kokkos::RangePolicy<ExecSpace>(0, s.slabs),
                              MergedStage<L, Real, C>{rows, s, cur_, true});
       cur_ = (cur_ + s.k) & 1;
+    }
+  });
+}
+
+// Every sweep reads lattice cur_ and writes the other one, whatever k.
+template <class L, class Real>
+void Block<L, Real>::advance_merged_tiles(long groups) {
+  const TileSchedule s = tile_schedule(geom_, L::D, merge_steps_, tile_);
+  dispatch_collision(collision_, [&](auto collision) {
+    using C = decltype(collision);
+    using Tiles = MergedTiles<L, Real, C>;
+    const std::size_t bytes = Tiles::scratch_bytes(s);
+    const int level = bytes <= std::size_t(Kokkos::TeamPolicy<ExecSpace>::scratch_size_max(0)) ? 0 : 1;
+    const auto policy = Kokkos::TeamPolicy<ExecSpace>(s.league(), Kokkos::AUTO)
+                            .set_scratch_size(level, Kokkos::PerTeam(bytes));
+    for (long g = 0; g < groups; ++g) {
+      Kokkos::parallel_for("boreas::lbm::merged_tiles", policy,
+                           Tiles{f_[cur_], f_[cur_ ^ 1], flags_, map_, bc_, params_, s, level});
+      cur_ ^= 1;
     }
   });
 }
@@ -461,7 +489,7 @@ Health Block<L, Real>::check() const {
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.data);
     const long cell = g.index(int(gx - gx0), int(gy - gy0), int(gz - gz0));
     double rho = 0;
-    for (int q = 0; q < L::Q; ++q) rho += host(q * g.qstride + cell);
+    for (int q = 0; q < L::Q; ++q) rho += host(storage_.index(q, cell));
     h.bad_density = rho;
   }
   return h;
@@ -530,7 +558,7 @@ template <class L, class Real>
 void Block<L, Real>::restore_state() {
   Populations<Real> natural;
   natural.data = saved_;
-  natural.qstride = geom_.qstride;
+  natural.layout = storage_;
   load_canonical(natural);
 }
 

@@ -42,12 +42,17 @@ struct BulkRows {
 
   // Calls cell(c) for every non-bulk cell of the row and, for bulk runs, collides them through
   // chunks: source(q) / target(q) give the row's stream pointers for direction q (an
-  // integral_constant) at cell `first`.
+  // integral_constant) at cell `first`. Lattices not in SoA layout (no x-contiguous streams) take
+  // the per-cell path throughout.
   template <class Cell, class Source, class Target>
   KOKKOS_INLINE_FUNCTION static void row(const DeviceView<const std::uint8_t*>& flags,
                                          const DenseGeometry& geom, const CollisionParams<Real>& params,
-                                         long first, int count, const Cell& cell, const Source& source,
-                                         const Target& target) {
+                                         const PopulationLayout& layout, long first, int count,
+                                         const Cell& cell, const Source& source, const Target& target) {
+    if (!layout.soa()) {
+      for (int i = 0; i < count; ++i) cell(first + i);
+      return;
+    }
     for (int s = 0; s < count; s += segment) {
       const int n = count - s < segment ? count - s : segment;
       std::uint8_t not_bulk[segment];

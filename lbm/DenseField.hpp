@@ -1,8 +1,9 @@
 #pragma once
-// Dense block storage: one box of cells with ghost layers, populations in padded
-// structure-of-arrays order (direction slowest, then z, y, x). Rows are padded to 64 bytes and
-// direction planes are padded and staggered so that the Q streams of a sweep do not alias in
-// cache sets.
+// Dense block storage: one box of cells with ghost layers (cells in z, y, x order), populations
+// in padded structure-of-arrays order (direction slowest) or in 16-cell vectors grouped in
+// direction bundles (AoSoA, PopulationLayout). Rows are padded to 64 bytes and direction planes
+// (bundle regions) are padded and staggered so that the streams of a sweep do not alias in cache
+// sets.
 #include <Kokkos_Core.hpp>
 
 #include "core/Types.hpp"
@@ -44,18 +45,71 @@ struct DenseGeometry {
   long interior_cells() const { return static_cast<long>(n[0]) * n[1] * n[2]; }
 };
 
+// Where population (q, cell) lives: index(q, cell) = offset[q] + (cell >> shift) * block[q] +
+// (cell & mask).
+//   SoA    direction planes of geom.qstride cells (shift 0, mask 0, block 1, offset q qstride)
+//   AoSoA  the "GPU bundle" of seed 002: cells in vectors of 16 consecutive cells, directions in
+//          bundles of `bundle` consecutive directions; a bundle's region holds, vector after vector,
+//          the 16 values of each of its directions side by side (16 doubles = one 128-byte segment)
+struct PopulationLayout {
+  static constexpr int max_q = 27;
+  static constexpr int vector = 16;
+  int bundle = 0;  // directions per bundle; 0: SoA
+  int shift = 0;
+  long mask = 0;
+  long offset[max_q] = {};
+  int block[max_q] = {};
+  long size = 0;  // elements of one lattice
+
+  KOKKOS_FORCEINLINE_FUNCTION long index(int q, long cell) const {
+    return offset[q] + (cell >> shift) * block[q] + (cell & mask);
+  }
+  // Whether each direction's cells are contiguous (the vectorised host path needs it).
+  KOKKOS_INLINE_FUNCTION bool soa() const { return bundle == 0; }
+
+  static PopulationLayout make_soa(const DenseGeometry& g, int Q) {
+    PopulationLayout l;
+    for (int q = 0; q < Q; ++q) {
+      l.offset[q] = q * g.qstride;
+      l.block[q] = 1;
+    }
+    l.size = Q * g.qstride;
+    return l;
+  }
+
+  // Bundle regions start on 4 KiB pages plus one stagger line each, as SoA planes do.
+  static PopulationLayout make_aosoa(const DenseGeometry& g, int Q, int bundle, int real_bytes) {
+    PopulationLayout l;
+    l.bundle = bundle < Q ? bundle : Q;
+    l.shift = 4;
+    l.mask = vector - 1;
+    const long vectors = (g.cells_alloc + vector - 1) / vector;
+    const long page = 4096 / real_bytes, line = 64 / real_bytes;
+    long base = 0;
+    for (int first = 0; first < Q; first += l.bundle) {
+      const int size = first + l.bundle <= Q ? l.bundle : Q - first;
+      for (int j = 0; j < size; ++j) {
+        l.offset[first + j] = base + j * vector;
+        l.block[first + j] = size * vector;
+      }
+      base += ((vectors * size * vector + page - 1) / page) * page + line;
+    }
+    l.size = base;
+    return l;
+  }
+};
+
 template <class Real>
 struct Populations {
   DeviceView<Real*> data;
-  long qstride = 0;
+  PopulationLayout layout;
 
   Populations() = default;
-  Populations(const std::string& label, const DenseGeometry& geom, int Q)
-      : data(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), geom.qstride * Q),
-        qstride(geom.qstride) {}
+  Populations(const std::string& label, const PopulationLayout& l)
+      : data(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), l.size), layout(l) {}
 
   KOKKOS_FORCEINLINE_FUNCTION Real& operator()(int q, long cell) const {
-    return data(q * qstride + cell);
+    return data(layout.index(q, cell));
   }
 };
 

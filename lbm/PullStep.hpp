@@ -15,10 +15,13 @@
 
 namespace boreas {
 
-template <class L, class Real>
+// Lattice and Flags are the block's device views, or a tile's copies in team scratch memory
+// (MergedTiles.hpp): anything indexed as src(q, cell) and flags(cell) with the strides of `geom`.
+template <class L, class Real, class Lattice = Populations<Real>,
+          class Flags = DeviceView<const std::uint8_t*>>
 struct PullGather {
-  Populations<Real> src;
-  DeviceView<const std::uint8_t*> flags;
+  Lattice src;
+  Flags flags;
   DenseGeometry geom;
   BoundaryValues<Real> bc;
   CollisionParams<Real> params;
@@ -65,7 +68,7 @@ struct PullStep {
   // the vectorised path of BulkRows.hpp.
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
     BulkRows<L, Real, Collision>::row(
-        gather.flags, gather.geom, gather.params, first, count, [&](long cell) { (*this)(cell); },
+        gather.flags, gather.geom, gather.params, dst.layout, first, count, [&](long cell) { (*this)(cell); },
         [&](auto qc) -> const Real* {
           constexpr int q = decltype(qc)::value;
           return &gather.src(q, first - gather.template upwind_shift<q>());

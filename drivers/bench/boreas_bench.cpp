@@ -19,6 +19,7 @@
 #include "drivers/Simulation.hpp"
 #include "drivers/bench/Roofline.hpp"
 #include "io/Json.hpp"
+#include "lbm/Block.hpp"
 #include "lbm/Lattice.hpp"
 
 #ifndef BOREAS_GIT_COMMIT
@@ -76,13 +77,11 @@ struct Case {
   std::array<int, 3> cells;
 };
 
-Config periodic_box(const Case& c, const std::string& kernel, CollisionKind collision) {
-  Config config;
+// The kernel settings of the command line: kernel, collision, tile and merge_form.
+Config periodic_box(const Case& c, Config config) {
   config.name = "bench";
   config.lattice = c.lattice;
   config.precision = c.precision;
-  config.collision = collision;
-  config.kernel = kernel;
   config.cells = c.cells;
   config.tau = 0.6;
   config.viscosity = (config.tau - 0.5) / 3;
@@ -94,9 +93,9 @@ Config periodic_box(const Case& c, const std::string& kernel, CollisionKind coll
   return config;
 }
 
-json::Value run_case(const Case& c, const std::string& kernel, CollisionKind collision, long steps,
-                     int repeats, const json::Value& env) {
-  const Config config = periodic_box(c, kernel, collision);
+json::Value run_case(const Case& c, const Config& kernel_settings, long steps, int repeats,
+                     const json::Value& env) {
+  const Config config = periodic_box(c, kernel_settings);
   const int Q = lattice_q(c.lattice);
   const int real_bytes = c.precision == Precision::Float ? 4 : 8;
   const long long n_cells = static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2];
@@ -123,9 +122,14 @@ json::Value run_case(const Case& c, const std::string& kernel, CollisionKind col
   json::Value out = json::Object{};
   out["kind"] = "kernel";
   out["lattice"] = c.lattice == LatticeKind::D2Q9 ? "D2Q9" : c.lattice == LatticeKind::D3Q19 ? "D3Q19" : "D3Q27";
-  out["kernel"] = kernel;
+  out["kernel"] = config.kernel;
+  out["tile"] = config.tile;
+  out["layout"] = config.layout == StorageLayout::AoSoA ? "aosoa" : "soa";
+  if (config.layout == StorageLayout::AoSoA) out["bundle"] = config.bundle;
+  if (merged_steps(config.kernel) > 1)
+    out["merge_form"] = merges_in_tiles(config.merge_form) ? "tiles" : "slabs";
   out["precision"] = c.precision == Precision::Float ? "float" : "double";
-  out["collision"] = collision == CollisionKind::TRT ? "TRT" : "BGK";
+  out["collision"] = config.collision == CollisionKind::TRT ? "TRT" : "BGK";
   out["cells"] = json::Array{c.cells[0], c.cells[1], c.cells[2]};
   out["n_cells"] = n_cells;
   out["steps"] = steps;
@@ -174,7 +178,8 @@ json::Value reference_line(Precision precision, long long cells, int repeats, co
 int main(int argc, char** argv) {
   CLI::App app{"Boreas kernel benchmark: MLUPS on a periodic box against a measured memory roofline"};
   std::vector<std::string> lattices{"D3Q19"}, precisions{"double"}, sizes{"128"};
-  std::string kernel = "ab_pull", collision_name = "BGK";
+  std::string kernel = "ab_pull", collision_name = "BGK", merge_form = "auto", layout = "soa";
+  int tile = Config().tile, bundle = Config().bundle;
   long steps = 10;
   int repeats = 5;
   app.add_option("--lattice", lattices, "lattices (list)")
@@ -186,6 +191,13 @@ int main(int argc, char** argv) {
   app.add_option("--kernel", kernel, "streaming kernel (deck key simulation.kernel)")
       ->check(CLI::IsMember(boreas::known_kernels()));
   app.add_option("--collision", collision_name, "collision operator")->check(CLI::IsMember({"BGK", "TRT"}));
+  app.add_option("--tile", tile, "prism / merge tile (deck key simulation.tile)")->check(CLI::Range(2, 1 << 20));
+  app.add_option("--merge-form", merge_form, "merged<k> form (deck key simulation.merge_form)")
+      ->check(CLI::IsMember({"auto", "slabs", "tiles"}));
+  app.add_option("--layout", layout, "population storage (deck key simulation.layout)")
+      ->check(CLI::IsMember({"soa", "aosoa"}));
+  app.add_option("--bundle", bundle, "directions per AoSoA bundle (deck key simulation.bundle)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
 
   std::vector<Case> cases;
@@ -201,7 +213,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::Error& e) {
     return app.exit(e);
   }
-  const CollisionKind collision = collision_name == "TRT" ? CollisionKind::TRT : CollisionKind::BGK;
+  Config kernel_settings;
+  kernel_settings.kernel = kernel;
+  kernel_settings.collision = collision_name == "TRT" ? CollisionKind::TRT : CollisionKind::BGK;
+  kernel_settings.tile = tile;
+  kernel_settings.merge_form =
+      merge_form == "tiles" ? MergeForm::Tiles : merge_form == "slabs" ? MergeForm::Slabs : MergeForm::Auto;
+  kernel_settings.layout = layout == "aosoa" ? StorageLayout::AoSoA : StorageLayout::SoA;
+  kernel_settings.bundle = bundle;
 
   Kokkos::ScopeGuard kokkos(argc, argv);
   const json::Value env = environment();
@@ -211,7 +230,7 @@ int main(int argc, char** argv) {
   std::printf("%s\n", reference_line(cases.front().precision, largest, repeats, env).dump(-1).c_str());
   std::fflush(stdout);
   for (const auto& c : cases) {
-    std::printf("%s\n", run_case(c, kernel, collision, steps, repeats, env).dump(-1).c_str());
+    std::printf("%s\n", run_case(c, kernel_settings, steps, repeats, env).dump(-1).c_str());
     std::fflush(stdout);
   }
   return 0;

@@ -72,7 +72,7 @@ long mismatches(const Block<L, Real>& block, const Block<L, Real>& whole, const 
         if (domain.flag_at(p[0], p[1], p[2]) != flag::fluid || !domain.wrap(p)) continue;
         const long a = g.index(x, y, z), b = gw.index(p[0], p[1], p[2]);
         for (int q = 0; q < L::Q; ++q)
-          if (mine(q * g.qstride + a) != ref(q * gw.qstride + b)) ++bad;
+          if (mine(block.populations().layout.index(q, a)) != ref(whole.populations().layout.index(q, b))) ++bad;
       }
   return bad;
 }

@@ -190,6 +190,9 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
                           std::string("parallel.overlap=\"") + overlaps[k % 5] + "\""});
     variants.push_back({"parallel.decomposition=\"bisection\"", "parallel.ghost_width=3"});
     variants.push_back({"parallel.ghost_width=\"auto\"", "parallel.max_ghost_width=3"});
+    // AoSoA storage: halo plans index populations through the layout.
+    variants.push_back({"simulation.layout=\"aosoa\"", "simulation.bundle=5", "parallel.overlap=\"interior\""});
+    variants.push_back({"simulation.layout=\"aosoa\"", "parallel.ghost_width=3", "parallel.overlap=\"streams\""});
     for (const auto& v : variants) {
       Config c = with(deck, v);
       const std::uint64_t h = run(c, comm);

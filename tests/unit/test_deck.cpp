@@ -89,6 +89,7 @@ TEST(Deck, MinimalDeckGetsDefaults) {
   EXPECT_EQ(c.deck_path, "deck.toml");
   EXPECT_EQ(c.steps, 10);
   EXPECT_EQ(c.kernel, "ab_pull");
+  EXPECT_EQ(c.merge_form, MergeForm::Auto);
   EXPECT_EQ(c.lattice, LatticeKind::D3Q19);
   EXPECT_EQ(c.precision, Precision::Double);
   EXPECT_EQ(c.collision, CollisionKind::BGK);
@@ -133,7 +134,7 @@ TEST(Deck, ViscosityConversion) {
 
 TEST(Deck, Full2DDeck) {
   const Config c = parse(
-      "[simulation]\nname = \"pois\"\nsteps = 5\nkernel = \"ab_pull\"\n"
+      "[simulation]\nname = \"pois\"\nsteps = 5\nkernel = \"merged2\"\nmerge_form = \"tiles\"\n"
       "[lattice]\nmodel = \"D2Q9\"\nprecision = \"float\"\n"
       "[domain]\ncells = [4, 32]\n"
       "[collision]\nmodel = \"TRT\"\nmagic = 0.25\n"
@@ -145,6 +146,8 @@ TEST(Deck, Full2DDeck) {
       "[output]\ndirectory = \"o\"\nevery = 3\nvtk = false\nprogress_every = 2\n"
       "[validation]\nobservables = [\"poiseuille_profile\", \"mass\"]\n");
   EXPECT_EQ(c.name, "pois");
+  EXPECT_EQ(c.kernel, "merged2");
+  EXPECT_EQ(c.merge_form, MergeForm::Tiles);
   EXPECT_EQ(c.lattice, LatticeKind::D2Q9);
   EXPECT_EQ(c.dimensions(), 2);
   EXPECT_EQ(c.precision, Precision::Float);

@@ -74,22 +74,27 @@ TEST_F(KernelChoiceTest, TrialThenCacheSameFieldsAsAbPull) {
   const std::string chosen = first["chosen"].as_string();
   std::set<std::string> tried;
   double best = 0;
-  std::string fastest;
+  std::string fastest, fastest_layout;
   for (const auto& c : first["candidates"].as_array()) {
     tried.insert(c["kernel"].as_string());
+    tried.insert(c["kernel"].as_string() + " " + c["layout"].as_string());
     if (c["mlups"].as_double() > best) {
       best = c["mlups"].as_double();
       fastest = c["kernel"].as_string();
+      fastest_layout = c["layout"].as_string();
     }
   }
   for (const auto& k : known_kernels()) EXPECT_TRUE(tried.count(k)) << k << " was not tried";
+  EXPECT_TRUE(tried.count("ab_pull aosoa")) << "AoSoA storage was not tried";
   EXPECT_EQ(chosen, fastest);
+  EXPECT_EQ(first["layout"].as_string(), fastest_layout);
   EXPECT_TRUE(std::filesystem::exists(kernel_choice_cache_file()));
 
   json::Value second;
   EXPECT_EQ(run(automatic, &second), expected);
   EXPECT_EQ(second["source"].as_string(), "cache");
   EXPECT_EQ(second["chosen"].as_string(), chosen);
+  EXPECT_EQ(second["layout"].as_string(), fastest_layout);
 
   // Another problem (float) is another key: a new trial.
   const Config other = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\"", "lattice.precision=\"float\""});

@@ -1,7 +1,8 @@
 // Every streaming variant against the two-lattice pull reference: fields_hash and the
 // macroscopic fields must be bitwise equal after 1, 2, 5, 7 and 13 steps, for every lattice,
 // precision and boundary set, and after a save/restore round trip. Tiles of 4 rows give the
-// prism variants several tiles (and merged<k> its tile seams) even in these small boxes.
+// prism variants several tiles (and merged<k> its tile seams, or in the tile form partial tiles
+// at the box ends) even in these small boxes.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -98,12 +99,19 @@ void expect_same_state(const Block<L, Real>& ref, const Block<L, Real>& var, lon
   EXPECT_EQ(ref.total_mass(), var.total_mass()) << "mass after step " << step;
 }
 
+// `kernel` is a deck kernel name, or merged<k>_tiles for merged<k> in the tile form; the
+// reference is ab_pull in SoA layout, the variant runs in `layout` (AoSoA: bundles of 4).
 template <class L, class Real>
-void compare_with_pull(Config c, const std::string& kernel) {
+void compare_with_pull(Config c, const std::string& kernel, StorageLayout layout) {
   const DomainGeometry domain(c);
   c.kernel = "ab_pull";
   Block<L, Real> ref = make_block<L, Real>(c, domain);
-  c.kernel = kernel;
+  c.layout = layout;
+  c.bundle = 4;
+  const std::string tiles = "_tiles";
+  const bool tile_form = kernel.size() > tiles.size() && kernel.compare(kernel.size() - tiles.size(), tiles.size(), tiles) == 0;
+  c.kernel = tile_form ? kernel.substr(0, kernel.size() - tiles.size()) : kernel;
+  c.merge_form = tile_form ? MergeForm::Tiles : MergeForm::Auto;
   Block<L, Real> var = make_block<L, Real>(c, domain);
   const std::uint64_t initial = ref.fields_hash();
   long done = 0;
@@ -124,7 +132,7 @@ void compare_with_pull(Config c, const std::string& kernel) {
   EXPECT_TRUE(var.check().ok);
 }
 
-using Case = std::tuple<std::string, LatticeKind, Precision, Boundaries>;
+using Case = std::tuple<std::string, LatticeKind, Precision, Boundaries, StorageLayout>;
 
 class KernelEquality : public ::testing::TestWithParam<Case> {};
 
@@ -133,13 +141,14 @@ TEST_P(KernelEquality, BitwiseEqualToPull) {
   const std::string kernel = std::get<0>(GetParam());
   const LatticeKind lattice = std::get<1>(GetParam());
   const Precision precision = std::get<2>(GetParam());
+  const StorageLayout layout = std::get<4>(GetParam());
   const Config c = make_config(lattice, precision, std::get<3>(GetParam()));
   dispatch_lattice(lattice, [&](auto l) {
     using L = decltype(l);
     if (precision == Precision::Float)
-      compare_with_pull<L, float>(c, kernel);
+      compare_with_pull<L, float>(c, kernel, layout);
     else
-      compare_with_pull<L, double>(c, kernel);
+      compare_with_pull<L, double>(c, kernel, layout);
   });
 }
 
@@ -148,17 +157,48 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const LatticeKind lattice = std::get<1>(info.param);
   const char* lat = lattice == LatticeKind::D2Q9 ? "D2Q9" : lattice == LatticeKind::D3Q19 ? "D3Q19" : "D3Q27";
   const char* prec = std::get<2>(info.param) == Precision::Float ? "float" : "double";
-  return kernel + "_" + lat + "_" + prec + "_" + name_of(std::get<3>(info.param));
+  const char* layout = std::get<4>(info.param) == StorageLayout::AoSoA ? "_aosoa" : "";
+  return kernel + "_" + lat + "_" + prec + "_" + name_of(std::get<3>(info.param)) + layout;
 }
+
+const auto all_lattices = ::testing::Values(LatticeKind::D2Q9, LatticeKind::D3Q19, LatticeKind::D3Q27);
+const auto both_precisions = ::testing::Values(Precision::Double, Precision::Float);
+const auto all_boundary_sets = ::testing::Values(Boundaries::Walls, Boundaries::MovingLid, Boundaries::Periodic,
+                                                 Boundaries::InletOutlet, Boundaries::Obstacles);
 
 INSTANTIATE_TEST_SUITE_P(
     Variants, KernelEquality,
-    ::testing::Combine(::testing::Values("ab_push", "aa", "swap", "swap_prism", "merged2", "merged3"),
-                       ::testing::Values(LatticeKind::D2Q9, LatticeKind::D3Q19, LatticeKind::D3Q27),
-                       ::testing::Values(Precision::Double, Precision::Float),
-                       ::testing::Values(Boundaries::Walls, Boundaries::MovingLid, Boundaries::Periodic,
-                                         Boundaries::InletOutlet, Boundaries::Obstacles)),
+    ::testing::Combine(::testing::Values("ab_push", "aa", "swap", "swap_prism", "merged2", "merged3", "merged2_tiles",
+                                         "merged3_tiles"),
+                       all_lattices, both_precisions, all_boundary_sets, ::testing::Values(StorageLayout::SoA)),
     case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    AoSoA, KernelEquality,
+    ::testing::Combine(::testing::Values("ab_pull", "ab_push", "aa", "swap", "swap_prism", "merged2", "merged3",
+                                         "merged2_tiles", "merged3_tiles"),
+                       all_lattices, both_precisions, all_boundary_sets, ::testing::Values(StorageLayout::AoSoA)),
+    case_name);
+
+// Any grouping of directions into bundles (one direction each, uneven last bundle, one bundle of
+// all, more than Q) stores the same state.
+TEST(KernelLayouts, BundleSizesAreBitwiseEqual) {
+  for (int bundle : {1, 3, 19, 100}) {
+    Config c = make_config(LatticeKind::D3Q19, Precision::Double, Boundaries::Obstacles);
+    const DomainGeometry domain(c);
+    c.kernel = "ab_pull";
+    Block<D3Q19, double> ref = make_block<D3Q19, double>(c, domain);
+    c.layout = StorageLayout::AoSoA;
+    c.bundle = bundle;
+    for (const std::string kernel : {"ab_pull", "aa"}) {
+      c.kernel = kernel;
+      Block<D3Q19, double> var = make_block<D3Q19, double>(c, domain);
+      var.advance(9);
+      if (kernel == "ab_pull") ref.advance(9);
+      EXPECT_EQ(ref.fields_hash(), var.fields_hash()) << kernel << ", bundle " << bundle;
+    }
+  }
+}
 
 // Only ab_pull can be stepped in sub-boxes (the overlap strategies of comm/ do that).
 TEST(KernelDriving, SubBoxStepsNeedPull) {
