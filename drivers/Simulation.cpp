@@ -33,8 +33,11 @@ std::array<int, 3> ghost_widths(const Config& c, int h) {
   return {h, h, c.dimensions() == 3 ? h : 0};
 }
 
-// The ghost layers a block allocates: the deck's width, or the largest candidate of "auto".
-int allocated_ghost_width(const Config& c) {
+// The ghost layers a block allocates: the deck's width, or the largest candidate of "auto";
+// merged<k> with a halo (several ranks, or a ghost width set) exchanges k layers per sweep.
+int allocated_ghost_width(const Config& c, int ranks) {
+  const int k = merged_steps(c.kernel);
+  if (k > 1 && (ranks > 1 || c.parallel.ghost_width != 1)) return k;
   return c.parallel.ghost_width == 0 ? c.parallel.max_ghost_width : c.parallel.ghost_width;
 }
 
@@ -48,16 +51,30 @@ class SimulationImpl final : public Simulation {
         domain_(config),
         decomposition_(decompose(config, domain_, comm_.size())),
         block_(config, domain_, decomposition_.boxes[comm_.rank()],
-               ghost_widths(config, allocated_ghost_width(config))) {
+               ghost_widths(config, allocated_ghost_width(config, comm_.size()))) {
     // One block exchanging one layer per step steps itself, periodic copies included.
     if (comm_.size() == 1 && config.parallel.ghost_width == 1) return;
-    if (block_.kernel() != StreamingKernel::ABPull)
+    const bool merged = block_.kernel() == StreamingKernel::Merged;
+    if (block_.kernel() != StreamingKernel::ABPull && !merged)
       throw Error("simulation.kernel = \"" + config.kernel +
                   "\" runs on one rank with parallel.ghost_width = 1 only; multi-rank and CRMT runs "
-                  "use \"ab_pull\"");
+                  "use \"ab_pull\", \"merged2\" or \"merged3\"");
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
+    if (merged) {
+      const int k = block_.merge_steps();
+      if (config.parallel.ghost_width > 1 && config.parallel.ghost_width != k)
+        throw Error("parallel.ghost_width = " + std::to_string(config.parallel.ghost_width) + " with simulation.kernel = \"" +
+                    config.kernel + "\": merged<k> exchanges k = " + std::to_string(k) +
+                    " ghost layers once per sweep; leave ghost_width at 1, or set it to " + std::to_string(k) +
+                    " or \"auto\"");
+      halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
+                                              ghost_widths(config, k));
+      comm_.reset_counters();
+      halo_->exchange(block_.populations());  // ghosts of the initial state
+      return;
+    }
     const OperatorReach reach = uniform_grid_reach<L>();
     int h = config.parallel.ghost_width;
     if (h == 0) h = choose_ghost_width(reach, host_buffers);
@@ -72,6 +89,10 @@ class SimulationImpl final : public Simulation {
   const Config& config() const override { return config_; }
 
   void advance(long steps) override {
+    if (!stepper_ && halo_) {
+      advance_merged_with_halo(steps);
+      return;
+    }
     if (!stepper_) {
       auto t = timers_.scope("lbm");
       block_.advance(steps);
@@ -121,7 +142,7 @@ class SimulationImpl final : public Simulation {
     block_.restore_state();
     if (halo_) {
       halo_->exchange(block_.populations());
-      stepper_->restart_cycle();
+      if (stepper_) stepper_->restart_cycle();
       ++restores_;
     }
     step_ = saved_step_;
@@ -144,7 +165,14 @@ class SimulationImpl final : public Simulation {
     p["timers"] = json::Object{};
     p["timers"]["slowest_rank"] = slowest_timer;
     p["timers"]["mean"] = mean_timer;
-    if (!stepper_) return p;
+    if (!stepper_) {
+      if (halo_) {  // merged<k>: one blocking exchange per sweep
+        p["overlap"] = "none";
+        p["merged_exchange"] = "k ghost layers once per sweep of k steps";
+        p["messages"] = message_report(merged_exchanges_, std::max(1L, step_));
+      }
+      return p;
+    }
     const OverlapTiming& t = stepper_->timing();
     p["overlap"] = overlap_name(stepper_->kind());
     p["buffers"] = halo_->staged() ? "host" : "device";
@@ -171,6 +199,15 @@ class SimulationImpl final : public Simulation {
     mj["predicted_step_s"] = model.predicted_step_s;
     mj["hidden_fraction_of_M"] = model.hidden_fraction;
     p["model"] = mj;
+    p["messages"] = message_report(t.exchanges, steps);
+    p["crmt"] = crmt_report(t, steps);
+    return p;
+  }
+
+ private:
+  // Messages and bytes: the plan's prediction per exchange, what the counting wrapper saw, and
+  // per time step of the run (`exchanges` inside `steps` steps), all ranks together.
+  json::Value message_report(long exchanges, double steps) const {
     const HaloPlan& plan = halo_->plan();
     const long long predicted_messages = comm_.sum((long long)plan.sends.size());
     const long long predicted_bytes = comm_.sum((long long)plan.send_values() * (long long)sizeof(Real));
@@ -179,16 +216,36 @@ class SimulationImpl final : public Simulation {
     msgs["counted"] = comm_.sum(comm_.messages_sent());
     msgs["predicted_bytes_per_exchange"] = predicted_bytes;
     msgs["counted_bytes"] = comm_.sum(comm_.bytes_sent());
-    msgs["exchanges"] = t.exchanges + exchanges_outside_steps();
-    // Per time step of the run (the exchanges inside steps only), all ranks together.
-    msgs["per_step"] = double(predicted_messages) * double(t.exchanges) / steps;
-    msgs["bytes_per_step"] = double(predicted_bytes) * double(t.exchanges) / steps;
-    p["messages"] = msgs;
-    p["crmt"] = crmt_report(t, steps);
-    return p;
+    msgs["exchanges"] = exchanges + exchanges_outside_steps();
+    msgs["per_step"] = double(predicted_messages) * double(exchanges) / steps;
+    msgs["bytes_per_step"] = double(predicted_bytes) * double(exchanges) / steps;
+    return msgs;
   }
 
- private:
+  // merged<k> on several ranks: a tile sweep of k steps from k exchanged ghost layers, then an
+  // exchange; a remainder of fewer than k steps takes single pull steps, each followed by one.
+  void advance_merged_with_halo(long steps) {
+    const int k = block_.merge_steps();
+    for (long s = 0; s < steps;) {
+      auto t0 = std::chrono::steady_clock::now();
+      if (steps - s >= k) {
+        block_.merged_sweep_from_ghosts();
+        s += k;
+      } else {
+        block_.collide_stream_all();
+        block_.finish_step();
+        ++s;
+      }
+      ExecSpace().fence();
+      timers_.add("lbm", seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      halo_->exchange(block_.populations());
+      timers_.add("boundaries", seconds_since(t0));
+      ++merged_exchanges_;
+    }
+    step_ += steps;
+  }
+
   // The initial exchange and one per restore also pass through the counting wrapper.
   long exchanges_outside_steps() const { return 1 + restores_; }
 
@@ -327,7 +384,7 @@ class SimulationImpl final : public Simulation {
   std::unique_ptr<Halo<L, Real>> halo_;
   std::unique_ptr<OverlapStepper<L, Real>> stepper_;
   json::Value auto_choice_;  // the measurements behind ghost_width = "auto"
-  long step_ = 0, saved_step_ = 0, restores_ = 0;
+  long step_ = 0, saved_step_ = 0, restores_ = 0, merged_exchanges_ = 0;
 };
 
 }  // namespace
@@ -432,8 +489,12 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
 
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return seconds_since(t0); };
-  // Checks (and progress lines) about every 10 % of the run unless the deck says otherwise.
-  const long check_every = config.progress_every > 0 ? config.progress_every : std::max(1L, config.steps / 10);
+  // Checks (and progress lines) about every 10 % of the run unless the deck says otherwise, in
+  // whole sweeps of a merged<k> kernel (a chunk's remainder runs as single steps).
+  const long sweep = merged_steps(sim->config().kernel);
+  const long check_every = config.progress_every > 0
+                               ? config.progress_every
+                               : std::max(1L, (config.steps / 10 + sweep - 1) / sweep) * sweep;
   Progress progress(options.progress && root, config.steps);
 
   if (config.write_vtk && config.output_every > 0) {

@@ -98,6 +98,11 @@ class Block {
   // own periodic neighbour). The entry point for single-block runs.
   void advance(long steps);
 
+  // One sweep of merged<k> (k steps) in tiles, reading the ghost cells as they are: for callers
+  // that filled k ghost layers with a halo exchange (several ranks).
+  void merged_sweep_from_ghosts();
+  int merge_steps() const { return merge_steps_; }
+
   // One step in parts, for callers that exchange ghosts themselves (comm/Halo before every
   // step). ab_pull: collide_stream over any partition of the owned box into sub-boxes, then
   // finish_step(). Other variants: collide_stream_all() is one whole step (their periodic links
@@ -139,7 +144,8 @@ class Block {
   void init_row_ghosts();
   // `groups` sweeps of merged<k>, k steps each.
   void advance_merged(long groups);
-  void advance_merged_tiles(long groups);
+  // Single block: periodic axes wrap; from_ghosts: ghosts were filled by a halo exchange.
+  void advance_merged_tiles(long groups, bool from_ghosts);
 
  private:
   Box box_;

@@ -334,7 +334,7 @@ void Block<L, Real>::pull_step() {
 template <class L, class Real>
 void Block<L, Real>::advance_merged(long groups) {
   if (merge_tiles_) {
-    advance_merged_tiles(groups);
+    advance_merged_tiles(groups, false);
     return;
   }
   const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
@@ -359,10 +359,22 @@ void Block<L, Real>::advance_merged(long groups) {
   });
 }
 
+template <class L, class Real>
+void Block<L, Real>::merged_sweep_from_ghosts() {
+  if (kernel_ != StreamingKernel::Merged) throw Error("merged_sweep_from_ghosts needs a merged<k> kernel");
+  for (int d = 0; d < L::D; ++d)
+    if (geom_.g[d] < merge_steps_)
+      throw Error("merged" + std::to_string(merge_steps_) + " from ghosts needs " + std::to_string(merge_steps_) +
+                  " ghost layers; the block has " + std::to_string(geom_.g[d]));
+  advance_merged_tiles(1, true);
+}
+
 // Every sweep reads lattice cur_ and writes the other one, whatever k.
 template <class L, class Real>
-void Block<L, Real>::advance_merged_tiles(long groups) {
+void Block<L, Real>::advance_merged_tiles(long groups, bool from_ghosts) {
   const TileSchedule s = tile_schedule(geom_, L::D, merge_steps_, tile_);
+  int wrap[3];
+  for (int d = 0; d < 3; ++d) wrap[d] = from_ghosts ? 0 : map_.periodic[d];
   dispatch_collision(collision_, [&](auto collision) {
     using C = decltype(collision);
     using Tiles = MergedTiles<L, Real, C>;
@@ -372,7 +384,7 @@ void Block<L, Real>::advance_merged_tiles(long groups) {
                             .set_scratch_size(level, Kokkos::PerTeam(bytes));
     for (long g = 0; g < groups; ++g) {
       Kokkos::parallel_for("boreas::lbm::merged_tiles", policy,
-                           Tiles{f_[cur_], f_[cur_ ^ 1], flags_, map_, bc_, params_, s, level});
+                           Tiles{f_[cur_], f_[cur_ ^ 1], flags_, geom_, {wrap[0], wrap[1], wrap[2]}, bc_, params_, s, level});
       cur_ ^= 1;
     }
   });

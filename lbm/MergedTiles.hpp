@@ -6,8 +6,9 @@
 // that needs them; in exchange the lattice is read and written once per k steps, and tiles need no
 // ordering because they read one lattice and write the other.
 //
-// Periodic axes wrap inside the copy (on one rank the block is its own periodic neighbour); the
-// other ghost cells carry their boundary flags as in every pull step. Gather rules and collision
+// A single block that is its own periodic neighbour wraps its periodic axes inside the copy; a
+// block whose ghosts a halo exchange filled k deep (several ranks, comm/) reads them as they are.
+// Other ghost cells carry their boundary flags as in every pull step. Gather rules and collision
 // are ab_pull's (PullGather, Collision.hpp), so every level is bitwise a pull step.
 //
 // Scratch per team: two lattices and the flags of the extended tile, in level 0 (shared memory on
@@ -39,7 +40,7 @@ struct TileSchedule {
   DenseGeometry local;  // the extended tile, unpadded
 
   long league() const { return static_cast<long>(tiles[0]) * tiles[1] * tiles[2]; }
-  long cells() const { return local.cells_alloc; }
+  KOKKOS_INLINE_FUNCTION long cells() const { return local.cells_alloc; }
 };
 
 inline TileSchedule tile_schedule(const DenseGeometry& g, int dims, int k, int edge) {
@@ -62,7 +63,8 @@ struct MergedTiles {
   using Member = Kokkos::TeamPolicy<ExecSpace>::member_type;
   Populations<Real> src, dst;
   DeviceView<const std::uint8_t*> flags;
-  CellMap map;  // the block's geometry and periodic axes
+  DenseGeometry geom;  // the block's
+  int wrap[3];         // axes to wrap (periodic axes of a single block), 0 when ghosts are filled
   BoundaryValues<Real> bc;
   CollisionParams<Real> params;
   TileSchedule s;
@@ -72,11 +74,11 @@ struct MergedTiles {
     return 2 * ScratchView<Real>::shmem_size(L::Q * s.cells()) + ScratchView<std::uint8_t>::shmem_size(s.cells());
   }
 
-  // The block cell at block coordinates p (periodic axes wrapped), or -1 beyond the ghost layers.
+  // The block cell at block coordinates p (wrapped axes wrapped), or -1 beyond the ghost layers.
   KOKKOS_INLINE_FUNCTION long block_cell(int (&p)[3]) const {
-    const DenseGeometry& g = map.geom;
+    const DenseGeometry& g = geom;
     for (int d = 0; d < 3; ++d) {
-      if (map.periodic[d]) {
+      if (wrap[d]) {
         p[d] %= g.n[d];
         if (p[d] < 0) p[d] += g.n[d];
       } else if (p[d] < -g.g[d] || p[d] >= g.n[d] + g.g[d]) {
@@ -127,7 +129,7 @@ struct MergedTiles {
         const long cell = local.index(x, y, z);
         if (tile_flags(cell) != flag::fluid) return;
         const int gx = origin[0] + x, gy = origin[1] + y, gz = origin[2] + z;
-        const DenseGeometry& g = map.geom;
+        const DenseGeometry& g = geom;
         if (last && (gx >= g.n[0] || gy >= g.n[1] || gz >= g.n[2])) return;  // a partial tile
         Real f[L::Q];
         gather(cell, f);

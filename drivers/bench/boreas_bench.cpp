@@ -93,6 +93,18 @@ Config periodic_box(const Case& c, Config config) {
   return config;
 }
 
+// Memory traffic per update of the variant: what the memory system moves for Q reals of one
+// lattice (`lattice_bytes`). Stores to a line not read before cost a line read first on CPUs
+// (write-allocate), not on GPUs: a two-lattice step moves 3 lattices' worth on CPUs and 2 on GPUs,
+// an in-place step 2; merged<k> moves one step's worth per k steps (halo and seam re-reads not
+// counted).
+double variant_bytes_per_update(const Config& config, int lattice_bytes) {
+  const std::string& k = config.kernel;
+  const bool in_place = k == "aa" || k == "swap" || k == "swap_prism";
+  const int lattices = in_place || !exec_is_host ? 2 : 3;
+  return double(lattices) * lattice_bytes / merged_steps(k);
+}
+
 json::Value run_case(const Case& c, const Config& kernel_settings, long steps, int repeats,
                      const json::Value& env) {
   const Config config = periodic_box(c, kernel_settings);
@@ -137,6 +149,7 @@ json::Value run_case(const Case& c, const Config& kernel_settings, long steps, i
   out["mlups"] = median_mlups;
   out["mlups_all"] = to_array(mlups);
   out["bytes_per_update"] = bytes_per_update;
+  out["variant_bytes_per_update"] = variant_bytes_per_update(config, Q * real_bytes);
   out["stream_copy_gbs"] = copy.median_gbs;
   out["stream_copy_gbs_all"] = to_array(copy.all_gbs);
   out["copy_bytes_counted"] = "read+write";

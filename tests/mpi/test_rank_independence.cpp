@@ -190,6 +190,12 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
                           std::string("parallel.overlap=\"") + overlaps[k % 5] + "\""});
     variants.push_back({"parallel.decomposition=\"bisection\"", "parallel.ghost_width=3"});
     variants.push_back({"parallel.ghost_width=\"auto\"", "parallel.max_ghost_width=3"});
+    // merged<k>: a tile sweep from k exchanged ghost layers per k steps (remainders: pull steps).
+    variants.push_back({"simulation.kernel=\"merged2\""});
+    k = 0;
+    for (const auto& g : grids(n, three_d))
+      variants.push_back({g, "simulation.kernel=\"merged3\"", "simulation.tile=" + std::to_string(3 + (k++) % 3)});
+    variants.push_back({"simulation.kernel=\"merged2\"", "parallel.ghost_width=2", "simulation.layout=\"aosoa\""});
     // AoSoA storage: halo plans index populations through the layout.
     variants.push_back({"simulation.layout=\"aosoa\"", "simulation.bundle=5", "parallel.overlap=\"interior\""});
     variants.push_back({"simulation.layout=\"aosoa\"", "parallel.ghost_width=3", "parallel.overlap=\"streams\""});
@@ -201,6 +207,17 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
       EXPECT_EQ(hash_hex(h), hash_hex(reference)) << what;
     }
     MPI_Comm_free(&comm);
+  }
+}
+
+// merged<k> exchanges exactly k layers: another explicit ghost width is refused.
+TEST(RankIndependenceSetup, MergedRefusesOtherGhostWidths) {
+  const Config c = with(decks[0], {"simulation.kernel=\"merged2\"", "parallel.ghost_width=3"});
+  try {
+    Simulation::create(c, MPI_COMM_SELF);
+    ADD_FAILURE() << "merged2 with ghost_width 3 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("merged<k> exchanges k = 2 ghost layers"), std::string::npos) << e.what();
   }
 }
 
