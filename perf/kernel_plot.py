@@ -7,6 +7,7 @@ writes perf/results/kernels.png next to the results file.
 """
 import json
 import os
+import signal
 import sys
 
 import matplotlib
@@ -23,6 +24,7 @@ def label(r):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet when piped into head
     path = sys.argv[1]
     rows = [json.loads(line) for line in open(path) if line.strip()]
     rows = [r for r in rows if r.get("kind") == "kernel"]
@@ -53,7 +55,11 @@ def main():
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("MLUPS x two-lattice bytes / copy bandwidth")
-    axes[1].legend(fontsize=8)
+    handles, labels = {}, {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    axes[1].legend(handles.values(), handles.keys(), fontsize=8)
     fig.suptitle(f"boreas-bench, {rows[0].get('device', '')}, commit {rows[0].get('git_commit', '?')}")
     fig.tight_layout()
     png = os.path.join(os.path.dirname(os.path.abspath(path)), "kernels.png")

@@ -11,8 +11,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build/openmp}"
 threads="${THREADS:-2}" steps="${STEPS:-6}" repeats="${REPEATS:-3}"
 sizes="${SIZES:-64 128}" big="${BIG-256}"
+# Reconfigure so that the binary records the current commit.
+[ -f "$build/CMakeCache.txt" ] || { echo "kernel_sweep.sh: $build is not configured (cmake --preset ...)" >&2; exit 1; }
+cmake "$build" > /dev/null
+cmake --build "$build" --target boreas-bench -j2 > /dev/null
 bench="$build/bin/boreas-bench"
-[ -x "$bench" ] || { echo "kernel_sweep.sh: no $bench (build the preset first)" >&2; exit 1; }
 
 mkdir -p "$root/perf/results"
 out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M)-$(hostname)-kernels.jsonl"
