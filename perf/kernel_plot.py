@@ -59,7 +59,7 @@ def main():
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(lab, h)
-    axes[1].legend(handles.values(), handles.keys(), fontsize=8)
+    axes[1].legend(handles.values(), handles.keys(), fontsize=8, loc="upper right")
     fig.suptitle(f"boreas-bench, {rows[0].get('device', '')}, commit {rows[0].get('git_commit', '?')}")
     fig.tight_layout()
     png = os.path.join(os.path.dirname(os.path.abspath(path)), "kernels.png")
