@@ -20,9 +20,9 @@ template <class L, class Real>
 class Halo {
  public:
   Halo(const Block<L, Real>& block, const DomainGeometry& domain, const Decomposition& dec, Comm& comm,
-       bool stage_through_host, const std::array<int, 3>& depth)
+       bool stage_through_host, const std::array<int, 3>& depth, bool reverse = false)
       : comm_(comm), plan_(build_halo_plan<L>(dec, comm.rank(), domain, block.geometry(),
-                                                  block.populations().layout, depth)),
+                                                  block.populations().layout, depth, reverse)),
         staged_(stage_through_host) {
     send_index_ = to_device("halo_send_index", plan_.send_index);
     recv_index_ = to_device("halo_recv_index", plan_.recv_index);

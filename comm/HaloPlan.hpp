@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "comm/Decomposition.hpp"
@@ -63,6 +64,18 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p,
     outlet |= flag::kind(link) == flag::outlet;
   }
   return pulled | (outlet ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);
+}
+
+// Push-type steps (ab_push) on several ranks write into ghost cells: bit q is set when the fluid
+// cell p - c_q of `box` pushes population q into its ghost p, a value that belongs to p's owner.
+template <class L>
+std::uint32_t pushed_populations(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain) {
+  std::uint32_t pushed = 0;
+  for (int q = 0; q < L::Q; ++q) {
+    const int x = p[0] - L::c(q, 0), y = p[1] - L::c(q, 1), z = p[2] - L::c(q, 2);
+    if (box.contains(x, y, z) && domain.flag_at(x, y, z) == flag::fluid) pushed |= std::uint32_t(1) << q;
+  }
+  return pushed;
 }
 
 namespace detail {
@@ -120,11 +133,12 @@ inline int ready_group(const std::array<int, 3>& w, const Box& owner, const std:
 }  // namespace detail
 
 // `depth`: ghost layers to fill per axis, at most the block's allocated ghosts geom.g; `layout`:
-// where the block's populations live.
+// where the block's populations live. `reverse`: the plan of push-type steps, which sends what
+// the step pushed into ghost cells back to the owners (pushed_populations; depth 1).
 template <class L>
 HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometry& domain,
                          const DenseGeometry& geom, const PopulationLayout& layout,
-                         const std::array<int, 3>& depth) {
+                         const std::array<int, 3>& depth, bool reverse = false) {
   const std::array<int, 3> g = depth;
   const Box& mine = dec.boxes[rank];
   std::vector<int> near;  // ranks whose boxes touch this rank's ghost layer (and vice versa)
@@ -147,7 +161,7 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     int owner = -1;
     for (int r : near)
       if (dec.boxes[r].contains(w[0], w[1], w[2])) owner = r;
-    const auto pops = crossing_populations<L>(mine, p, o, g, domain);
+    const auto pops = reverse ? pushed_populations<L>(mine, p, domain) : crossing_populations<L>(mine, p, o, g, domain);
     if (owner == rank) {
       for (int q = 0; q < L::Q; ++q)
         if (pops >> q & 1) {
@@ -166,7 +180,8 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     if (r == rank) continue;
     detail::for_each_fluid_ghost(dec.boxes[r], g, domain, [&](auto p, auto o, auto w) {
       if (!mine.contains(w[0], w[1], w[2])) return;
-      const auto pops = crossing_populations<L>(dec.boxes[r], p, o, g, domain);
+      const auto pops = reverse ? pushed_populations<L>(dec.boxes[r], p, domain)
+                                : crossing_populations<L>(dec.boxes[r], p, o, g, domain);
       if (pops == 0) return;
       Cells& c = send[{r, detail::ready_group(w, mine, g)}];
       c.pops.push_back(pops);
@@ -191,6 +206,13 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
   };
   flatten(recv, plan.recvs, plan.recv_index);
   flatten(send, plan.sends, plan.send_index);
+  if (reverse) {  // ghost slots travel to the owners' cells
+    std::swap(plan.recvs, plan.sends);
+    std::swap(plan.recv_index, plan.send_index);
+    // Ghosts that mirror the block's own cells are the block's: its push step drains them.
+    plan.local_source.clear();
+    plan.local_target.clear();
+  }
   return plan;
 }
 

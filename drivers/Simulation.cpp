@@ -55,13 +55,22 @@ class SimulationImpl final : public Simulation {
     // One block exchanging one layer per step steps itself, periodic copies included.
     if (comm_.size() == 1 && config.parallel.ghost_width == 1) return;
     const bool merged = block_.kernel() == StreamingKernel::Merged;
-    if (block_.kernel() != StreamingKernel::ABPull && !merged)
+    const bool push = block_.kernel() == StreamingKernel::ABPush && config.parallel.ghost_width == 1;
+    if (block_.kernel() != StreamingKernel::ABPull && !merged && !push)
       throw Error("simulation.kernel = \"" + config.kernel +
-                  "\" runs on one rank with parallel.ghost_width = 1 only; multi-rank and CRMT runs "
-                  "use \"ab_pull\", \"merged2\" or \"merged3\"");
+                  "\" runs on one rank with parallel.ghost_width = 1 only; multi-rank runs use "
+                  "\"ab_pull\", \"merged2\", \"merged3\" or \"ab_push\", CRMT runs \"ab_pull\"");
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
+    if (push) {
+      halo_mode_ = "reverse: what the step pushed into ghost cells goes to their owners after every step";
+      halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
+                                              ghost_widths(config, 1), true);
+      comm_.reset_counters();
+      halo_->exchange(block_.populations());  // the initial state's pushes across rank boundaries
+      return;
+    }
     if (merged) {
       const int k = block_.merge_steps();
       if (config.parallel.ghost_width > 1 && config.parallel.ghost_width != k)
@@ -69,6 +78,7 @@ class SimulationImpl final : public Simulation {
                     config.kernel + "\": merged<k> exchanges k = " + std::to_string(k) +
                     " ghost layers once per sweep; leave ghost_width at 1, or set it to " + std::to_string(k) +
                     " or \"auto\"");
+      halo_mode_ = "k ghost layers once per sweep of k steps";
       halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
                                               ghost_widths(config, k));
       comm_.reset_counters();
@@ -90,7 +100,7 @@ class SimulationImpl final : public Simulation {
 
   void advance(long steps) override {
     if (!stepper_ && halo_) {
-      advance_merged_with_halo(steps);
+      advance_with_halo(steps);
       return;
     }
     if (!stepper_) {
@@ -166,10 +176,10 @@ class SimulationImpl final : public Simulation {
     p["timers"]["slowest_rank"] = slowest_timer;
     p["timers"]["mean"] = mean_timer;
     if (!stepper_) {
-      if (halo_) {  // merged<k>: one blocking exchange per sweep
+      if (halo_) {  // merged<k> or ab_push: blocking exchanges
         p["overlap"] = "none";
-        p["merged_exchange"] = "k ghost layers once per sweep of k steps";
-        p["messages"] = message_report(merged_exchanges_, std::max(1L, step_));
+        p["exchange"] = halo_mode_;
+        p["messages"] = message_report(halo_exchanges_, std::max(1L, step_));
       }
       return p;
     }
@@ -224,11 +234,12 @@ class SimulationImpl final : public Simulation {
 
   // merged<k> on several ranks: a tile sweep of k steps from k exchanged ghost layers, then an
   // exchange; a remainder of fewer than k steps takes single pull steps, each followed by one.
-  void advance_merged_with_halo(long steps) {
-    const int k = block_.merge_steps();
+  // ab_push: a push step, then the reverse exchange of what it pushed into ghost cells.
+  void advance_with_halo(long steps) {
+    const int k = block_.kernel() == StreamingKernel::Merged ? block_.merge_steps() : 1;
     for (long s = 0; s < steps;) {
       auto t0 = std::chrono::steady_clock::now();
-      if (steps - s >= k) {
+      if (k > 1 && steps - s >= k) {
         block_.merged_sweep_from_ghosts();
         s += k;
       } else {
@@ -241,7 +252,7 @@ class SimulationImpl final : public Simulation {
       t0 = std::chrono::steady_clock::now();
       halo_->exchange(block_.populations());
       timers_.add("boundaries", seconds_since(t0));
-      ++merged_exchanges_;
+      ++halo_exchanges_;
     }
     step_ += steps;
   }
@@ -384,7 +395,8 @@ class SimulationImpl final : public Simulation {
   std::unique_ptr<Halo<L, Real>> halo_;
   std::unique_ptr<OverlapStepper<L, Real>> stepper_;
   json::Value auto_choice_;  // the measurements behind ghost_width = "auto"
-  long step_ = 0, saved_step_ = 0, restores_ = 0, merged_exchanges_ = 0;
+  long step_ = 0, saved_step_ = 0, restores_ = 0, halo_exchanges_ = 0;
+  std::string halo_mode_;  // how a halo without an overlap stepper exchanges (merged<k>, ab_push)
 };
 
 }  // namespace

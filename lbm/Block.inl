@@ -77,7 +77,7 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
 
 template <class L, class Real>
 void Block<L, Real>::init_periodic(const DomainGeometry& domain) {
-  for (int d = 0; d < 3; ++d) map_.periodic[d] = domain.periodic(d);
+  for (int d = 0; d < 3; ++d) map_.periodic[d] = domain.periodic(d) && box_.extent(d) == domain.cells()[d];
   auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
   std::vector<long> ghost, image;
   const DenseGeometry& g = geom_;

@@ -196,6 +196,10 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
     for (const auto& g : grids(n, three_d))
       variants.push_back({g, "simulation.kernel=\"merged3\"", "simulation.tile=" + std::to_string(3 + (k++) % 3)});
     variants.push_back({"simulation.kernel=\"merged2\"", "parallel.ghost_width=2", "simulation.layout=\"aosoa\""});
+    // ab_push: a push step, then what it pushed into ghost cells goes back to their owners.
+    for (const auto& g : grids(n, three_d)) variants.push_back({g, "simulation.kernel=\"ab_push\""});
+    variants.push_back({"simulation.kernel=\"ab_push\"", "parallel.decomposition=\"bisection\"",
+                        "simulation.layout=\"aosoa\"", "parallel.buffers=\"host\""});
     // AoSoA storage: halo plans index populations through the layout.
     variants.push_back({"simulation.layout=\"aosoa\"", "simulation.bundle=5", "parallel.overlap=\"interior\""});
     variants.push_back({"simulation.layout=\"aosoa\"", "parallel.ghost_width=3", "parallel.overlap=\"streams\""});
