@@ -162,7 +162,10 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     for (int r : near)
       if (dec.boxes[r].contains(w[0], w[1], w[2])) owner = r;
     const auto pops = reverse ? pushed_populations<L>(mine, p, domain) : crossing_populations<L>(mine, p, o, g, domain);
+    // Ghosts that mirror the block's own cells: copies for pull-type plans; a push-type step
+    // drains them itself.
     if (owner == rank) {
+      if (reverse) return;
       for (int q = 0; q < L::Q; ++q)
         if (pops >> q & 1) {
           plan.local_source.push_back(layout.index(q, local(w, mine)));
@@ -209,9 +212,6 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
   if (reverse) {  // ghost slots travel to the owners' cells
     std::swap(plan.recvs, plan.sends);
     std::swap(plan.recv_index, plan.send_index);
-    // Ghosts that mirror the block's own cells are the block's: its push step drains them.
-    plan.local_source.clear();
-    plan.local_target.clear();
   }
   return plan;
 }

@@ -33,8 +33,6 @@ const Candidate candidates[] = {{"ab_pull", 0, soa},     {"ab_push", 0, soa},   
                                 {"merged2", 0, soa},     {"merged3", 0, soa},     {"ab_pull", 0, aosoa},
                                 {"aa", 0, aosoa}};
 
-const char* layout_name(StorageLayout l) { return l == StorageLayout::AoSoA ? "aosoa" : "soa"; }
-
 // Timed steps per candidate: a multiple of every merged k, after one warm-up step.
 constexpr long trial_steps = 6;
 
@@ -101,10 +99,11 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     choice.kernel = (*hit)["kernel"].as_string();
     choice.tile = int((*hit)["tile"].as_int64());
     const json::Value* layout = hit->as_object().find("layout");
-    choice.layout = layout && layout->as_string() == "aosoa" ? StorageLayout::AoSoA : StorageLayout::SoA;
+    choice.layout = layout && layout->as_string() == storage_layout_name(StorageLayout::AoSoA) ? StorageLayout::AoSoA
+                                                                                              : StorageLayout::SoA;
     choice.report["chosen"] = choice.kernel;
     choice.report["tile"] = choice.tile;
-    choice.report["layout"] = layout_name(choice.layout);
+    choice.report["layout"] = storage_layout_name(choice.layout);
     choice.report["source"] = "cache";
     return choice;
   }
@@ -124,7 +123,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     json::Value t = json::Object{};
     t["kernel"] = c.kernel;
     t["tile"] = c.tile;
-    t["layout"] = layout_name(c.layout);
+    t["layout"] = storage_layout_name(c.layout);
     // A warm-up step three times slower than the best candidate's steps cannot win: skip its
     // timed steps, so that slow variants (swap on a GPU, say) do not make the trial long.
     if (best > 0 && cells / warm_up * 1e-6 < best / 3) {
@@ -148,14 +147,14 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   }
   choice.report["chosen"] = choice.kernel;
   choice.report["tile"] = choice.tile;
-  choice.report["layout"] = layout_name(choice.layout);
+  choice.report["layout"] = storage_layout_name(choice.layout);
   choice.report["source"] = "trial";
   choice.report["trial_steps"] = trial_steps;
   choice.report["candidates"] = tried;
   json::Value entry = json::Object{};
   entry["kernel"] = choice.kernel;
   entry["tile"] = choice.tile;
-  entry["layout"] = layout_name(choice.layout);
+  entry["layout"] = storage_layout_name(choice.layout);
   entry["mlups"] = best;
   entry["date"] = utc_now();
   cache[key] = entry;

@@ -25,6 +25,14 @@ const char* face_bc_name(FaceBC bc) {
     default: return "pressure_outlet";
   }
 }
+const char* storage_layout_name(StorageLayout layout) { return layout == StorageLayout::AoSoA ? "aosoa" : "soa"; }
+const char* merge_form_name(MergeForm form) {
+  switch (form) {
+    case MergeForm::Slabs: return "slabs";
+    case MergeForm::Tiles: return "tiles";
+    default: return "auto";
+  }
+}
 
 namespace {
 template <class T, std::size_t N>
@@ -45,8 +53,8 @@ json::Value config_to_json(const Config& c) {
   if (c.collision == CollisionKind::TRT) j["trt_magic"] = c.trt_magic;
   j["kernel"] = c.kernel;
   j["tile"] = c.tile;
-  j["merge_form"] = c.merge_form == MergeForm::Tiles ? "tiles" : c.merge_form == MergeForm::Slabs ? "slabs" : "auto";
-  j["layout"] = c.layout == StorageLayout::AoSoA ? "aosoa" : "soa";
+  j["merge_form"] = merge_form_name(c.merge_form);
+  j["layout"] = storage_layout_name(c.layout);
   if (c.layout == StorageLayout::AoSoA) j["bundle"] = c.bundle;
   j["cells"] = array_json(c.cells);
   j["tau"] = c.tau;

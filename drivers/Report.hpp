@@ -12,6 +12,8 @@ class Simulation;
 
 const char* lattice_name(LatticeKind k);
 const char* face_bc_name(FaceBC bc);
+const char* storage_layout_name(StorageLayout layout);  // the deck's simulation.layout value
+const char* merge_form_name(MergeForm form);           // the deck's simulation.merge_form value
 json::Value config_to_json(const Config& config);
 json::Value make_report(const Config& config, const Simulation& sim, const std::string& status,
                         double wall_seconds, double initial_mass);

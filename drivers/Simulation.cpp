@@ -63,26 +63,20 @@ class SimulationImpl final : public Simulation {
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
-    if (push) {
-      halo_mode_ = "reverse: what the step pushed into ghost cells goes to their owners after every step";
-      halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
-                                              ghost_widths(config, 1), true);
-      comm_.reset_counters();
-      halo_->exchange(block_.populations());  // the initial state's pushes across rank boundaries
-      return;
-    }
-    if (merged) {
-      const int k = block_.merge_steps();
-      if (config.parallel.ghost_width > 1 && config.parallel.ghost_width != k)
+    if (merged || push) {  // blocking exchanges, no overlap stepper (advance_with_halo)
+      const int k = block_.merge_steps();  // 1 for ab_push
+      if (merged && config.parallel.ghost_width > 1 && config.parallel.ghost_width != k)
         throw Error("parallel.ghost_width = " + std::to_string(config.parallel.ghost_width) + " with simulation.kernel = \"" +
                     config.kernel + "\": merged<k> exchanges k = " + std::to_string(k) +
                     " ghost layers once per sweep; leave ghost_width at 1, or set it to " + std::to_string(k) +
                     " or \"auto\"");
-      halo_mode_ = "k ghost layers once per sweep of k steps";
+      halo_mode_ = push ? "reverse: what the step pushed into ghost cells goes to their owners after every step"
+                        : "k ghost layers once per sweep of k steps";
       halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
-                                              ghost_widths(config, k));
+                                              ghost_widths(config, k), push);
       comm_.reset_counters();
-      halo_->exchange(block_.populations());  // ghosts of the initial state
+      // Ghosts of the initial state; for ab_push, what its conversion wrote into ghost cells.
+      halo_->exchange(block_.populations());
       return;
     }
     const OperatorReach reach = uniform_grid_reach<L>();
@@ -236,7 +230,7 @@ class SimulationImpl final : public Simulation {
   // exchange; a remainder of fewer than k steps takes single pull steps, each followed by one.
   // ab_push: a push step, then the reverse exchange of what it pushed into ghost cells.
   void advance_with_halo(long steps) {
-    const int k = block_.kernel() == StreamingKernel::Merged ? block_.merge_steps() : 1;
+    const int k = block_.merge_steps();
     for (long s = 0; s < steps;) {
       auto t0 = std::chrono::steady_clock::now();
       if (k > 1 && steps - s >= k) {

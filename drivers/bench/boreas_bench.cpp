@@ -16,6 +16,7 @@
 
 #include "core/Deck.hpp"
 #include "drivers/Machine.hpp"
+#include "drivers/Report.hpp"
 #include "drivers/Simulation.hpp"
 #include "drivers/bench/Roofline.hpp"
 #include "io/Json.hpp"
@@ -99,10 +100,10 @@ Config periodic_box(const Case& c, Config config) {
 // an in-place step 2; merged<k> moves one step's worth per k steps (halo and seam re-reads not
 // counted).
 double variant_bytes_per_update(const Config& config, int lattice_bytes) {
-  const std::string& k = config.kernel;
-  const bool in_place = k == "aa" || k == "swap" || k == "swap_prism";
+  const StreamingKernel kind = streaming_kernel(config.kernel);
+  const bool in_place = kind == StreamingKernel::AA || kind == StreamingKernel::Swap || kind == StreamingKernel::SwapPrism;
   const int lattices = in_place || !exec_is_host ? 2 : 3;
-  return double(lattices) * lattice_bytes / merged_steps(k);
+  return double(lattices) * lattice_bytes / merged_steps(config.kernel);
 }
 
 json::Value run_case(const Case& c, const Config& kernel_settings, long steps, int repeats,
@@ -133,10 +134,10 @@ json::Value run_case(const Case& c, const Config& kernel_settings, long steps, i
 
   json::Value out = json::Object{};
   out["kind"] = "kernel";
-  out["lattice"] = c.lattice == LatticeKind::D2Q9 ? "D2Q9" : c.lattice == LatticeKind::D3Q19 ? "D3Q19" : "D3Q27";
+  out["lattice"] = lattice_name(c.lattice);
   out["kernel"] = config.kernel;
   out["tile"] = config.tile;
-  out["layout"] = config.layout == StorageLayout::AoSoA ? "aosoa" : "soa";
+  out["layout"] = storage_layout_name(config.layout);
   if (config.layout == StorageLayout::AoSoA) out["bundle"] = config.bundle;
   if (merged_steps(config.kernel) > 1)
     out["merge_form"] = merges_in_tiles(config.merge_form) ? "tiles" : "slabs";
