@@ -3,7 +3,8 @@
 // the block's allocated ghosts): receives posted before sends,
 // device pack/unpack kernels over flat population indices, buffers either handed to MPI in
 // device memory (CUDA-aware MPI; on host backends this is plain host memory) or staged through
-// separate host buffers, self copies for periodic axes that are not split. The phases are
+// separate host buffers, self copies (periodic axes that are not split; a swap plan's parked
+// values) made before anything is packed. The phases are
 // public so that the overlap strategies (comm/Overlap.hpp) can interleave them with compute.
 #include <mpi.h>
 
@@ -20,9 +21,9 @@ template <class L, class Real>
 class Halo {
  public:
   Halo(const Block<L, Real>& block, const DomainGeometry& domain, const Decomposition& dec, Comm& comm,
-       bool stage_through_host, const std::array<int, 3>& depth, bool reverse = false)
+       bool stage_through_host, const std::array<int, 3>& depth, HaloTransfer transfer = HaloTransfer::Pull)
       : comm_(comm), plan_(build_halo_plan<L>(dec, comm.rank(), domain, block.geometry(),
-                                                  block.populations().layout, depth, reverse)),
+                                                  block.populations().layout, depth, transfer)),
         staged_(stage_through_host) {
     send_index_ = to_device("halo_send_index", plan_.send_index);
     recv_index_ = to_device("halo_recv_index", plan_.recv_index);

@@ -3,8 +3,9 @@
 // deep (1 for the every-step exchange; h for CRMT, comm/Crmt.hpp). A fluid ghost cell p lies in
 // one of up to 26 ghost regions (face, edge or corner, direction o) and carries the populations
 // a cell computed before the next exchange reads (crossing_populations; depth 1: those q with
-// c_q,d = -o_d, D3Q19: 5 per face, 1 per edge, none at corners; deeper layers carry all but the
-// outward-pointing ones, and those too next to a boundary). The cell's owner, found after
+// c_q,d = -o_d whose p + c_q is a cell of the box, D3Q19: 5 per face cell away from the face's
+// rim, 1 per edge, none at corners; deeper layers carry all but the outward-pointing ones, and
+// those too next to a boundary). The cell's owner, found after
 // periodic wrapping, is the peer; a peer's cells travel in one message per boundary-slab group
 // of the sender (at most 3). Sender and receiver enumerate the receiver's ghost cells in the same
 // order, so both sides agree on every message without exchanging lists; a ghost owned by the
@@ -18,8 +19,28 @@
 #include "comm/Decomposition.hpp"
 #include "lbm/DenseField.hpp"
 #include "lbm/Geometry.hpp"
+#include "lbm/SwapStep.hpp"
 
 namespace boreas {
+
+// What an exchange moves, by the storage state of the streaming variant (lbm/StreamedLayout.hpp):
+//   Pull          ghost slot (q, g) <- owner's slot (q, g): the populations the next pull step
+//                 reads (ab_pull, merged<k>; crossing_populations)
+//   PullReversed  the same links in the reversed layout, slot opposite(q) on both sides (AA after
+//                 its local step: the neighbour step gathers through the ghosts)
+//   Push          owner's slot (q, g) <- ghost slot (q, g): what a push-type step wrote into ghost
+//                 cells (ab_push, AA's neighbour step, a streamed state just loaded;
+//                 pushed_populations)
+//   Swap          a swap sweep's open links across ranks, for each backward member a
+//                 (swap_backward) with b = opposite(a): cell M of this rank left f*_a(M) in the
+//                 ghost slot (a, P) of its earlier neighbour P = M + c_a, and P's owner parked
+//                 f*_b(P) in its own slot (a, P). Both values cross: the owner's slot (a, P) takes
+//                 the ghost's value and M's slot (b, M) the parked one (sends are packed before
+//                 anything is unpacked). A self copy first leaves the parked value in the owner's
+//                 ghost slot (b, P + c_b) too, where the streamed readout looks for f*_b(P).
+// Ghosts that mirror the block's own cells are self copies in Pull plans; the in-place and push
+// steps complete those links themselves.
+enum class HaloTransfer { Pull, PullReversed, Push, Swap };
 
 struct HaloMessage {
   int peer = 0;
@@ -37,19 +58,20 @@ struct HaloPlan {
   long recv_values() const { return recv_index.size(); }
 };
 
-// Populations the ghost cell p of `box` (direction o, ghost layer `depth` deep) must carry, as a
-// mask with bit q set for population q: those a computed cell pulls (p + c_q within depth - 1 of
-// the box on the axes where o_d != 0) and, when p is itself computed (within depth - 1), those
-// its own boundary links read: the bounced-back f*_q where p + c_q is not fluid, and all of them
-// next to an outlet (the outlet rule uses the cell's own velocity).
+// Populations the ghost cell p of `box` (ghost layer `depth` deep) must carry, as a mask with bit
+// q set for population q: those a computed cell pulls (p + c_q within depth - 1 of the box: in the
+// box itself for depth 1, so a face ghost carries no link to a neighbouring ghost) and, when p
+// is itself computed (within depth - 1), those its own boundary links read: the bounced-back f*_q
+// where p + c_q is not fluid, and all of them next to an outlet (the outlet rule uses the cell's
+// own velocity).
 template <class L>
-std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p,
-                                   const std::array<int, 3>& o, const std::array<int, 3>& depth,
+std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, const std::array<int, 3>& depth,
                                    const DomainGeometry& domain) {
   const int reach = depth[0] - 1;  // depth is the same on every axis with ghosts
   auto within = [&](const std::array<int, 3>& x) {
     for (int d = 0; d < 3; ++d)
-      if (o[d] != 0 && (x[d] < box.lo[d] - reach || x[d] >= box.hi[d] + reach)) return false;
+      if (x[d] < box.lo[d] - (depth[d] > 0 ? reach : 0) || x[d] >= box.hi[d] + (depth[d] > 0 ? reach : 0))
+        return false;
     return true;
   };
   const bool computed = within(p);
@@ -103,8 +125,8 @@ inline Box grow(const Box& b, const std::array<int, 3>& g) {
   return out;
 }
 
-// Calls visit(ghost position, direction o, wrapped owner position) for every fluid ghost cell of
-// `box`, z slowest, x fastest.
+// Calls visit(ghost position, wrapped owner position) for every fluid ghost cell of `box`, z
+// slowest, x fastest.
 template <class Visit>
 void for_each_fluid_ghost(const Box& box, const std::array<int, 3>& g, const DomainGeometry& domain,
                           const Visit& visit) {
@@ -113,10 +135,9 @@ void for_each_fluid_ghost(const Box& box, const std::array<int, 3>& g, const Dom
       for (int x = box.lo[0] - g[0]; x < box.hi[0] + g[0]; ++x) {
         if (box.contains(x, y, z) || domain.flag_at(x, y, z) != flag::fluid) continue;
         const std::array<int, 3> p{x, y, z};
-        std::array<int, 3> o{}, w = p;
-        for (int d = 0; d < 3; ++d) o[d] = p[d] < box.lo[d] ? -1 : (p[d] >= box.hi[d] ? 1 : 0);
+        std::array<int, 3> w = p;
         domain.wrap(w);
-        visit(p, o, w);
+        visit(p, w);
       }
 }
 
@@ -132,14 +153,28 @@ inline int ready_group(const std::array<int, 3>& w, const Box& owner, const std:
 
 }  // namespace detail
 
+// The backward members a of the swap pairs (lbm/SwapStep.hpp), as a population mask.
+template <class L>
+constexpr std::uint32_t swap_backward_mask() {
+  std::uint32_t mask = 0;
+  for (int p = 1; p <= L::H; ++p) mask |= std::uint32_t(1) << swap_backward<L>(p);
+  return mask;
+}
+
 // `depth`: ghost layers to fill per axis, at most the block's allocated ghosts geom.g; `layout`:
-// where the block's populations live. `reverse`: the plan of push-type steps, which sends what
-// the step pushed into ghost cells back to the owners (pushed_populations; depth 1).
+// where the block's populations live; `transfer`: what moves (HaloTransfer; all but Pull have
+// depth 1).
 template <class L>
 HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometry& domain,
                          const DenseGeometry& geom, const PopulationLayout& layout,
-                         const std::array<int, 3>& depth, bool reverse = false) {
+                         const std::array<int, 3>& depth, HaloTransfer transfer = HaloTransfer::Pull) {
   const std::array<int, 3> g = depth;
+  const bool pull = transfer == HaloTransfer::Pull || transfer == HaloTransfer::PullReversed;
+  auto carried = [&](const Box& box, const std::array<int, 3>& p) {
+    if (pull) return crossing_populations<L>(box, p, g, domain);
+    const std::uint32_t pushed = pushed_populations<L>(box, p, domain);
+    return transfer == HaloTransfer::Swap ? pushed & swap_backward_mask<L>() : pushed;
+  };
   const Box& mine = dec.boxes[rank];
   std::vector<int> near;  // ranks whose boxes touch this rank's ghost layer (and vice versa)
   for (int r = 0; r < dec.ranks(); ++r)
@@ -157,15 +192,13 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
   std::map<Key, Cells> recv, send;
   HaloPlan plan;
 
-  detail::for_each_fluid_ghost(mine, g, domain, [&](auto p, auto o, auto w) {
+  detail::for_each_fluid_ghost(mine, g, domain, [&](auto p, auto w) {
     int owner = -1;
     for (int r : near)
       if (dec.boxes[r].contains(w[0], w[1], w[2])) owner = r;
-    const auto pops = reverse ? pushed_populations<L>(mine, p, domain) : crossing_populations<L>(mine, p, o, g, domain);
-    // Ghosts that mirror the block's own cells: copies for pull-type plans; a push-type step
-    // drains them itself.
+    const auto pops = carried(mine, p);
     if (owner == rank) {
-      if (reverse) return;
+      if (transfer != HaloTransfer::Pull) return;
       for (int q = 0; q < L::Q; ++q)
         if (pops >> q & 1) {
           plan.local_source.push_back(layout.index(q, local(w, mine)));
@@ -181,10 +214,9 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
 
   for (int r : near) {
     if (r == rank) continue;
-    detail::for_each_fluid_ghost(dec.boxes[r], g, domain, [&](auto p, auto o, auto w) {
+    detail::for_each_fluid_ghost(dec.boxes[r], g, domain, [&](auto p, auto w) {
       if (!mine.contains(w[0], w[1], w[2])) return;
-      const auto pops = reverse ? pushed_populations<L>(dec.boxes[r], p, domain)
-                                : crossing_populations<L>(dec.boxes[r], p, o, g, domain);
+      const auto pops = carried(dec.boxes[r], p);
       if (pops == 0) return;
       Cells& c = send[{r, detail::ready_group(w, mine, g)}];
       c.pops.push_back(pops);
@@ -192,27 +224,51 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     });
   }
 
-  auto flatten = [&](const std::map<Key, Cells>& in, std::vector<HaloMessage>& msgs,
-                     std::vector<long>& index) {
+  // One message per (peer, group) of `in`, tags shifted by `tag_base`; slot(q, cell) is the
+  // flat index population q of a listed cell travels from or to.
+  auto flatten = [&](const std::map<Key, Cells>& in, std::vector<HaloMessage>& msgs, std::vector<long>& index,
+                     int tag_base, const auto& slot) {
     for (const auto& [key, c] : in) {
       HaloMessage m;
       m.peer = key.first;
-      m.tag = key.second;
+      m.tag = tag_base + key.second;
       m.group = key.second;
       m.offset = static_cast<long>(index.size());
       for (int q = 0; q < L::Q; ++q)
         for (std::size_t i = 0; i < c.cells.size(); ++i)
-          if (c.pops[i] >> q & 1) index.push_back(layout.index(q, c.cells[i]));
+          if (c.pops[i] >> q & 1) index.push_back(slot(q, c.cells[i]));
       m.count = static_cast<long>(index.size()) - m.offset;
       msgs.push_back(m);
     }
   };
-  flatten(recv, plan.recvs, plan.recv_index);
-  flatten(send, plan.sends, plan.send_index);
-  if (reverse) {  // ghost slots travel to the owners' cells
-    std::swap(plan.recvs, plan.sends);
-    std::swap(plan.recv_index, plan.send_index);
+  const auto same = [&](int q, long cell) { return layout.index(q, cell); };
+  const auto reversed = [&](int q, long cell) { return layout.index(opposite<L>(q), cell); };
+  if (pull) {
+    const auto slot = [&](int q, long cell) {
+      return transfer == HaloTransfer::PullReversed ? reversed(q, cell) : same(q, cell);
+    };
+    flatten(recv, plan.recvs, plan.recv_index, 0, slot);
+    flatten(send, plan.sends, plan.send_index, 0, slot);
+    return plan;
   }
+  // Ghost slots travel to the owners' cells.
+  flatten(recv, plan.sends, plan.send_index, 0, same);
+  flatten(send, plan.recvs, plan.recv_index, 0, same);
+  if (transfer != HaloTransfer::Swap) return plan;
+  // Swap: the parked f*_b(P) of each such owned slot (a, P) goes to M = P - c_a of the peer (tags
+  // after the three groups), and stays readable in this rank's ghost slot (b, P + c_b).
+  const auto shifted = [&](int q, long cell) {
+    return layout.index(opposite<L>(q), cell - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+  };
+  flatten(send, plan.sends, plan.send_index, 3, same);
+  flatten(recv, plan.recvs, plan.recv_index, 3, shifted);
+  for (const auto& [key, c] : send)
+    for (std::size_t i = 0; i < c.cells.size(); ++i)
+      for (int q = 0; q < L::Q; ++q)
+        if (c.pops[i] >> q & 1) {
+          plan.local_source.push_back(same(q, c.cells[i]));
+          plan.local_target.push_back(shifted(q, c.cells[i]));
+        }
   return plan;
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <map>
 #include <numeric>
 
 #include "comm/Decomposition.hpp"
@@ -54,29 +55,39 @@ class SimulationImpl final : public Simulation {
                ghost_widths(config, allocated_ghost_width(config, comm_.size()))) {
     // One block exchanging one layer per step steps itself, periodic copies included.
     if (comm_.size() == 1 && config.parallel.ghost_width == 1) return;
-    const bool merged = block_.kernel() == StreamingKernel::Merged;
-    const bool push = block_.kernel() == StreamingKernel::ABPush && config.parallel.ghost_width == 1;
-    if (block_.kernel() != StreamingKernel::ABPull && !merged && !push)
+    const StreamingKernel kernel = block_.kernel();
+    const bool merged = kernel == StreamingKernel::Merged;
+    if (kernel != StreamingKernel::ABPull && !merged && config.parallel.ghost_width != 1)
       throw Error("simulation.kernel = \"" + config.kernel +
-                  "\" runs on one rank with parallel.ghost_width = 1 only; multi-rank runs use "
-                  "\"ab_pull\", \"merged2\", \"merged3\" or \"ab_push\", CRMT runs \"ab_pull\"");
+                  "\" exchanges one ghost layer per step; parallel.ghost_width (CRMT) applies to \"ab_pull\" and "
+                  "\"merged<k>\" only");
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
-    if (merged || push) {  // blocking exchanges, no overlap stepper (advance_with_halo)
-      const int k = block_.merge_steps();  // 1 for ab_push
+    if (kernel != StreamingKernel::ABPull) {  // blocking exchanges, no overlap stepper (advance_with_halo)
+      const int k = block_.merge_steps();  // 1 but for merged<k>
       if (merged && config.parallel.ghost_width > 1 && config.parallel.ghost_width != k)
         throw Error("parallel.ghost_width = " + std::to_string(config.parallel.ghost_width) + " with simulation.kernel = \"" +
                     config.kernel + "\": merged<k> exchanges k = " + std::to_string(k) +
                     " ghost layers once per sweep; leave ghost_width at 1, or set it to " + std::to_string(k) +
                     " or \"auto\"");
-      halo_mode_ = push ? "reverse: what the step pushed into ghost cells goes to their owners after every step"
-                        : "k ghost layers once per sweep of k steps";
-      halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
-                                              ghost_widths(config, k), push);
+      std::vector<HaloTransfer> transfers{HaloTransfer::Pull};
+      if (kernel == StreamingKernel::ABPush) transfers = {HaloTransfer::Push};
+      if (kernel == StreamingKernel::AA) transfers = {HaloTransfer::PullReversed, HaloTransfer::Push};
+      if (kernel == StreamingKernel::Swap || kernel == StreamingKernel::SwapPrism)
+        transfers = {HaloTransfer::Push, HaloTransfer::Swap};
+      halo_mode_ = merged ? "k ghost layers once per sweep of k steps"
+                   : kernel == StreamingKernel::ABPush
+                       ? "reverse: what the step pushed into ghost cells goes to their owners after every step"
+                   : kernel == StreamingKernel::AA
+                       ? "alternating: ghosts filled after the local step, pushes returned after the neighbour step"
+                       : "swap: the sweep's links across ranks are swapped after every step";
+      for (HaloTransfer t : transfers)
+        blocking_halos_[t] = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
+                                                              ghost_widths(config, k), t);
       comm_.reset_counters();
-      // Ghosts of the initial state; for ab_push, what its conversion wrote into ghost cells.
-      halo_->exchange(block_.populations());
+      // Ghosts of the initial state; for streamed layouts, what the conversion wrote into ghosts.
+      exchange_ghosts();
       return;
     }
     const OperatorReach reach = uniform_grid_reach<L>();
@@ -93,7 +104,7 @@ class SimulationImpl final : public Simulation {
   const Config& config() const override { return config_; }
 
   void advance(long steps) override {
-    if (!stepper_ && halo_) {
+    if (!blocking_halos_.empty()) {
       advance_with_halo(steps);
       return;
     }
@@ -144,9 +155,12 @@ class SimulationImpl final : public Simulation {
   }
   void restore_state() override {
     block_.restore_state();
-    if (halo_) {
+    if (stepper_) {
       halo_->exchange(block_.populations());
-      if (stepper_) stepper_->restart_cycle();
+      stepper_->restart_cycle();
+      ++restores_;
+    } else if (!blocking_halos_.empty()) {
+      exchange_ghosts();
       ++restores_;
     }
     step_ = saved_step_;
@@ -170,10 +184,10 @@ class SimulationImpl final : public Simulation {
     p["timers"]["slowest_rank"] = slowest_timer;
     p["timers"]["mean"] = mean_timer;
     if (!stepper_) {
-      if (halo_) {  // merged<k> or ab_push: blocking exchanges
+      if (!blocking_halos_.empty()) {
         p["overlap"] = "none";
         p["exchange"] = halo_mode_;
-        p["messages"] = message_report(halo_exchanges_, std::max(1L, step_));
+        p["messages"] = message_report(halo_exchanges_, std::max(1L, step_), predicted_);
       }
       return p;
     }
@@ -203,32 +217,69 @@ class SimulationImpl final : public Simulation {
     mj["predicted_step_s"] = model.predicted_step_s;
     mj["hidden_fraction_of_M"] = model.hidden_fraction;
     p["model"] = mj;
-    p["messages"] = message_report(t.exchanges, steps);
+    p["messages"] = message_report(t.exchanges, steps, planned(halo_->plan()) * (t.exchanges + exchanges_outside_steps()));
     p["crmt"] = crmt_report(t, steps);
     return p;
   }
 
  private:
-  // Messages and bytes: the plan's prediction per exchange, what the counting wrapper saw, and
-  // per time step of the run (`exchanges` inside `steps` steps), all ranks together.
-  json::Value message_report(long exchanges, double steps) const {
-    const HaloPlan& plan = halo_->plan();
-    const long long predicted_messages = comm_.sum((long long)plan.sends.size());
-    const long long predicted_bytes = comm_.sum((long long)plan.send_values() * (long long)sizeof(Real));
+  // Messages and bytes a plan sends per exchange from this rank.
+  struct PlannedTraffic {
+    long long messages = 0, bytes = 0;
+    PlannedTraffic operator*(long n) const { return {messages * n, bytes * n}; }
+    PlannedTraffic& operator+=(const PlannedTraffic& o) {
+      messages += o.messages;
+      bytes += o.bytes;
+      return *this;
+    }
+  };
+  static PlannedTraffic planned(const HaloPlan& plan) {
+    return {(long long)plan.sends.size(), (long long)plan.send_values() * (long long)sizeof(Real)};
+  }
+
+  // Messages and bytes: the plans' prediction for all exchanges of the run (`predicted`, this
+  // rank; `exchanges` of them inside `steps` steps, the others outside), what the counting wrapper
+  // saw, and the mean per exchange and per time step, all ranks together.
+  json::Value message_report(long exchanges, double steps, const PlannedTraffic& predicted) const {
+    const long total = exchanges + exchanges_outside_steps();
+    const long long messages = comm_.sum(predicted.messages), bytes = comm_.sum(predicted.bytes);
     json::Value msgs = json::Object{};
-    msgs["predicted_per_exchange"] = predicted_messages;
+    msgs["predicted"] = messages;
     msgs["counted"] = comm_.sum(comm_.messages_sent());
-    msgs["predicted_bytes_per_exchange"] = predicted_bytes;
+    msgs["predicted_bytes"] = bytes;
     msgs["counted_bytes"] = comm_.sum(comm_.bytes_sent());
-    msgs["exchanges"] = exchanges + exchanges_outside_steps();
-    msgs["per_step"] = double(predicted_messages) * double(exchanges) / steps;
-    msgs["bytes_per_step"] = double(predicted_bytes) * double(exchanges) / steps;
+    msgs["predicted_per_exchange"] = messages / total;  // the mean where plans alternate (aa, swap)
+    msgs["predicted_bytes_per_exchange"] = bytes / total;
+    msgs["exchanges"] = total;
+    msgs["per_step"] = double(messages) / total * double(exchanges) / steps;
+    msgs["bytes_per_step"] = double(bytes) / total * double(exchanges) / steps;
     return msgs;
+  }
+
+  // The exchange the block's state needs before its next step (comm/HaloPlan.hpp).
+  HaloTransfer ghost_transfer() const {
+    switch (block_.kernel()) {
+      case StreamingKernel::ABPush:
+        return HaloTransfer::Push;
+      case StreamingKernel::AA:
+        return block_.layout() == Block<L, Real>::Layout::Reversed ? HaloTransfer::PullReversed : HaloTransfer::Push;
+      case StreamingKernel::Swap:
+      case StreamingKernel::SwapPrism:
+        return block_.swap_links_open() ? HaloTransfer::Swap : HaloTransfer::Push;
+      default:
+        return HaloTransfer::Pull;
+    }
+  }
+
+  void exchange_ghosts() {
+    Halo<L, Real>& halo = *blocking_halos_.at(ghost_transfer());
+    halo.exchange(block_.populations());
+    predicted_ += planned(halo.plan());
   }
 
   // merged<k> on several ranks: a tile sweep of k steps from k exchanged ghost layers, then an
   // exchange; a remainder of fewer than k steps takes single pull steps, each followed by one.
-  // ab_push: a push step, then the reverse exchange of what it pushed into ghost cells.
+  // Other variants: a step, then the exchange its new state needs (ghost_transfer).
   void advance_with_halo(long steps) {
     const int k = block_.merge_steps();
     for (long s = 0; s < steps;) {
@@ -244,7 +295,7 @@ class SimulationImpl final : public Simulation {
       ExecSpace().fence();
       timers_.add("lbm", seconds_since(t0));
       t0 = std::chrono::steady_clock::now();
-      halo_->exchange(block_.populations());
+      exchange_ghosts();
       timers_.add("boundaries", seconds_since(t0));
       ++halo_exchanges_;
     }
@@ -386,11 +437,14 @@ class SimulationImpl final : public Simulation {
   DomainGeometry domain_;
   Decomposition decomposition_;
   Block<L, Real> block_;
-  std::unique_ptr<Halo<L, Real>> halo_;
+  std::unique_ptr<Halo<L, Real>> halo_;  // the overlap stepper's (ab_pull)
+  // The blocking exchanges of the other variants, by what they move.
+  std::map<HaloTransfer, std::unique_ptr<Halo<L, Real>>> blocking_halos_;
+  PlannedTraffic predicted_;  // what blocking_halos_ sent from this rank so far, by their plans
   std::unique_ptr<OverlapStepper<L, Real>> stepper_;
   json::Value auto_choice_;  // the measurements behind ghost_width = "auto"
   long step_ = 0, saved_step_ = 0, restores_ = 0, halo_exchanges_ = 0;
-  std::string halo_mode_;  // how a halo without an overlap stepper exchanges (merged<k>, ab_push)
+  std::string halo_mode_;  // how the blocking exchanges go
 };
 
 }  // namespace

@@ -122,11 +122,16 @@ class Block {
   void save_state();
   void restore_state();
 
-  // Implementation steps, public only because nvcc requires the function enclosing an extended
-  // device lambda to be publicly accessible; not meant for callers outside Block.
   // Where the current lattice keeps f*_q(x).
   enum class Layout { Natural, Reversed, Streamed };
+  Layout layout() const { return layout_; }
+  // swap / swap_prism on several ranks: true after a sweep, whose links to other ranks' cells a
+  // halo exchange still has to swap (comm/HaloPlan.hpp, HaloTransfer::Swap); false after a state
+  // was loaded, whose streamed layout pushed into ghost cells instead.
+  bool swap_links_open() const { return swap_links_open_; }
 
+  // Implementation steps, public only because nvcc requires the function enclosing an extended
+  // device lambda to be publicly accessible; not meant for callers outside Block.
   void init_flags(const DomainGeometry& domain);
   void init_periodic(const DomainGeometry& domain);
   void init_outlet_saves();
@@ -154,6 +159,7 @@ class Block {
   DeviceView<std::uint8_t*> flags_;
   StreamingKernel kernel_;
   Layout layout_ = Layout::Natural;
+  bool swap_links_open_ = false;
   Populations<Real> f_[2];
   int cur_ = 0;
   PeriodicGhosts periodic_;

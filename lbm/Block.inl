@@ -222,6 +222,7 @@ void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
   }
   const auto f = f_[0];
   const auto flags = DeviceView<const std::uint8_t*>(flags_);
+  swap_links_open_ = false;
   if (two_natural_lattices()) {
     layout_ = Layout::Natural;
   } else if (kernel_ == StreamingKernel::AA) {
@@ -440,6 +441,7 @@ void Block<L, Real>::step_in_place() {
       break;
     default:
       swap_periodic<L>(periodic_, f_[0], flags, map_);
+      swap_links_open_ = true;
   }
 }
 

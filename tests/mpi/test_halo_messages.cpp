@@ -5,10 +5,11 @@
 //
 // Values. With a ghost layer h deep, a ghost at distance j from the box carries q when a cell
 // computed before the next exchange (distance <= h - 1) pulls it: j - t_d <= h - 1 on every axis
-// d with o_d != 0, t_d = -o_d c_q,d (+1 towards the box). Region o (face, edge or corner) carries
-//   (its cells) x sum_q prod_{d: o_d != 0} max(0, h - 1 + t_d)
-// values (h = 1: 5, 1, 0 per face, edge and corner cell for D3Q19; 9, 3, 1 for D3Q27), and is
-// remote when o_d != 0 on an axis split into p_d > 1 blocks.
+// d with o_d != 0, t_d = -o_d c_q,d (+1 towards the box); for h = 1 the pulling cell must also lie
+// in the box along the other axes. Region o (face, edge or corner) carries
+//   sum_q prod_{d: o_d != 0} max(0, h - 1 + t_d) x prod_{d: o_d = 0} (n_d, or n_d - |c_q,d| for h = 1)
+// values (h = 1: 5, 1, 0 per face, edge and corner cell for D3Q19 away from the rim of a face;
+// 9, 3, 1 for D3Q27), and is remote when o_d != 0 on an axis split into p_d > 1 blocks.
 // Messages. The peer of region o sits at grid offset o mod p. The sender's cells of region o lie
 // within h of its faces on the axes where o_d != 0 and anywhere on the others; a cell's group is
 // the first axis within h of whose faces it lies, so region o spans the groups d <= f (f: the
@@ -58,23 +59,21 @@ Expected closed_form(const std::array<int, 3>& p, int h) {
         const int o[3] = {ox, oy, oz};
         std::array<int, 3> peer{};
         bool leaves = false;
-        long long cells = 1;
         int first = -1;
         for (int d = 0; d < 3; ++d) {
-          if (o[d] == 0) cells *= n[d];
-          else if (first < 0) first = d;
+          if (o[d] != 0 && first < 0) first = d;
           if (o[d] != 0 && p[d] > 1) leaves = true;
           peer[d] = ((o[d] % p[d]) + p[d]) % p[d];
         }
-        long long per_cell = 0;
+        long long values = 0;
         for (int q = 0; q < L::Q; ++q) {
-          long long layers = 1;
+          long long v = 1;
           for (int d = 0; d < 3; ++d)
-            if (o[d] != 0) layers *= std::max(0, h - 1 - o[d] * L::c(q, d));
-          per_cell += layers;
+            v *= o[d] != 0 ? std::max(0, h - 1 - o[d] * L::c(q, d)) : n[d] - (h == 1 ? std::abs(L::c(q, d)) : 0);
+          values += v;
         }
-        if (first < 0 || !leaves || per_cell == 0) continue;
-        e.values += cells * per_cell;
+        if (first < 0 || !leaves || values == 0) continue;
+        e.values += values;
         for (int d = 0; d <= first; ++d) {
           bool interior_below = true;
           for (int b = 0; b < d; ++b) interior_below = interior_below && n[b] > 2 * h;
@@ -111,6 +110,54 @@ TEST(HaloMessages, CountedMessagesAndBytesMatchThePlanAndTheClosedForm) {
       const Expected e = std::string(lattice) == "D3Q19" ? closed_form<D3Q19>(p, h) : closed_form<D3Q27>(p, h);
       EXPECT_EQ(m["predicted_per_exchange"].as_int64(), e.messages * size) << what;
       EXPECT_EQ(m["predicted_bytes_per_exchange"].as_int64(), e.values * 8 * size) << what;
+    }
+}
+
+// Directed links (x, q) of the periodic 12^3 box whose downwind cell x + c_q another rank owns,
+// all ranks together: the values a one-layer exchange has to move.
+template <class L>
+long long cross_rank_links(const std::array<int, 3>& p) {
+  const int n[3] = {12 / p[0], 12 / p[1], 12 / p[2]};
+  auto owner = [&](int x, int y, int z) { return ((z / n[2]) * p[1] + y / n[1]) * p[0] + x / n[0]; };
+  long long links = 0;
+  for (int z = 0; z < 12; ++z)
+    for (int y = 0; y < 12; ++y)
+      for (int x = 0; x < 12; ++x)
+        for (int q = 1; q < L::Q; ++q) {
+          const int dx = (x + L::c(q, 0) + 12) % 12, dy = (y + L::c(q, 1) + 12) % 12, dz = (z + L::c(q, 2) + 12) % 12;
+          if (owner(dx, dy, dz) != owner(x, y, z)) ++links;
+        }
+  return links;
+}
+
+// The variants with blocking exchanges of one layer per step move one value per link that crosses
+// ranks (ab_push and aa: one plan per state; swap: each link pair crosses both ways at once) and
+// send exactly what their plans predict. (The pull plan above also fills edge ghosts of a face
+// region for ghost-to-ghost links, which the closed form counts.)
+TEST(HaloMessages, OneLayerVariantsMoveOneValuePerCrossRankLink) {
+  ensure_mpi_initialized();
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  ASSERT_GE(size, 2) << "run under mpiexec with at least 2 ranks";
+  std::array<int, 3> p{size, 1, 1};
+  if (size == 4) p = {1, 2, 2};
+  if (size == 8) p = {2, 2, 2};
+  const long steps = 5;
+  for (const char* lattice : {"D3Q19", "D3Q27"})
+    for (const char* kernel : {"ab_push", "aa", "swap", "swap_prism"}) {
+      const Config c = parse_deck_string(periodic_box(lattice, p), "periodic_box", ".",
+                                         {std::string("simulation.kernel=\"") + kernel + "\""});
+      auto sim = Simulation::create(c);
+      sim->advance(steps);
+      const json::Value rep = sim->parallel_report();
+      const json::Value& m = rep["messages"];
+      const std::string what = std::string(lattice) + " " + kernel;
+      const long long exchanges = m["exchanges"].as_int64();
+      EXPECT_EQ(exchanges, steps + 1) << what;
+      EXPECT_EQ(m["counted"].as_int64(), m["predicted"].as_int64()) << what;
+      EXPECT_EQ(m["counted_bytes"].as_int64(), m["predicted_bytes"].as_int64()) << what;
+      const long long links = std::string(lattice) == "D3Q19" ? cross_rank_links<D3Q19>(p) : cross_rank_links<D3Q27>(p);
+      EXPECT_EQ(m["predicted_bytes"].as_int64(), links * 8 * exchanges) << what;
     }
 }
 

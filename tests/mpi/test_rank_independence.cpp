@@ -200,6 +200,18 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
     for (const auto& g : grids(n, three_d)) variants.push_back({g, "simulation.kernel=\"ab_push\""});
     variants.push_back({"simulation.kernel=\"ab_push\"", "parallel.decomposition=\"bisection\"",
                         "simulation.layout=\"aosoa\"", "parallel.buffers=\"host\""});
+    // aa: ghosts filled after the local step, pushes returned after the neighbour step.
+    for (const auto& g : grids(n, three_d)) variants.push_back({g, "simulation.kernel=\"aa\""});
+    variants.push_back({"simulation.kernel=\"aa\"", "parallel.decomposition=\"bisection\"",
+                        "simulation.layout=\"aosoa\"", "parallel.buffers=\"host\""});
+    // swap, swap_prism: the sweep's links across ranks are swapped by the exchange after it.
+    k = 0;
+    for (const auto& g : grids(n, three_d)) {
+      variants.push_back({g, "simulation.kernel=\"swap\""});
+      variants.push_back({g, "simulation.kernel=\"swap_prism\"", "simulation.tile=" + std::to_string(2 + (k++) % 3)});
+    }
+    variants.push_back({"simulation.kernel=\"swap\"", "parallel.decomposition=\"bisection\"",
+                        "simulation.layout=\"aosoa\"", "parallel.buffers=\"host\""});
     // AoSoA storage: halo plans index populations through the layout.
     variants.push_back({"simulation.layout=\"aosoa\"", "simulation.bundle=5", "parallel.overlap=\"interior\""});
     variants.push_back({"simulation.layout=\"aosoa\"", "parallel.ghost_width=3", "parallel.overlap=\"streams\""});
@@ -211,6 +223,19 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
       EXPECT_EQ(hash_hex(h), hash_hex(reference)) << what;
     }
     MPI_Comm_free(&comm);
+  }
+}
+
+// The in-place variants exchange one layer per step: a CRMT ghost width is refused.
+TEST(RankIndependenceSetup, InPlaceVariantsRefuseDeeperGhosts) {
+  for (const char* kernel : {"aa", "swap", "swap_prism", "ab_push"}) {
+    const Config c = with(decks[0], {std::string("simulation.kernel=\"") + kernel + "\"", "parallel.ghost_width=2"});
+    try {
+      Simulation::create(c, MPI_COMM_SELF);
+      ADD_FAILURE() << kernel << " with ghost_width 2 was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("exchanges one ghost layer per step"), std::string::npos) << e.what();
+    }
   }
 }
 
