@@ -91,8 +91,24 @@ void Block<L, Real>::init_periodic(const DomainGeometry& domain) {
         ghost.push_back(cell);
         image.push_back(g.index(p[0] - box_.lo[0], p[1] - box_.lo[1], p[2] - box_.lo[2]));
       }
+  std::vector<std::uint32_t> pulled(ghost.size(), 0), pushed(ghost.size(), 0);
+  for (std::size_t i = 0; i < ghost.size(); ++i) {
+    int x, y, z;
+    map_.coords(ghost[i], x, y, z);
+    for (int q = 0; q < L::Q; ++q) {
+      auto owned_fluid = [&](int s) {
+        const int cx = x + s * L::c(q, 0), cy = y + s * L::c(q, 1), cz = z + s * L::c(q, 2);
+        return cx >= 0 && cy >= 0 && cz >= 0 && cx < g.n[0] && cy < g.n[1] && cz < g.n[2] &&
+               flags(g.index(cx, cy, cz)) == flag::fluid;
+      };
+      if (owned_fluid(1)) pulled[i] |= std::uint32_t(1) << q;
+      if (owned_fluid(-1)) pushed[i] |= std::uint32_t(1) << q;
+    }
+  }
   periodic_.ghost = to_device("periodic_ghost", ghost);
   periodic_.image = to_device("periodic_image", image);
+  periodic_.pulled = to_device("periodic_pulled", pulled);
+  periodic_.pushed = to_device("periodic_pushed", pushed);
 }
 
 template <class L, class Real>
@@ -317,7 +333,7 @@ void Block<L, Real>::advance(long steps) {
     return;
   }
   for (long s = 0; s < steps; ++s) {
-    if (kernel_ == StreamingKernel::ABPull) fill_ghosts<L>(periodic_, f_[cur_]);
+    if (kernel_ == StreamingKernel::ABPull) fill_ghosts<L>(periodic_, f_[cur_], periodic_.pulled);
     collide_stream_all();
     finish_step();
   }
@@ -325,7 +341,7 @@ void Block<L, Real>::advance(long steps) {
 
 template <class L, class Real>
 void Block<L, Real>::pull_step() {
-  fill_ghosts<L>(periodic_, f_[cur_]);
+  fill_ghosts<L>(periodic_, f_[cur_], periodic_.pulled);
   collide_stream({0, 0, 0}, {geom_.n[0], geom_.n[1], geom_.n[2]});
   cur_ ^= 1;
 }
@@ -343,7 +359,7 @@ void Block<L, Real>::advance_merged(long groups) {
     for (long i = 0; i < groups * merge_steps_; ++i) pull_step();
     return;
   }
-  fill_ghosts<L>(periodic_, f_[cur_]);
+  fill_ghosts<L>(periodic_, f_[cur_], periodic_.pulled);
   dispatch_collision(collision_, [&](auto collision) {
     using C = decltype(collision);
     const PullStep<L, Real, C> from0{PullGather<L, Real>{f_[0], flags_, geom_, bc_, params_}, f_[1]};
@@ -400,7 +416,7 @@ void Block<L, Real>::step_in_place() {
   const bool aa_neighbour = kernel_ == StreamingKernel::AA && layout_ == Layout::Reversed;
   if (aa_neighbour) {
     const auto f = f_[0];
-    fill_ghosts<L>(periodic_, f);
+    fill_ghosts<L>(periodic_, f, periodic_.pushed);  // reversed layout
     const auto cells = outlet_cells_;
     const auto post = outlet_post_;
     Kokkos::parallel_for(
@@ -432,15 +448,15 @@ void Block<L, Real>::step_in_place() {
   });
   switch (kernel_) {
     case StreamingKernel::ABPush:
-      drain_ghosts<L>(periodic_, f_[cur_ ^ 1], flags, map_);
+      drain_ghosts<L>(periodic_, f_[cur_ ^ 1]);
       cur_ ^= 1;
       break;
     case StreamingKernel::AA:
-      if (aa_neighbour) drain_ghosts<L>(periodic_, f_[0], flags, map_);
+      if (aa_neighbour) drain_ghosts<L>(periodic_, f_[0]);
       layout_ = aa_neighbour ? Layout::Streamed : Layout::Reversed;
       break;
     default:
-      swap_periodic<L>(periodic_, f_[0], flags, map_);
+      swap_periodic<L>(periodic_, f_[0], geom_);
       swap_links_open_ = true;
   }
 }
@@ -512,7 +528,7 @@ Health Block<L, Real>::check() const {
 template <class L, class Real>
 HostMacroscopic Block<L, Real>::macroscopic() const {
   const auto natural = canonical();
-  fill_ghosts<L>(periodic_, natural);  // moments gather through the ghosts
+  fill_ghosts<L>(periodic_, natural, periodic_.pulled);  // moments gather through the ghosts
   const PullGather<L, Real> gather{natural, flags_, geom_, bc_, params_};
   const DenseGeometry g = geom_;
   const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];

@@ -89,23 +89,30 @@ struct StreamedReadout {
   }
 };
 
-// Periodic ghost list of a block: fluid ghosts and the owned cells they mirror.
+// Periodic ghost list of a block: fluid ghosts, the owned cells they mirror, and per ghost g the
+// populations its links use, as masks with bit q set: `pulled` when g + c_q is an owned fluid cell
+// (it gathers slot (q, g) in a pull step), `pushed` when g - c_q is one (it writes slot (q, g) in
+// a push step). Precomputed, so that the copies below test a bit instead of finding coordinates.
 struct PeriodicGhosts {
   DeviceView<long*> ghost, image;
+  DeviceView<std::uint32_t*> pulled, pushed;
   long size() const { return static_cast<long>(ghost.extent(0)); }
 };
 
-// Ghost slots <- image slots, all directions (before a step that gathers through the ghosts).
+// Ghost slots <- image slots for the directions in `mask` (before a step that gathers through the
+// ghosts: p.pulled in the natural layout; p.pushed in AA's reversed layout, where slot q of a
+// ghost holds the population its neighbour g - c_q gathers).
 template <class L, class Real>
-void fill_ghosts(const PeriodicGhosts& p, const Populations<Real>& f) {
+void fill_ghosts(const PeriodicGhosts& p, const Populations<Real>& f, const DeviceView<std::uint32_t*>& mask) {
   const auto ghost = p.ghost, image = p.image;
   const long n = p.size();
   Kokkos::parallel_for(
       "boreas::lbm::fill_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long k) {
         const long to = ghost(k), from = image(k);
+        const std::uint32_t m = mask(k);
         static_for<L::Q>([&](auto qc) {
           constexpr int q = decltype(qc)::value;
-          f(q, to) = f(q, from);
+          if (m >> q & 1) f(q, to) = f(q, from);
         });
       });
 }
@@ -113,17 +120,17 @@ void fill_ghosts(const PeriodicGhosts& p, const Populations<Real>& f) {
 // Image slots <- ghost slots for the directions an owned fluid cell pushed into the ghost
 // (after a step that scatters into the ghosts).
 template <class L, class Real>
-void drain_ghosts(const PeriodicGhosts& p, const Populations<Real>& f,
-                  const DeviceView<const std::uint8_t*>& flags, const CellMap& map) {
+void drain_ghosts(const PeriodicGhosts& p, const Populations<Real>& f) {
   const auto ghost = p.ghost, image = p.image;
+  const auto pushed = p.pushed;
   const long n = p.size();
   Kokkos::parallel_for(
       "boreas::lbm::drain_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long k) {
+        const long to = image(k), from = ghost(k);
+        const std::uint32_t m = pushed(k);
         static_for<L::Q>([&](auto qc) {
           constexpr int q = decltype(qc)::value;
-          const long from = ghost(k) - map.geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-          // owned() first: `from` of an outer ghost lies outside the allocation.
-          if (map.owned(from) && flags(from) == flag::fluid) f(q, image(k)) = f(q, ghost(k));
+          if (m >> q & 1) f(q, to) = f(q, from);
         });
       });
 }

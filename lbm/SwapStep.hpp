@@ -91,19 +91,20 @@ void swap_sweep(const SwapRow<L, Real, Collision>& rows) {
 }
 
 // Completes the links across periodic boundaries after a sweep: for an owned fluid P whose
-// earlier neighbour N = P + c_a is a fluid ghost of image I, P receives I's waiting population
-// and I receives the one P left in N.
+// earlier neighbour N = P + c_a is a fluid ghost of image I (bit a of N's `pushed` mask), P
+// receives I's waiting population and I receives the one P left in N.
 template <class L, class Real>
-void swap_periodic(const PeriodicGhosts& p, const Populations<Real>& f,
-                   const DeviceView<const std::uint8_t*>& flags, const CellMap& map) {
+void swap_periodic(const PeriodicGhosts& p, const Populations<Real>& f, const DenseGeometry& geom) {
   const auto ghost = p.ghost, image = p.image;
+  const auto pushed = p.pushed;
   const long n = p.size();
   Kokkos::parallel_for(
       "boreas::lbm::swap_periodic", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long k) {
+        const std::uint32_t m = pushed(k);
         static_for<L::H>([&](auto pc) {
           constexpr int a = swap_backward<L>(decltype(pc)::value + 1), b = opposite<L>(a);
-          const long cell = ghost(k) - map.geom.shift(L::c(a, 0), L::c(a, 1), L::c(a, 2));
-          if (!map.owned(cell) || flags(cell) != flag::fluid) return;  // owned() first: see drain_ghosts
+          if (!(m >> a & 1)) return;
+          const long cell = ghost(k) - geom.shift(L::c(a, 0), L::c(a, 1), L::c(a, 2));
           f(b, cell) = f(a, image(k));
           f(a, image(k)) = f(a, ghost(k));
         });
