@@ -17,6 +17,9 @@
 
 namespace boreas {
 
+// Chunk size of the in-place steps' bulk path: one cache line per direction (BulkRows.hpp).
+constexpr int in_place_chunk_bytes = 64;
+
 template <class L, class Real, class Collision>
 struct AALocalStep {
   Populations<Real> f;
@@ -39,7 +42,7 @@ struct AALocalStep {
   }
 
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
-    BulkRows<L, Real, Collision>::row(
+    BulkRows<L, Real, Collision, in_place_chunk_bytes>::row(
         flags, geom, params, f.layout, first, count, [&](long cell) { (*this)(cell); },
         [&](auto qc) -> const Real* { return &f(decltype(qc)::value, first); },
         [&](auto qc) -> Real* { return &f(opposite<L>(decltype(qc)::value), first); });
@@ -76,7 +79,7 @@ struct AANeighbourStep {
   }
 
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
-    BulkRows<L, Real, Collision>::row(
+    BulkRows<L, Real, Collision, in_place_chunk_bytes>::row(
         flags, geom, params, f.layout, first, count, [&](long cell) { (*this)(cell); },
         [&](auto qc) -> const Real* {
           constexpr int q = decltype(qc)::value;

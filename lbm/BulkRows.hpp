@@ -17,7 +17,7 @@
 
 // Host compilers may decline to inline the per-direction lambdas of the collision inside the
 // chunk loop, which then cannot vectorise; `flatten` inlines the whole call tree of a function.
-// Prefetching the next chunk of each of the 2Q streams keeps the memory system busy (the
+// Prefetching each of the 2Q streams 1 KiB ahead keeps the memory system busy (the
 // hardware prefetchers lose track of that many streams). Device compilers never run this path.
 #if defined(__GNUC__) && !defined(__CUDACC__)
 #define BOREAS_FLATTEN __attribute__((flatten))
@@ -31,12 +31,16 @@
 
 namespace boreas {
 
-template <class L, class Real, class Collision>
+// ChunkBytes: most bytes per direction held in the chunk buffer. Two-lattice kernels take 1 KiB
+// (19 KiB for D3Q19 doubles, within L1): their 2Q distinct streams are then read and written in
+// runs of 16 cache lines, which the prefetchers follow (128-byte chunks ran at 0.55x the speed).
+// In-place kernels read and write the same lines; a 19 KiB buffer beside them overflows a 32 KiB
+// L1 and the lines are fetched twice, so they take one cache line (AA: 1.3-1.5x faster than with
+// 1 KiB, perf/README.md). Either way each stream is prefetched 1 KiB ahead.
+template <class L, class Real, class Collision, int ChunkBytes = 1024>
 struct BulkRows {
-  // Most cells per chunk: 1 KiB per direction (19 KiB for D3Q19 doubles, within L1). Long chunks
-  // matter on CPUs: each stream is then read and written in runs of 16 cache lines, which the
-  // prefetchers follow (128-byte chunks ran at 0.55x the speed of 1 KiB ones).
-  static constexpr int chunk = 1024 / sizeof(Real);
+  static constexpr int chunk = ChunkBytes / sizeof(Real);
+  static constexpr int ahead = 1024 / sizeof(Real);
   // Cells whose bulk mask is computed at once (bounds the local mask array).
   static constexpr int segment = 256;
 
@@ -117,7 +121,7 @@ struct BulkRows {
       constexpr int q = decltype(qc)::value;
       const Real* in = source(qc) + at;
       for (int i = 0; i < n; ++i) f[q][i] = in[i];
-      BOREAS_PREFETCH_AHEAD(in + n, chunk * sizeof(Real), 0);
+      BOREAS_PREFETCH_AHEAD(in + ahead, n * sizeof(Real), 0);
     });
     // Two copies of the loop, each with has_force a known constant, so that the compiler drops
     // the force branch inside the collision and vectorises the loop.
@@ -133,7 +137,7 @@ struct BulkRows {
       constexpr int q = decltype(qc)::value;
       Real* out = target(qc) + at;
       for (int i = 0; i < n; ++i) out[i] = f[q][i];
-      BOREAS_PREFETCH_AHEAD(out + n, chunk * sizeof(Real), 1);
+      BOREAS_PREFETCH_AHEAD(out + ahead, n * sizeof(Real), 1);
     });
   }
 

@@ -7,6 +7,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -224,6 +228,44 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
     }
     MPI_Comm_free(&comm);
   }
+}
+
+// kernel = "auto" on all ranks of the world: the ranks run the trial together and agree on one
+// variant (decisions use the slowest rank's times; rank 0's cache entry is broadcast), the run
+// gives the one-rank hash, and a second run takes the choice from the cache.
+TEST(RankIndependenceSetup, AutoKernelOnSeveralRanksAgreesAndCaches) {
+  ensure_mpi_initialized();
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  long pid = ::getpid();
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const auto dir = std::filesystem::temp_directory_path() / ("boreas_rank_auto_" + std::to_string(pid));
+  if (world_rank == 0) std::filesystem::remove_all(dir);
+  MPI_Barrier(MPI_COMM_WORLD);
+  setenv("BOREAS_CACHE_DIR", dir.c_str(), 1);
+  const Deck& deck = decks[0];
+  std::uint64_t reference = 0;
+  if (world_rank == 0) reference = run(with(deck, {}), MPI_COMM_SELF);
+  MPI_Bcast(&reference, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  for (const char* source : {"trial", "cache"}) {
+    auto sim = Simulation::create(with(deck, {"simulation.kernel=\"auto\""}), MPI_COMM_WORLD);
+    sim->advance(with(deck, {}).steps);
+    EXPECT_EQ(hash_hex(sim->fields_hash()), hash_hex(reference)) << source;
+    const json::Value choice = sim->kernel_choice();
+    EXPECT_EQ(choice["source"].as_string(), source);
+    // Every rank chose rank 0's variant.
+    std::string chosen = choice["chosen"].as_string() + "/" + choice["layout"].as_string() + "/" +
+                         std::to_string(choice["tile"].as_int64());
+    std::string first = chosen;
+    long size = long(first.size());
+    MPI_Bcast(&size, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    first.resize(size);
+    MPI_Bcast(first.data(), int(size), MPI_CHAR, 0, MPI_COMM_WORLD);
+    EXPECT_EQ(chosen, first) << source;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  unsetenv("BOREAS_CACHE_DIR");
+  if (world_rank == 0) std::filesystem::remove_all(dir);
 }
 
 // The in-place variants exchange one layer per step: a CRMT ghost width is refused.
