@@ -44,6 +44,20 @@ std::string periodic_box(const std::string& lattice, const std::array<int, 3>& p
   return text;
 }
 
+int world_size() {
+  ensure_mpi_initialized();  // tests/main.cpp starts Kokkos only
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// The Cartesian grid the tests split the box into for `size` ranks.
+std::array<int, 3> process_grid(int size) {
+  if (size == 4) return {1, 2, 2};
+  if (size == 8) return {2, 2, 2};
+  return {size, 1, 1};
+}
+
 struct Expected {
   long long messages, values;  // per rank and exchange
 };
@@ -85,13 +99,9 @@ Expected closed_form(const std::array<int, 3>& p, int h) {
 }
 
 TEST(HaloMessages, CountedMessagesAndBytesMatchThePlanAndTheClosedForm) {
-  ensure_mpi_initialized();  // tests/main.cpp starts Kokkos only
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int size = world_size();
   ASSERT_GE(size, 2) << "run under mpiexec with at least 2 ranks";
-  std::array<int, 3> p{size, 1, 1};
-  if (size == 4) p = {1, 2, 2};
-  if (size == 8) p = {2, 2, 2};
+  const std::array<int, 3> p = process_grid(size);
   const long steps = 7;  // not a multiple of k = 2 or 3
   for (const char* lattice : {"D3Q19", "D3Q27"})
     for (int h : {1, 2, 3}) {
@@ -132,16 +142,11 @@ long long cross_rank_links(const std::array<int, 3>& p) {
 
 // The variants with blocking exchanges of one layer per step move one value per link that crosses
 // ranks (ab_push and aa: one plan per state; swap: each link pair crosses both ways at once) and
-// send exactly what their plans predict. (The pull plan above also fills edge ghosts of a face
-// region for ghost-to-ghost links, which the closed form counts.)
+// send exactly what their plans predict.
 TEST(HaloMessages, OneLayerVariantsMoveOneValuePerCrossRankLink) {
-  ensure_mpi_initialized();
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int size = world_size();
   ASSERT_GE(size, 2) << "run under mpiexec with at least 2 ranks";
-  std::array<int, 3> p{size, 1, 1};
-  if (size == 4) p = {1, 2, 2};
-  if (size == 8) p = {2, 2, 2};
+  const std::array<int, 3> p = process_grid(size);
   const long steps = 5;
   for (const char* lattice : {"D3Q19", "D3Q27"})
     for (const char* kernel : {"ab_push", "aa", "swap", "swap_prism"}) {
