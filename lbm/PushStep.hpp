@@ -1,9 +1,11 @@
 #pragma once
 // Two-lattice push (ab_push): each fluid cell collides its own incoming populations (streamed
 // layout of `src`) and scatters the results into `dst` (streamed layout). Reads are local, writes
-// go to the neighbours.
+// go to the neighbours. On host backends rows go through the vectorised bulk path of BulkRows.hpp
+// (a bulk cell has no boundary link, so its push is the plain scatter).
 #include <Kokkos_Core.hpp>
 
+#include "lbm/BulkRows.hpp"
 #include "lbm/StreamedLayout.hpp"
 
 namespace boreas {
@@ -25,6 +27,16 @@ struct PushStep {
     });
     Collision::template collide<L>(f, params);
     push_streamed<L>(dst, flags, geom, cell, f, bc, params);
+  }
+
+  KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
+    BulkRows<L, Real, Collision>::row(
+        flags, geom, params, src.layout, first, count, [&](long cell) { (*this)(cell); },
+        [&](auto qc) -> const Real* { return &src(decltype(qc)::value, first); },
+        [&](auto qc) -> Real* {
+          constexpr int q = decltype(qc)::value;
+          return &dst(q, first + geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+        });
   }
 };
 
