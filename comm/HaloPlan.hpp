@@ -88,18 +88,6 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
   return pulled | (outlet ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);
 }
 
-// Push-type steps (ab_push) on several ranks write into ghost cells: bit q is set when the fluid
-// cell p - c_q of `box` pushes population q into its ghost p, a value that belongs to p's owner.
-template <class L>
-std::uint32_t pushed_populations(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain) {
-  std::uint32_t pushed = 0;
-  for (int q = 0; q < L::Q; ++q) {
-    const int x = p[0] - L::c(q, 0), y = p[1] - L::c(q, 1), z = p[2] - L::c(q, 2);
-    if (box.contains(x, y, z) && domain.flag_at(x, y, z) == flag::fluid) pushed |= std::uint32_t(1) << q;
-  }
-  return pushed;
-}
-
 namespace detail {
 
 inline bool boxes_touch(const Box& grown, const Box& b, const DomainGeometry& domain) {

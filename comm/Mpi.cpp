@@ -58,6 +58,13 @@ std::vector<double> Comm::gather(double v) const {
   MPI_Allgather(&v, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, comm_);
   return out;
 }
+std::string Comm::broadcast(std::string text) const {
+  long size = static_cast<long>(text.size());
+  MPI_Bcast(&size, 1, MPI_LONG, 0, comm_);
+  text.resize(size);
+  MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, comm_);
+  return text;
+}
 void Comm::barrier() const { MPI_Barrier(comm_); }
 
 void ensure_mpi_initialized() {

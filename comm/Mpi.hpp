@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace boreas {
@@ -31,6 +32,7 @@ class Comm {
   long long min(long long v) const;
   double max(double v) const;
   std::vector<double> gather(double v) const;  // one value per rank, on every rank
+  std::string broadcast(std::string text) const;  // rank 0's text, on every rank
   void barrier() const;
 
  private:

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "comm/Mpi.hpp"
 #include "core/Timers.hpp"
 #include "core/Types.hpp"
 #include "drivers/Machine.hpp"
@@ -81,52 +82,30 @@ std::string kernel_choice_cache_file() {
   return (std::filesystem::path(home ? home : ".") / ".cache" / "boreas" / "kernel_choice.json").string();
 }
 
-namespace {
-
-// Rank 0's string on every rank of comm.
-std::string broadcast(std::string text, MPI_Comm comm) {
-  long size = static_cast<long>(text.size());
-  MPI_Bcast(&size, 1, MPI_LONG, 0, comm);
-  text.resize(size);
-  MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, comm);
-  return text;
-}
-
-// Seconds since t0 on the slowest rank: every rank then takes the same decisions.
-double slowest_seconds_since(std::chrono::steady_clock::time_point t0, MPI_Comm comm) {
-  double t = seconds_since(t0);
-  MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return t;
-}
-
-}  // namespace
-
 // Several ranks run the trial together (each candidate on the run's decomposition, timed by the
 // slowest rank); rank 0 reads and writes the cache and its entry is broadcast, so ranks on nodes
 // with different home directories still agree.
 KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   KernelChoice choice{"ab_pull", config.tile, config.layout, json::Object{}};
-  int ranks = 1, rank = 0;
-  MPI_Comm_size(comm, &ranks);
-  MPI_Comm_rank(comm, &rank);
+  const Comm world(comm);
+  const int ranks = world.size(), rank = world.rank();
   if (config.parallel.ghost_width != 1) {
     choice.report["chosen"] = choice.kernel;
     choice.report["source"] = "CRMT runs (parallel.ghost_width other than 1) use ab_pull";
     return choice;
   }
   const auto& par = config.parallel;
-  const std::string key = problem_key(config) + " | ranks " + std::to_string(ranks) +
-                          (par.decomposition == DecompositionKind::Bisection ? " bisection" : " dims ") +
-                          (par.decomposition == DecompositionKind::Bisection
-                               ? std::string()
-                               : std::to_string(par.dims[0]) + "x" + std::to_string(par.dims[1]) + "x" +
-                                     std::to_string(par.dims[2])),
+  const std::string split = par.decomposition == DecompositionKind::Bisection
+                                ? " bisection"
+                                : " dims " + std::to_string(par.dims[0]) + "x" + std::to_string(par.dims[1]) + "x" +
+                                      std::to_string(par.dims[2]);
+  const std::string key = problem_key(config) + " | ranks " + std::to_string(ranks) + split,
                     file = kernel_choice_cache_file();
   json::Value cache = rank == 0 ? read_cache(file) : json::Value(json::Object{});
   choice.report["key"] = key;
   choice.report["cache_file"] = file;
   const json::Value* own_hit = cache.as_object().find(key);
-  const std::string hit_text = broadcast(own_hit ? own_hit->dump() : std::string(), comm);
+  const std::string hit_text = world.broadcast(own_hit ? own_hit->dump() : std::string());
   if (!hit_text.empty()) {
     const json::Value hit = json::parse(hit_text);
     choice.kernel = hit["kernel"].as_string();
@@ -149,11 +128,12 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     c.layout = cand.layout;
     auto sim = Simulation::create(c, comm);
     const double cells = double(sim->fluid_cells());
-    MPI_Barrier(comm);
+    // Times are the slowest rank's, so that every rank takes the same decisions.
+    world.barrier();
     auto t0 = std::chrono::steady_clock::now();
     sim->advance(1);
     Kokkos::fence();
-    const double warm_up = slowest_seconds_since(t0, comm);
+    const double warm_up = world.max(seconds_since(t0));
     json::Value t = json::Object{};
     t["kernel"] = c.kernel;
     t["tile"] = c.tile;
@@ -166,11 +146,11 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
       tried.push_back(t);
       continue;
     }
-    MPI_Barrier(comm);
+    world.barrier();
     t0 = std::chrono::steady_clock::now();
     sim->advance(trial_steps);
     Kokkos::fence();
-    const double mlups = cells * trial_steps / slowest_seconds_since(t0, comm) * 1e-6;
+    const double mlups = cells * trial_steps / world.max(seconds_since(t0)) * 1e-6;
     t["mlups"] = mlups;
     tried.push_back(t);
     if (mlups > best) {

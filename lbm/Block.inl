@@ -80,31 +80,21 @@ void Block<L, Real>::init_periodic(const DomainGeometry& domain) {
   for (int d = 0; d < 3; ++d) map_.periodic[d] = domain.periodic(d) && box_.extent(d) == domain.cells()[d];
   auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
   std::vector<long> ghost, image;
+  std::vector<std::uint32_t> pulled, pushed;
   const DenseGeometry& g = geom_;
   for (int z = -g.g[2]; z < g.n[2] + g.g[2]; ++z)
     for (int y = -g.g[1]; y < g.n[1] + g.g[1]; ++y)
       for (int x = -g.g[0]; x < g.n[0] + g.g[0]; ++x) {
         const long cell = g.index(x, y, z);
         if (map_.owned(cell) || flags(cell) != flag::fluid) continue;
-        std::array<int, 3> p{box_.lo[0] + x, box_.lo[1] + y, box_.lo[2] + z};
+        const std::array<int, 3> at{box_.lo[0] + x, box_.lo[1] + y, box_.lo[2] + z};
+        std::array<int, 3> p = at;
         if (!domain.wrap(p) || !box_.contains(p[0], p[1], p[2])) continue;
         ghost.push_back(cell);
         image.push_back(g.index(p[0] - box_.lo[0], p[1] - box_.lo[1], p[2] - box_.lo[2]));
+        pulled.push_back(pulled_populations<L>(box_, at, domain));
+        pushed.push_back(pushed_populations<L>(box_, at, domain));
       }
-  std::vector<std::uint32_t> pulled(ghost.size(), 0), pushed(ghost.size(), 0);
-  for (std::size_t i = 0; i < ghost.size(); ++i) {
-    int x, y, z;
-    map_.coords(ghost[i], x, y, z);
-    for (int q = 0; q < L::Q; ++q) {
-      auto owned_fluid = [&](int s) {
-        const int cx = x + s * L::c(q, 0), cy = y + s * L::c(q, 1), cz = z + s * L::c(q, 2);
-        return cx >= 0 && cy >= 0 && cz >= 0 && cx < g.n[0] && cy < g.n[1] && cz < g.n[2] &&
-               flags(g.index(cx, cy, cz)) == flag::fluid;
-      };
-      if (owned_fluid(1)) pulled[i] |= std::uint32_t(1) << q;
-      if (owned_fluid(-1)) pushed[i] |= std::uint32_t(1) << q;
-    }
-  }
   periodic_.ghost = to_device("periodic_ghost", ghost);
   periodic_.image = to_device("periodic_image", image);
   periodic_.pulled = to_device("periodic_pulled", pulled);

@@ -17,6 +17,7 @@
 
 #include "lbm/Boundary.hpp"
 #include "lbm/DenseField.hpp"
+#include "lbm/Geometry.hpp"
 
 namespace boreas {
 
@@ -89,6 +90,27 @@ struct StreamedReadout {
   }
 };
 
+// Links of a ghost cell p (global coordinates) into the fluid cells of `box`, as masks with bit q
+// set: pushed when the cell p - c_q pushes population q into p (a push step writes slot (q, p));
+// pulled when the cell p + c_q pulls population q from p (a pull step reads slot (q, p)).
+template <class L>
+std::uint32_t links_into_box(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain, int side) {
+  std::uint32_t links = 0;
+  for (int q = 0; q < L::Q; ++q) {
+    const int x = p[0] + side * L::c(q, 0), y = p[1] + side * L::c(q, 1), z = p[2] + side * L::c(q, 2);
+    if (box.contains(x, y, z) && domain.flag_at(x, y, z) == flag::fluid) links |= std::uint32_t(1) << q;
+  }
+  return links;
+}
+template <class L>
+std::uint32_t pushed_populations(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain) {
+  return links_into_box<L>(box, p, domain, -1);
+}
+template <class L>
+std::uint32_t pulled_populations(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain) {
+  return links_into_box<L>(box, p, domain, 1);
+}
+
 // Periodic ghost list of a block: fluid ghosts, the owned cells they mirror, and per ghost g the
 // populations its links use, as masks with bit q set: `pulled` when g + c_q is an owned fluid cell
 // (it gathers slot (q, g) in a pull step), `pushed` when g - c_q is one (it writes slot (q, g) in
@@ -99,40 +121,34 @@ struct PeriodicGhosts {
   long size() const { return static_cast<long>(ghost.extent(0)); }
 };
 
+// f(q, to(k)) <- f(q, from(k)) for the directions q in mask(k).
+template <class L, class Real>
+void copy_masked_slots(const char* label, const DeviceView<long*>& to, const DeviceView<long*>& from,
+                       const DeviceView<std::uint32_t*>& mask, const Populations<Real>& f) {
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<ExecSpace>(0, long(to.extent(0))), KOKKOS_LAMBDA(const long k) {
+        const long t = to(k), s = from(k);
+        const std::uint32_t m = mask(k);
+        static_for<L::Q>([&](auto qc) {
+          constexpr int q = decltype(qc)::value;
+          if (m >> q & 1) f(q, t) = f(q, s);
+        });
+      });
+}
+
 // Ghost slots <- image slots for the directions in `mask` (before a step that gathers through the
 // ghosts: p.pulled in the natural layout; p.pushed in AA's reversed layout, where slot q of a
 // ghost holds the population its neighbour g - c_q gathers).
 template <class L, class Real>
 void fill_ghosts(const PeriodicGhosts& p, const Populations<Real>& f, const DeviceView<std::uint32_t*>& mask) {
-  const auto ghost = p.ghost, image = p.image;
-  const long n = p.size();
-  Kokkos::parallel_for(
-      "boreas::lbm::fill_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long k) {
-        const long to = ghost(k), from = image(k);
-        const std::uint32_t m = mask(k);
-        static_for<L::Q>([&](auto qc) {
-          constexpr int q = decltype(qc)::value;
-          if (m >> q & 1) f(q, to) = f(q, from);
-        });
-      });
+  copy_masked_slots<L>("boreas::lbm::fill_ghosts", p.ghost, p.image, mask, f);
 }
 
 // Image slots <- ghost slots for the directions an owned fluid cell pushed into the ghost
 // (after a step that scatters into the ghosts).
 template <class L, class Real>
 void drain_ghosts(const PeriodicGhosts& p, const Populations<Real>& f) {
-  const auto ghost = p.ghost, image = p.image;
-  const auto pushed = p.pushed;
-  const long n = p.size();
-  Kokkos::parallel_for(
-      "boreas::lbm::drain_ghosts", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long k) {
-        const long to = image(k), from = ghost(k);
-        const std::uint32_t m = pushed(k);
-        static_for<L::Q>([&](auto qc) {
-          constexpr int q = decltype(qc)::value;
-          if (m >> q & 1) f(q, to) = f(q, from);
-        });
-      });
+  copy_masked_slots<L>("boreas::lbm::drain_ghosts", p.image, p.ghost, p.pushed, f);
 }
 
 }  // namespace boreas

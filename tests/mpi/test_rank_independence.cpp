@@ -254,14 +254,9 @@ TEST(RankIndependenceSetup, AutoKernelOnSeveralRanksAgreesAndCaches) {
     const json::Value choice = sim->kernel_choice();
     EXPECT_EQ(choice["source"].as_string(), source);
     // Every rank chose rank 0's variant.
-    std::string chosen = choice["chosen"].as_string() + "/" + choice["layout"].as_string() + "/" +
+    const std::string chosen = choice["chosen"].as_string() + "/" + choice["layout"].as_string() + "/" +
                          std::to_string(choice["tile"].as_int64());
-    std::string first = chosen;
-    long size = long(first.size());
-    MPI_Bcast(&size, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    first.resize(size);
-    MPI_Bcast(first.data(), int(size), MPI_CHAR, 0, MPI_COMM_WORLD);
-    EXPECT_EQ(chosen, first) << source;
+    EXPECT_EQ(chosen, Comm(MPI_COMM_WORLD).broadcast(chosen)) << source;
   }
   MPI_Barrier(MPI_COMM_WORLD);
   unsetenv("BOREAS_CACHE_DIR");
