@@ -31,7 +31,8 @@
 namespace boreas {
 
 const std::vector<std::string>& known_kernels() {
-  static const std::vector<std::string> k{"ab_pull", "ab_push", "aa", "swap", "swap_prism", "merged2", "merged3"};
+  static const std::vector<std::string> k{"ab_pull", "ab_push", "aa", "swap", "swap_prism", "merged2", "merged3",
+                                          "merged_aa2", "merged_aa3"};
   return k;
 }
 

@@ -26,13 +26,13 @@ struct Candidate {
   StorageLayout layout;
 };
 
-// Every variant in SoA storage, swap_prism at two tile sizes (merged<k> keeps the deck's tile);
+// Every variant in SoA storage, swap_prism at two tile sizes (merged<k> and merged_aa<k> keep the deck's tile);
 // the two fastest single-step variants also in AoSoA storage (with the deck's bundle).
 constexpr StorageLayout soa = StorageLayout::SoA, aosoa = StorageLayout::AoSoA;
 const Candidate candidates[] = {{"ab_pull", 0, soa},     {"ab_push", 0, soa},     {"aa", 0, soa},
                                 {"swap", 0, soa},        {"swap_prism", 4, soa},  {"swap_prism", 16, soa},
-                                {"merged2", 0, soa},     {"merged3", 0, soa},     {"ab_pull", 0, aosoa},
-                                {"aa", 0, aosoa}};
+                                {"merged2", 0, soa},     {"merged3", 0, soa},     {"merged_aa2", 0, soa},
+                                {"merged_aa3", 0, soa},  {"ab_pull", 0, aosoa},   {"aa", 0, aosoa}};
 
 // Timed steps per candidate: a multiple of every merged k, after one warm-up step.
 constexpr long trial_steps = 6;

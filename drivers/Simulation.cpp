@@ -35,10 +35,11 @@ std::array<int, 3> ghost_widths(const Config& c, int h) {
 }
 
 // The ghost layers a block allocates: the deck's width, or the largest candidate of "auto";
-// merged<k> with a halo (several ranks, or a ghost width set) exchanges k layers per sweep.
+// merged<k> with a halo (several ranks, or a ghost width set) exchanges k layers per sweep
+// (merged_aa<k> takes single aa steps there).
 int allocated_ghost_width(const Config& c, int ranks) {
   const int k = merged_steps(c.kernel);
-  if (k > 1 && (ranks > 1 || c.parallel.ghost_width != 1)) return k;
+  if (streaming_kernel(c.kernel) == StreamingKernel::Merged && (ranks > 1 || c.parallel.ghost_width != 1)) return k;
   return c.parallel.ghost_width == 0 ? c.parallel.max_ghost_width : c.parallel.ghost_width;
 }
 
@@ -60,12 +61,12 @@ class SimulationImpl final : public Simulation {
     if (kernel != StreamingKernel::ABPull && !merged && config.parallel.ghost_width != 1)
       throw Error("simulation.kernel = \"" + config.kernel +
                   "\" exchanges one ghost layer per step; parallel.ghost_width (CRMT) applies to \"ab_pull\" and "
-                  "\"merged<k>\" only");
+                  "\"merged2\" / \"merged3\" only");
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
     if (kernel != StreamingKernel::ABPull) {  // blocking exchanges, no overlap stepper (advance_with_halo)
-      const int k = block_.merge_steps();  // 1 but for merged<k>
+      const int k = merged ? block_.merge_steps() : 1;
       if (merged && config.parallel.ghost_width > 1 && config.parallel.ghost_width != k)
         throw Error("parallel.ghost_width = " + std::to_string(config.parallel.ghost_width) + " with simulation.kernel = \"" +
                     config.kernel + "\": merged<k> exchanges k = " + std::to_string(k) +
@@ -73,13 +74,13 @@ class SimulationImpl final : public Simulation {
                     " or \"auto\"");
       std::vector<HaloTransfer> transfers{HaloTransfer::Pull};
       if (kernel == StreamingKernel::ABPush) transfers = {HaloTransfer::Push};
-      if (kernel == StreamingKernel::AA) transfers = {HaloTransfer::PullReversed, HaloTransfer::Push};
+      if (block_.aa_pattern()) transfers = {HaloTransfer::PullReversed, HaloTransfer::Push};
       if (kernel == StreamingKernel::Swap || kernel == StreamingKernel::SwapPrism)
         transfers = {HaloTransfer::Push, HaloTransfer::Swap};
       halo_mode_ = merged ? "k ghost layers once per sweep of k steps"
                    : kernel == StreamingKernel::ABPush
                        ? "reverse: what the step pushed into ghost cells goes to their owners after every step"
-                   : kernel == StreamingKernel::AA
+                   : block_.aa_pattern()
                        ? "alternating: ghosts filled after the local step, pushes returned after the neighbour step"
                        : "swap: the sweep's links across ranks are swapped after every step";
       for (HaloTransfer t : transfers)
@@ -262,6 +263,7 @@ class SimulationImpl final : public Simulation {
       case StreamingKernel::ABPush:
         return HaloTransfer::Push;
       case StreamingKernel::AA:
+      case StreamingKernel::MergedAA:
         return block_.layout() == Block<L, Real>::Layout::Reversed ? HaloTransfer::PullReversed : HaloTransfer::Push;
       case StreamingKernel::Swap:
       case StreamingKernel::SwapPrism:
@@ -279,9 +281,10 @@ class SimulationImpl final : public Simulation {
 
   // merged<k> on several ranks: a tile sweep of k steps from k exchanged ghost layers, then an
   // exchange; a remainder of fewer than k steps takes single pull steps, each followed by one.
-  // Other variants: a step, then the exchange its new state needs (ghost_transfer).
+  // Other variants (merged_aa<k> too): a step, then the exchange its new state needs
+  // (ghost_transfer).
   void advance_with_halo(long steps) {
-    const int k = block_.merge_steps();
+    const int k = block_.kernel() == StreamingKernel::Merged ? block_.merge_steps() : 1;
     for (long s = 0; s < steps;) {
       auto t0 = std::chrono::steady_clock::now();
       if (k > 1 && steps - s >= k) {

@@ -13,6 +13,8 @@
 //   merged<k>   ab_pull's lattices, k steps per sweep: temporal blocking by slabs and prisms
 //               (MergedStep.hpp, CPUs) or overlapped tiles in team scratch (MergedTiles.hpp,
 //               GPUs; config.merge_form); step counts not divisible by k end with single pull steps
+//   merged_aa<k>  aa's one lattice, k AA steps per sweep in the slab schedule of merged<k>
+//               (MergedAA.hpp); on devices, and on several ranks, it takes single aa steps
 // All call the same per-cell physics, so they differ only in memory order.
 //
 // Canonical state: after every completed step the block's state is defined as the post-collision
@@ -49,7 +51,7 @@ struct HostMacroscopic {
   std::vector<std::uint8_t> flags;
 };
 
-enum class StreamingKernel { ABPull, ABPush, AA, Swap, SwapPrism, Merged };
+enum class StreamingKernel { ABPull, ABPush, AA, Swap, SwapPrism, Merged, MergedAA };
 // The variant a deck names in [simulation] kernel.
 inline StreamingKernel streaming_kernel(const std::string& name) {
   if (name == "ab_pull") return StreamingKernel::ABPull;
@@ -58,11 +60,12 @@ inline StreamingKernel streaming_kernel(const std::string& name) {
   if (name == "swap") return StreamingKernel::Swap;
   if (name == "swap_prism") return StreamingKernel::SwapPrism;
   if (name == "merged2" || name == "merged3") return StreamingKernel::Merged;
+  if (name == "merged_aa2" || name == "merged_aa3") return StreamingKernel::MergedAA;
   throw Error("unknown streaming kernel '" + name + "'");
 }
 // Steps per sweep of a merged kernel (1 for the others).
 inline int merged_steps(const std::string& name) {
-  return name.size() == 7 && name.compare(0, 6, "merged") == 0 ? name[6] - '0' : 1;
+  return name.compare(0, 6, "merged") == 0 ? name.back() - '0' : 1;
 }
 
 // Whether merged<k> sweeps in tiles (MergedTiles.hpp) rather than slabs (MergedStep.hpp).
@@ -75,6 +78,13 @@ inline bool merges_in_tiles(MergeForm form) {
 // is computed, so that ghosts always mirror their image in each lattice.
 struct RowGhosts {
   DeviceView<long*> start, ghost, image;
+};
+
+// Copies data(to(i)) <- data(from(i)) of the flat population storage for i in [start(r),
+// start(r + 1)), grouped by the interior row r = z n_y + y after whose step they are due
+// (merged_aa<k>'s periodic ghost copies, MergedAA.hpp).
+struct RowCopies {
+  DeviceView<long*> start, from, to;
 };
 
 template <class L, class Real>
@@ -145,12 +155,18 @@ class Block {
   bool two_natural_lattices() const {
     return kernel_ == StreamingKernel::ABPull || kernel_ == StreamingKernel::Merged;
   }
+  // aa and merged_aa<k> keep one lattice in AA's alternating layouts.
+  bool aa_pattern() const { return kernel_ == StreamingKernel::AA || kernel_ == StreamingKernel::MergedAA; }
   void pull_step();
   void init_row_ghosts();
   // `groups` sweeps of merged<k>, k steps each.
   void advance_merged(long groups);
   // Single block: periodic axes wrap; from_ghosts: ghosts were filled by a halo exchange.
   void advance_merged_tiles(long groups, bool from_ghosts);
+  void init_aa_row_copies();
+  void prepare_aa_neighbour_step();
+  // `groups` sweeps of merged_aa<k>, k AA steps each.
+  void advance_merged_aa(long groups);
 
  private:
   Box box_;
@@ -170,6 +186,8 @@ class Block {
   RowGhosts row_ghosts_;  // merged<k>: periodic ghosts grouped by the row of their image
   DeviceView<int*> outlet_slot_;   // AA: column of a cell in outlet_post_, or -1
   DeviceView<long*> outlet_cells_;
+  DeviceView<long*> outlet_row_start_;  // outlet cells of interior row r: [start(r), start(r + 1))
+  RowCopies aa_fill_, aa_drain_;        // merged_aa<k>: periodic ghost copies by row
   DeviceView<Real**> outlet_post_;
   DeviceView<Real*> saved_;
   CollisionKind collision_;

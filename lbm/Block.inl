@@ -1,8 +1,10 @@
 // Template definitions of lbm/Block.hpp; included by one explicit-instantiation unit per lattice.
+#include <algorithm>
 #include <cmath>
 
 #include "lbm/Block.hpp"
 #include "lbm/AAStep.hpp"
+#include "lbm/MergedAA.hpp"
 #include "lbm/MergedStep.hpp"
 #include "lbm/MergedTiles.hpp"
 #include "lbm/PullStep.hpp"
@@ -66,8 +68,9 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
   }
   init_flags(domain);
   init_periodic(domain);
-  if (kernel_ == StreamingKernel::AA) init_outlet_saves();
+  if (aa_pattern()) init_outlet_saves();
   if (kernel_ == StreamingKernel::Merged) init_row_ghosts();
+  if (kernel_ == StreamingKernel::MergedAA) init_aa_row_copies();
   // Two lattices for the ab_* variants, one for the in-place ones.
   f_[0] = Populations<Real>("populations_a", storage_);
   if (two_natural_lattices() || kernel_ == StreamingKernel::ABPush)
@@ -125,14 +128,55 @@ void Block<L, Real>::init_row_ghosts() {
   row_ghosts_.image = to_device("row_ghost_image", images);
 }
 
+// merged_aa<k>'s periodic ghost copies (MergedAA.hpp), slot by slot: fills (image -> ghost, the
+// reversed slots a neighbour step gathers) by the row of the image, drains (ghost -> image, what
+// a neighbour step pushed) by the row of the pushing cell g - c_q.
+template <class L, class Real>
+void Block<L, Real>::init_aa_row_copies() {
+  auto ghost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.ghost);
+  auto image = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.image);
+  auto pushed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.pushed);
+  const long rows = static_cast<long>(geom_.n[1]) * geom_.n[2];
+  struct Copy {
+    long row, from, to;
+  };
+  std::vector<Copy> fills, drains;
+  for (long k = 0; k < periodic_.size(); ++k) {
+    int x, y, z;
+    map_.coords(image(k), x, y, z);
+    const long image_row = static_cast<long>(z) * geom_.n[1] + y;
+    map_.coords(ghost(k), x, y, z);
+    for (int q = 0; q < L::Q; ++q) {
+      if (!(pushed(k) >> q & 1)) continue;
+      const long slot_ghost = storage_.index(q, ghost(k)), slot_image = storage_.index(q, image(k));
+      const long pusher_row = static_cast<long>(z - L::c(q, 2)) * geom_.n[1] + (y - L::c(q, 1));
+      fills.push_back({image_row, slot_image, slot_ghost});
+      drains.push_back({pusher_row, slot_ghost, slot_image});
+    }
+  }
+  const auto by_row = [&](std::vector<Copy>& copies, const char* label) {
+    std::stable_sort(copies.begin(), copies.end(), [](const Copy& a, const Copy& b) { return a.row < b.row; });
+    std::vector<long> start(rows + 1, 0), from, to;
+    for (const Copy& c : copies) {
+      ++start[c.row + 1];
+      from.push_back(c.from);
+      to.push_back(c.to);
+    }
+    for (long r = 0; r < rows; ++r) start[r + 1] += start[r];
+    return RowCopies{to_device(label, start), to_device(label, from), to_device(label, to)};
+  };
+  aa_fill_ = by_row(fills, "aa_row_fills");
+  aa_drain_ = by_row(drains, "aa_row_drains");
+}
+
 // Fluid cells with an outlet upwind: their AA neighbour step needs saved populations.
 template <class L, class Real>
 void Block<L, Real>::init_outlet_saves() {
   auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
-  std::vector<long> cells;
+  std::vector<long> cells, row_start(1, 0);
   std::vector<int> slot(geom_.cells_alloc, -1);
   for (int z = 0; z < geom_.n[2]; ++z)
-    for (int y = 0; y < geom_.n[1]; ++y)
+    for (int y = 0; y < geom_.n[1]; row_start.push_back(static_cast<long>(cells.size())), ++y)
       for (int x = 0; x < geom_.n[0]; ++x) {
         const long cell = geom_.index(x, y, z);
         if (flags(cell) != flag::fluid) continue;
@@ -144,6 +188,7 @@ void Block<L, Real>::init_outlet_saves() {
         cells.push_back(cell);
       }
   outlet_cells_ = to_device("outlet_cells", cells);
+  outlet_row_start_ = to_device("outlet_row_start", row_start);
   outlet_slot_ = DeviceView<int*>("outlet_slot", slot.size());
   Kokkos::deep_copy(outlet_slot_, Kokkos::View<const int*, Kokkos::HostSpace>(slot.data(), slot.size()));
   outlet_post_ = DeviceView<Real**>("outlet_post", L::Q, cells.size());
@@ -210,9 +255,10 @@ template <class L, class Real>
 void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
   cur_ = 0;
   // Copies first so that slots no step writes (solid cells, padding) hold defined values.
-  if (kernel_ == StreamingKernel::Merged && storage_.soa()) {
+  if ((kernel_ == StreamingKernel::Merged || kernel_ == StreamingKernel::MergedAA) && storage_.soa()) {
     // First touch of each slab's planes by the thread that sweeps them.
     const auto a = f_[0], b = f_[1];
+    const bool two = two_natural_lattices();
     const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
     const int slabs = s.slabs > 0 ? s.slabs : 1;
     const long plane = geom_.slab, planes = geom_.cells_alloc / geom_.slab, qstride = geom_.qstride;
@@ -220,7 +266,10 @@ void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
         "boreas::lbm::merged_first_touch", Kokkos::RangePolicy<ExecSpace>(0, slabs), KOKKOS_LAMBDA(const int i) {
           const long lo = i * planes / slabs * plane, hi = (i + 1) * planes / slabs * plane;
           for (int q = 0; q < L::Q; ++q)
-            for (long c = q * qstride + lo; c < q * qstride + hi; ++c) a.data(c) = b.data(c) = natural.data(c);
+            for (long c = q * qstride + lo; c < q * qstride + hi; ++c) {
+              a.data(c) = natural.data(c);
+              if (two) b.data(c) = natural.data(c);
+            }
         });
   } else {
     Kokkos::deep_copy(f_[0].data, natural.data);
@@ -231,7 +280,7 @@ void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
   swap_links_open_ = false;
   if (two_natural_lattices()) {
     layout_ = Layout::Natural;
-  } else if (kernel_ == StreamingKernel::AA) {
+  } else if (aa_pattern()) {
     layout_ = Layout::Reversed;
     Kokkos::parallel_for(
         "boreas::lbm::to_reversed", Kokkos::RangePolicy<ExecSpace>(0, geom_.cells_alloc),
@@ -322,6 +371,12 @@ void Block<L, Real>::advance(long steps) {
     for (long s = groups * merge_steps_; s < steps; ++s) pull_step();
     return;
   }
+  if (kernel_ == StreamingKernel::MergedAA) {
+    const long groups = steps / merge_steps_;
+    advance_merged_aa(groups);
+    for (long s = groups * merge_steps_; s < steps; ++s) step_in_place();
+    return;
+  }
   for (long s = 0; s < steps; ++s) {
     if (kernel_ == StreamingKernel::ABPull) fill_ghosts<L>(periodic_, f_[cur_], periodic_.pulled);
     collide_stream_all();
@@ -356,12 +411,37 @@ void Block<L, Real>::advance_merged(long groups) {
     const PullStep<L, Real, C> from1{PullGather<L, Real>{f_[1], flags_, geom_, bc_, params_}, f_[0]};
     const MergedRows<L, Real, C> rows{{from0, from1}, row_ghosts_};
     for (long g = 0; g < groups; ++g) {
-      Kokkos::parallel_for("boreas::lbm::merged_slabs", Kokkos::RangePolicy<ExecSpace>(0, s.slabs),
-                           MergedStage<L, Real, C>{rows, s, cur_, false});
-      if (s.z_links)
-        Kokkos::parallel_for("boreas::lbm::merged_seams", Kokkos::RangePolicy<ExecSpace>(0, s.slabs),
-                             MergedStage<L, Real, C>{rows, s, cur_, true});
+      merged_sweep(s, rows, cur_);
       cur_ = (cur_ + s.k) & 1;
+    }
+  });
+}
+
+// Like merged<k>'s slab form; each sweep starts with the step kind the layout calls for. A state
+// in the reversed layout was not made by a merged sweep's local steps (a start, a restore, a
+// single step), so its ghost fill and outlet saves are done as a single neighbour step does them.
+template <class L, class Real>
+void Block<L, Real>::advance_merged_aa(long groups) {
+  const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
+  if (!exec_is_host || s.slabs == 0) {
+    for (long i = 0; i < groups * merge_steps_; ++i) step_in_place();
+    return;
+  }
+  const auto f = f_[0];
+  dispatch_collision(collision_, [&](auto collision) {
+    using C = decltype(collision);
+    const MergedAARows<L, Real, C> rows{AALocalStep<L, Real, C>{f, flags_, geom_, params_},
+                                        AANeighbourStep<L, Real, C>{f, flags_, geom_, bc_, params_, outlet_slot_, outlet_post_},
+                                        aa_fill_,
+                                        aa_drain_,
+                                        outlet_row_start_,
+                                        outlet_cells_,
+                                        outlet_post_};
+    for (long g = 0; g < groups; ++g) {
+      const int first = layout_ == Layout::Reversed ? 1 : 0;
+      if (first == 1) prepare_aa_neighbour_step();
+      merged_sweep(s, rows, first);
+      layout_ = (first + s.k - 1) % 2 == 1 ? Layout::Streamed : Layout::Reversed;
     }
   });
 }
@@ -397,24 +477,28 @@ void Block<L, Real>::advance_merged_tiles(long groups, bool from_ghosts) {
   });
 }
 
+// Before an AA neighbour step: ghost slots it gathers from (reversed layout), and the outlet
+// cells' own post-collision values, which neighbours overwrite during the step (AAStep.hpp).
+template <class L, class Real>
+void Block<L, Real>::prepare_aa_neighbour_step() {
+  const auto f = f_[0];
+  fill_ghosts<L>(periodic_, f, periodic_.pushed);
+  const auto cells = outlet_cells_;
+  const auto post = outlet_post_;
+  Kokkos::parallel_for(
+      "boreas::lbm::aa_save_outlet", Kokkos::RangePolicy<ExecSpace>(0, cells.extent(0)), KOKKOS_LAMBDA(const long i) {
+        for (int q = 0; q < L::Q; ++q) post(q, i) = f(opposite<L>(q), cells(i));
+      });
+}
+
 // One whole step of the variants other than ab_pull (ab_push counts: its ghosts are drained
 // inside the step). Device lambdas stay outside the generic collision lambda (nvcc forbids them
 // there); the steps themselves are functors.
 template <class L, class Real>
 void Block<L, Real>::step_in_place() {
   const DeviceView<const std::uint8_t*> flags = flags_;
-  const bool aa_neighbour = kernel_ == StreamingKernel::AA && layout_ == Layout::Reversed;
-  if (aa_neighbour) {
-    const auto f = f_[0];
-    fill_ghosts<L>(periodic_, f, periodic_.pushed);  // reversed layout
-    const auto cells = outlet_cells_;
-    const auto post = outlet_post_;
-    Kokkos::parallel_for(
-        "boreas::lbm::aa_save_outlet", Kokkos::RangePolicy<ExecSpace>(0, cells.extent(0)),
-        KOKKOS_LAMBDA(const long i) {
-          for (int q = 0; q < L::Q; ++q) post(q, i) = f(opposite<L>(q), cells(i));
-        });
-  }
+  const bool aa_neighbour = aa_pattern() && layout_ == Layout::Reversed;
+  if (aa_neighbour) prepare_aa_neighbour_step();
   dispatch_collision(collision_, [&](auto collision) {
     using C = decltype(collision);
     switch (kernel_) {
@@ -423,6 +507,7 @@ void Block<L, Real>::step_in_place() {
                                PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, geom_, bc_, params_});
         break;
       case StreamingKernel::AA:
+      case StreamingKernel::MergedAA:
         if (aa_neighbour)
           for_each_interior_cell("boreas::lbm::aa_neighbour", geom_,
                                  AANeighbourStep<L, Real, C>{f_[0], flags, geom_, bc_, params_, outlet_slot_, outlet_post_});
@@ -442,6 +527,7 @@ void Block<L, Real>::step_in_place() {
       cur_ ^= 1;
       break;
     case StreamingKernel::AA:
+    case StreamingKernel::MergedAA:
       if (aa_neighbour) drain_ghosts<L>(periodic_, f_[0]);
       layout_ = aa_neighbour ? Layout::Streamed : Layout::Reversed;
       break;

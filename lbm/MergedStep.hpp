@@ -86,14 +86,16 @@ struct MergedRows {
 };
 
 // Stage 1 (seams == false: slab i) or stage 2 (seams == true: the seam at Z_i) of one sweep.
-template <class L, class Real, class Collision>
+// Rows: rows(p, y, z) computes level l of row (y, z), p = (first + l - 1) & 1 (MergedRows: the
+// lattice it reads; MergedAARows: local or neighbour step).
+template <class Rows>
 struct MergedStage {
-  MergedRows<L, Real, Collision> rows;
+  Rows rows;
   MergedSchedule s;
-  int cur;  // the lattice holding level 0
+  int first;  // p of level 1
   bool seams;
 
-  KOKKOS_INLINE_FUNCTION int source(int level) const { return (cur + level - 1) & 1; }
+  KOKKOS_INLINE_FUNCTION int source(int level) const { return (first + level - 1) & 1; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
     if (seams)
@@ -128,5 +130,15 @@ struct MergedStage {
         for (int y = 0; y < s.ny; ++y) rows(source(l), y, s.wrap_z(z));
   }
 };
+
+// One sweep (k levels) of the slab form: stage 1, then stage 2 where cells link across z.
+template <class Rows>
+void merged_sweep(const MergedSchedule& s, const Rows& rows, int first) {
+  Kokkos::parallel_for("boreas::lbm::merged_slabs", Kokkos::RangePolicy<ExecSpace>(0, s.slabs),
+                       MergedStage<Rows>{rows, s, first, false});
+  if (s.z_links)
+    Kokkos::parallel_for("boreas::lbm::merged_seams", Kokkos::RangePolicy<ExecSpace>(0, s.slabs),
+                         MergedStage<Rows>{rows, s, first, true});
+}
 
 }  // namespace boreas

@@ -101,7 +101,8 @@ Config periodic_box(const Case& c, Config config) {
 // counted).
 double variant_bytes_per_update(const Config& config, int lattice_bytes) {
   const StreamingKernel kind = streaming_kernel(config.kernel);
-  const bool in_place = kind == StreamingKernel::AA || kind == StreamingKernel::Swap || kind == StreamingKernel::SwapPrism;
+  const bool in_place = kind == StreamingKernel::AA || kind == StreamingKernel::MergedAA ||
+                        kind == StreamingKernel::Swap || kind == StreamingKernel::SwapPrism;
   const int lattices = in_place || !exec_is_host ? 2 : 3;
   return double(lattices) * lattice_bytes / merged_steps(config.kernel);
 }
@@ -139,7 +140,7 @@ json::Value run_case(const Case& c, const Config& kernel_settings, long steps, i
   out["tile"] = config.tile;
   out["layout"] = storage_layout_name(config.layout);
   if (config.layout == StorageLayout::AoSoA) out["bundle"] = config.bundle;
-  if (merged_steps(config.kernel) > 1)
+  if (streaming_kernel(config.kernel) == StreamingKernel::Merged)
     out["merge_form"] = merges_in_tiles(config.merge_form) ? "tiles" : "slabs";
   out["precision"] = c.precision == Precision::Float ? "float" : "double";
   out["collision"] = config.collision == CollisionKind::TRT ? "TRT" : "BGK";

@@ -206,6 +206,8 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
                         "simulation.layout=\"aosoa\"", "parallel.buffers=\"host\""});
     // aa: ghosts filled after the local step, pushes returned after the neighbour step.
     for (const auto& g : grids(n, three_d)) variants.push_back({g, "simulation.kernel=\"aa\""});
+    // merged_aa<k>: single aa steps on several ranks.
+    for (const auto& g : grids(n, three_d)) variants.push_back({g, "simulation.kernel=\"merged_aa3\""});
     variants.push_back({"simulation.kernel=\"aa\"", "parallel.decomposition=\"bisection\"",
                         "simulation.layout=\"aosoa\"", "parallel.buffers=\"host\""});
     // swap, swap_prism: the sweep's links across ranks are swapped by the exchange after it.

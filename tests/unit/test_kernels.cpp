@@ -169,14 +169,14 @@ const auto all_boundary_sets = ::testing::Values(Boundaries::Walls, Boundaries::
 INSTANTIATE_TEST_SUITE_P(
     Variants, KernelEquality,
     ::testing::Combine(::testing::Values("ab_push", "aa", "swap", "swap_prism", "merged2", "merged3", "merged2_tiles",
-                                         "merged3_tiles"),
+                                         "merged3_tiles", "merged_aa2", "merged_aa3"),
                        all_lattices, both_precisions, all_boundary_sets, ::testing::Values(StorageLayout::SoA)),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(
     AoSoA, KernelEquality,
     ::testing::Combine(::testing::Values("ab_pull", "ab_push", "aa", "swap", "swap_prism", "merged2", "merged3",
-                                         "merged2_tiles", "merged3_tiles"),
+                                         "merged2_tiles", "merged3_tiles", "merged_aa2", "merged_aa3"),
                        all_lattices, both_precisions, all_boundary_sets, ::testing::Values(StorageLayout::AoSoA)),
     case_name);
 
