@@ -30,14 +30,14 @@ run() {
       printf '%s\n' "${line%\}},\"load_before\":\"$before\",\"load_after\":\"$(load)\"}"
     done >> "$out"
 }
-for kernel in ab_pull ab_push aa swap swap_prism merged2 merged3; do
+for kernel in ab_pull ab_push aa swap swap_prism merged2 merged3 merged_aa2 merged_aa3; do
   for layout in soa aosoa; do
     # shellcheck disable=SC2086
     run --kernel "$kernel" --layout "$layout" --precision double float --size $sizes
   done
 done
 if [ -n "$big" ]; then
-  for kernel in ab_pull aa merged2 merged3; do run --kernel "$kernel" --precision double --size "$big"; done
+  for kernel in ab_pull aa merged2 merged3 merged_aa2 merged_aa3; do run --kernel "$kernel" --precision double --size "$big"; done
 fi
 echo "wrote $out"
 python3 "$root/perf/kernel_plot.py" "$out"

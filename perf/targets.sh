@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The CPU targets of issue 5 at 256^3, D3Q19 double: the best single-step variants against the
+# merged ones, ROUNDS rounds interleaved (the machine is shared: compare medians of rounds and
+# ratios within a round). Appends JSON lines to perf/results/<date>-<host>-targets.jsonl and
+# prints, per round, MLUPS, the fraction of the copy roofline (2 Q sizeof(real) bytes per update
+# over STREAM copy), for in-place variants also of the in-place roofline (the same bytes over a
+# read-modify-write of Q streams, which has no write-allocate) and merged / best single step.
+#   perf/targets.sh [BUILD_DIR]
+# Environment: THREADS (2), ROUNDS (3), SIZE (256), STEPS (12: a multiple of 2 and 3), REPEATS (5),
+# KERNELS ("ab_pull aa merged3 merged_aa2 merged_aa3").
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build/openmp}"
+[ -f "$build/CMakeCache.txt" ] || { echo "targets.sh: $build is not configured (cmake --preset ...)" >&2; exit 1; }
+cmake "$build" > /dev/null
+cmake --build "$build" --target boreas-bench -j2 > /dev/null
+bench="$build/bin/boreas-bench"
+rounds="${ROUNDS:-3}" size="${SIZE:-256}" steps="${STEPS:-12}" repeats="${REPEATS:-5}"
+kernels="${KERNELS:-ab_pull aa merged3 merged_aa2 merged_aa3}"
+mkdir -p "$root/perf/results"
+out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M)-$(hostname)-targets.jsonl"
+export OMP_NUM_THREADS="${THREADS:-2}" OMP_PROC_BIND="${OMP_PROC_BIND:-spread}" OMP_PLACES="${OMP_PLACES:-threads}"
+for round in $(seq "$rounds"); do
+  for kernel in $kernels; do
+    load="$(cut -d' ' -f1-3 /proc/loadavg)"
+    "$bench" --lattice D3Q19 --precision double --size "$size" --steps "$steps" --repeats "$repeats" \
+      --kernel "$kernel" |
+      while IFS= read -r line; do printf '%s\n' "${line%\}},\"round\":$round,\"load_before\":\"$load\"}"; done >> "$out"
+  done
+done
+echo "wrote $out"
+python3 - "$out" <<'PY'
+import json, sys, statistics
+lines = [json.loads(l) for l in open(sys.argv[1])]
+rows, inplace = [], []
+for d in lines:  # each kernel line follows its run's reference line
+    if d["kind"] == "reference":
+        ref = d
+    else:
+        rows.append(d)
+        inplace.append(ref["inplace_roofline_mlups"])
+merged = lambda k: k.startswith("merged")
+in_place = lambda k: k in ("aa", "swap", "swap_prism") or k.startswith("merged_aa")
+for r in sorted({d["round"] for d in rows}):
+    print(f"round {r}")
+    best_single = max(d["mlups"] for d in rows if d["round"] == r and not merged(d["kernel"]))
+    for d, roof in zip(rows, inplace):
+        if d["round"] != r:
+            continue
+        ratio = f"  {d['mlups'] / best_single:.2f}x best single step" if merged(d["kernel"]) else ""
+        own = f"  {d['mlups'] / roof:.2f} of in-place roofline" if in_place(d["kernel"]) else ""
+        print(f"  {d['kernel']:<11} {d['mlups']:7.1f} MLUPS  {d['roofline_fraction']:.2f} of copy roofline"
+              f"  (copy {d['stream_copy_gbs']:.1f} GB/s){own}{ratio}")
+for k in dict.fromkeys(d["kernel"] for d in rows):
+    m = [d["mlups"] for d in rows if d["kernel"] == k]
+    print(f"median {k:<11} {statistics.median(m):7.1f} MLUPS over {len(m)} rounds")
+PY
