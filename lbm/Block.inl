@@ -417,9 +417,10 @@ void Block<L, Real>::advance_merged(long groups) {
   });
 }
 
-// Like merged<k>'s slab form; each sweep starts with the step kind the layout calls for. A state
-// in the reversed layout was not made by a merged sweep's local steps (a start, a restore, a
-// single step), so its ghost fill and outlet saves are done as a single neighbour step does them.
+// Like merged<k>'s slab form; each sweep starts with the step kind the layout calls for. A sweep
+// that ends with local steps has filled the ghosts and saved the outlet cells row by row; any
+// other reversed state (a start, a restore, a single step) gets both as a single neighbour step
+// does.
 template <class L, class Real>
 void Block<L, Real>::advance_merged_aa(long groups) {
   const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
@@ -437,11 +438,13 @@ void Block<L, Real>::advance_merged_aa(long groups) {
                                         outlet_row_start_,
                                         outlet_cells_,
                                         outlet_post_};
+    bool rows_prepared = false;
     for (long g = 0; g < groups; ++g) {
-      const int first = layout_ == Layout::Reversed ? 1 : 0;
-      if (first == 1) prepare_aa_neighbour_step();
+      const int first = layout_ == Layout::Reversed ? 1 : 0, last = (first + s.k - 1) & 1;
+      if (first == 1 && !rows_prepared) prepare_aa_neighbour_step();
       merged_sweep(s, rows, first);
-      layout_ = (first + s.k - 1) % 2 == 1 ? Layout::Streamed : Layout::Reversed;
+      layout_ = last == 1 ? Layout::Streamed : Layout::Reversed;
+      rows_prepared = last == 0;
     }
   });
 }
