@@ -1,17 +1,17 @@
 // boreas: run an input deck, on one rank or under mpiexec.
-//   boreas DECK.toml [--set key=value ...] [--output-dir DIR] [--quiet]
+//   boreas DECK.toml [--set key=value ...] [--output-dir DIR] [--quiet] [--kokkos-...]
 // Every rank parses the deck (so all agree on errors); only rank 0 prints.
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
+#include "drivers/CommandLine.hpp"
 #include "drivers/Report.hpp"
 #include "drivers/Simulation.hpp"
 
@@ -19,26 +19,21 @@ namespace {
 
 // One rank per GPU: ranks on a node take devices round-robin by node-local rank, unless the
 // command line already chose (--kokkos-device-id / --kokkos-num-devices).
-std::vector<char*> with_device_mapping(int argc, char** argv, std::string& storage) {
-  std::vector<char*> args(argv, argv + argc);
+void add_device_mapping(std::vector<std::string>& kokkos_args) {
 #if defined(KOKKOS_ENABLE_CUDA)
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]).rfind("--kokkos-device", 0) == 0 ||
-        std::string(argv[i]).rfind("--kokkos-num-devices", 0) == 0)
-      return args;
+  for (const auto& a : kokkos_args)
+    if (a.rfind("--kokkos-device", 0) == 0 || a.rfind("--kokkos-num-devices", 0) == 0) return;
   const int devices = Kokkos::Cuda::detect_device_count();
-  if (devices > 0) {
-    storage = "--kokkos-device-id=" + std::to_string(boreas::node_local_rank() % devices);
-    args.push_back(storage.data());
-  }
+  if (devices > 0) kokkos_args.push_back("--kokkos-device-id=" + std::to_string(boreas::node_local_rank() % devices));
 #else
-  (void)storage;
+  (void)kokkos_args;
 #endif
-  return args;
 }
 
 int run(int argc, char** argv, int rank) {
-  CLI::App app{"Boreas lattice Boltzmann solver: runs an input deck"};
+  CLI::App app{"Boreas lattice Boltzmann solver: runs an input deck. Kokkos options (--kokkos-threads=N,\n"
+               "--kokkos-device-id=N, ...) are passed on to Kokkos.",
+               "boreas"};
   std::string deck;
   std::vector<std::string> overrides;
   std::string output_dir;
@@ -47,11 +42,8 @@ int run(int argc, char** argv, int rank) {
   app.add_option("--set", overrides, "override a deck key, e.g. --set physics.tau=0.7 (repeatable)");
   app.add_option("--output-dir", output_dir, "directory for output and report.json (overrides [output] directory)");
   app.add_flag("-q,--quiet", quiet, "no progress lines");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return rank == 0 ? app.exit(e) : (e.get_exit_code());
-  }
+  boreas::SplitArguments args = boreas::split_kokkos_arguments(argc, argv);
+  if (const int status = boreas::parse_command_line(app, args.app, rank == 0); status >= 0) return status;
 
   boreas::Config config;
   try {
@@ -65,10 +57,9 @@ int run(int argc, char** argv, int rank) {
   }
   if (!output_dir.empty()) config.output_dir = output_dir;
 
-  std::string device_arg;
-  std::vector<char*> kokkos_args = with_device_mapping(argc, argv, device_arg);
-  int kokkos_argc = static_cast<int>(kokkos_args.size());
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
+  add_device_mapping(args.kokkos);
+  boreas::ArgvView kokkos_argv(args.kokkos);
+  Kokkos::ScopeGuard kokkos(kokkos_argv.argc, kokkos_argv.argv());
   try {
     boreas::RunOptions options;
     options.progress = !quiet;

@@ -5,7 +5,6 @@
 //   boreas-bench --lattice D3Q19 D3Q27 --precision double float --size 64 128 --steps 20
 #include <Kokkos_Core.hpp>
 
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <sstream>
 
 #include "core/Deck.hpp"
+#include "drivers/CommandLine.hpp"
 #include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
 #include "drivers/Simulation.hpp"
@@ -191,7 +191,9 @@ json::Value reference_line(Precision precision, long long cells, int repeats, co
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Boreas kernel benchmark: MLUPS on a periodic box against a measured memory roofline"};
+  CLI::App app{"Boreas kernel benchmark: MLUPS on a periodic box against a measured memory roofline. Kokkos\n"
+               "options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed on to Kokkos.",
+               "boreas-bench"};
   std::vector<std::string> lattices{"D3Q19"}, precisions{"double"}, sizes{"128"};
   std::string kernel = "ab_pull", collision_name = "BGK", merge_form = "auto", layout = "soa";
   int tile = Config().tile, bundle = Config().bundle;
@@ -213,7 +215,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"soa", "aosoa"}));
   app.add_option("--bundle", bundle, "directions per AoSoA bundle (deck key simulation.bundle)")
       ->check(CLI::PositiveNumber);
-  CLI11_PARSE(app, argc, argv);
+  SplitArguments args = split_kokkos_arguments(argc, argv);
+  if (const int status = parse_command_line(app, args.app, true); status >= 0) return status;
 
   std::vector<Case> cases;
   try {
@@ -226,7 +229,8 @@ int main(int argc, char** argv) {
                            parse_size(s, lattice == LatticeKind::D2Q9 ? 2 : 3)});
     }
   } catch (const CLI::Error& e) {
-    return app.exit(e);
+    std::fprintf(stderr, "boreas-bench: error: %s\n", e.what());
+    return 2;
   }
   Config kernel_settings;
   kernel_settings.kernel = kernel;
@@ -237,7 +241,8 @@ int main(int argc, char** argv) {
   kernel_settings.layout = layout == "aosoa" ? StorageLayout::AoSoA : StorageLayout::SoA;
   kernel_settings.bundle = bundle;
 
-  Kokkos::ScopeGuard kokkos(argc, argv);
+  ArgvView kokkos_argv(args.kokkos);
+  Kokkos::ScopeGuard kokkos(kokkos_argv.argc, kokkos_argv.argv());
   const json::Value env = environment();
   long long largest = 0;
   for (const auto& c : cases)

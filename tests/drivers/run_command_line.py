@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Command-line contract of boreas and boreas-bench (README, "Running a deck").
+
+Usage: run_command_line.py BOREAS_EXE BENCH_EXE DECK
+
+Usage errors exit with 2 and write nothing; --help exits with 0; --kokkos-* options reach
+Kokkos (the report's backend concurrency and the bench's thread count follow
+--kokkos-threads). Prints one line per check; exits non-zero if any fails.
+"""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def main(argv):
+    if len(argv) != 4:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    boreas, bench, deck = argv[1:]
+    failures = []
+
+    def check(name, ok, detail=""):
+        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
+        if not ok:
+            failures.append(name)
+
+    with tempfile.TemporaryDirectory(prefix="boreas_cli_") as tmp:
+        out = pathlib.Path(tmp) / "out"
+        for name, args in [("unknown option", [deck, "--bogus"]),
+                           ("missing deck", []),
+                           ("option without value", [deck, "--set"]),
+                           ("two decks", [deck, deck])]:
+            p = run([boreas, *args, "--output-dir", str(out)])
+            check(f"boreas {name} exits 2", p.returncode == 2, f"exit {p.returncode}, stderr {p.stderr.strip()!r}")
+            check(f"boreas {name} writes nothing", not out.exists())
+        p = run([boreas, "--help"])
+        check("boreas --help exits 0", p.returncode == 0 and "Usage" in p.stdout, f"exit {p.returncode}")
+
+        p = run([boreas, deck, "--kokkos-threads=1", "--quiet", "--set", "simulation.steps=2",
+                 "--set", "output.vtk=false", "--output-dir", str(out)])
+        check("boreas accepts --kokkos-threads", p.returncode == 0, f"exit {p.returncode}, stderr {p.stderr[-300:]!r}")
+        if p.returncode == 0:
+            report = json.loads((out / "report.json").read_text())
+            threads = report["backend"]["concurrency"]
+            check("--kokkos-threads=1 reaches Kokkos (report backend.concurrency)", threads == 1, f"{threads}")
+
+        p = run([bench, "--size", "0"])
+        check("boreas-bench bad --size exits 2", p.returncode == 2, f"exit {p.returncode}")
+        p = run([bench, "--kernel", "nonsense"])
+        check("boreas-bench bad --kernel exits 2", p.returncode == 2, f"exit {p.returncode}")
+        p = run([bench, "--help"])
+        check("boreas-bench --help exits 0", p.returncode == 0, f"exit {p.returncode}")
+        p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1"])
+        lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        check("boreas-bench accepts --kokkos-threads", p.returncode == 0 and len(lines) == 2, f"exit {p.returncode}")
+        if lines:
+            check("--kokkos-threads=1 reaches the bench's Kokkos", lines[-1]["threads"] == 1, f"{lines[-1]['threads']}")
+
+    print(f"{'all checks passed' if not failures else str(len(failures)) + ' checks failed'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
