@@ -1,5 +1,7 @@
 #include "comm/Mpi.hpp"
 
+#include <utility>
+
 #include <cstdlib>
 
 #if __has_include(<mpi-ext.h>)
@@ -81,15 +83,22 @@ void ensure_mpi_initialized() {
   }
 }
 
-int node_local_rank() {
+namespace {
+// (rank, size) of this rank among those sharing its node (MPI_COMM_TYPE_SHARED).
+std::pair<int, int> node_rank_and_size() {
   ensure_mpi_initialized();
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int rank = 0;
+  int rank = 0, size = 1;
   MPI_Comm_rank(node, &rank);
+  MPI_Comm_size(node, &size);
   MPI_Comm_free(&node);
-  return rank;
+  return {rank, size};
 }
+}  // namespace
+
+int node_local_rank() { return node_rank_and_size().first; }
+int node_ranks() { return node_rank_and_size().second; }
 
 bool mpi_is_cuda_aware() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

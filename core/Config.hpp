@@ -3,6 +3,7 @@
 // (core/Deck.hpp), consumed by the solver, output and drivers. Everything is in
 // lattice units (dx = dt = 1) once it reaches this struct.
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,10 @@ struct ParallelConfig {
 
 struct Config {
   std::string deck_path;  // as given on the command line
+  // Where the deck gave the keys that checks after parsing refer to ("deck.toml:7:9", or
+  // "--set ..."; the table, or the file, when the key is absent): domain.cells, parallel.dims,
+  // parallel.decomposition.
+  std::map<std::string, std::string> locations;
   std::string name;       // [simulation] name, default: deck file stem
 
   LatticeKind lattice = LatticeKind::D3Q19;

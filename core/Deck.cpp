@@ -169,27 +169,12 @@ class Checker {
 
   // Location of a node (a value, or a table for "missing key"); null = file start.
   void at(const toml::node* n, const toml::key* k, std::string text) {
-    Diag d{0, 1, 1, diags_.size(), {}};
-    std::string loc;
-    if (auto it = n ? override_of.find(n) : override_of.end(); it != override_of.end()) {
-      d.rank = 1;
-      d.line = override_index(it->second);
-      loc = "--set " + it->second;
-    } else if (const auto& sp = n ? n->source().path : nullptr;
-               sp && sp->rfind("--set ", 0) == 0) {
-      d.rank = 1;
-      d.line = override_index(sp->substr(6));
-      loc = *sp;
-    } else {
-      const toml::source_region& r = (k && k->source().begin.line) ? k->source()
-                                     : n                            ? n->source()
-                                                                    : toml::source_region{};
-      if (r.begin.line) d.line = r.begin.line, d.col = r.begin.column;
-      loc = source_ + ":" + std::to_string(d.line) + ":" + std::to_string(d.col);
-    }
-    d.text = loc + ": error: " + std::move(text);
+    Diag d = locate(n, k);
+    d.text += ": error: " + std::move(text);
     diags_.push_back(std::move(d));
   }
+  // "file:line:column" (or "--set ...") of a node, for checks made after parsing.
+  std::string where(const toml::node* n) { return locate(n, nullptr).text; }
   void at(const toml::node* n, std::string text) { at(n, nullptr, std::move(text)); }
   void raw(const std::string& ov, std::string text) {
     diags_.push_back({1, override_index(ov), 0, diags_.size(), "--set " + ov + ": error: " + text});
@@ -408,6 +393,27 @@ class Checker {
   }
 
  private:
+  // The diagnostic's sort key, with its location as text.
+  Diag locate(const toml::node* n, const toml::key* k) const {
+    Diag d{0, 1, 1, diags_.size(), {}};
+    if (auto it = n ? override_of.find(n) : override_of.end(); it != override_of.end()) {
+      d.rank = 1;
+      d.line = override_index(it->second);
+      d.text = "--set " + it->second;
+    } else if (const auto& sp = n ? n->source().path : nullptr; sp && sp->rfind("--set ", 0) == 0) {
+      d.rank = 1;
+      d.line = override_index(sp->substr(6));
+      d.text = *sp;
+    } else {
+      const toml::source_region& r = (k && k->source().begin.line) ? k->source()
+                                     : n                            ? n->source()
+                                                                    : toml::source_region{};
+      if (r.begin.line) d.line = r.begin.line, d.col = r.begin.column;
+      d.text = source_ + ":" + std::to_string(d.line) + ":" + std::to_string(d.col);
+    }
+    return d;
+  }
+
   std::string source_;
   std::vector<Diag> diags_;
 };
@@ -416,6 +422,7 @@ bool gt_half(double x) { return x > 0.5; }
 bool positive(double x) { return x > 0; }
 bool nonneg(double x) { return x >= 0; }
 bool ge1(double x) { return x >= 1; }
+constexpr int max_cells_per_axis = 1 << 30;
 
 std::array<int, 3> to_int3(const std::array<double, 3>& a) {
   return {int(a[0]), int(a[1]), int(a[2])};
@@ -536,6 +543,37 @@ void apply_overrides(toml::table& doc, const std::vector<std::string>& overrides
 
 // ---------------------------------------------------------------- the validator
 
+// Keys that only some kernels, layouts or ghost widths use, and ghost widths a kernel cannot
+// exchange: refused here rather than ignored or found at run time.
+void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl& par) {
+  const std::string& k = cfg.kernel;
+  const bool is_auto = k == "auto", merged = k == "merged2" || k == "merged3",
+             merged_aa = k == "merged_aa2" || k == "merged_aa3";
+  const std::string kernel_is = " (simulation.kernel is \"" + k + "\")";
+  if (!is_auto && !merged && !merged_aa && k != "swap_prism")
+    c.not_used(sim, "tile", "only used by swap_prism, merged2/merged3, merged_aa2/merged_aa3 and auto" + kernel_is);
+  if (!is_auto && !merged) c.not_used(sim, "merge_form", "only used by merged2/merged3 and auto" + kernel_is);
+  if (!is_auto && cfg.layout != StorageLayout::AoSoA)
+    c.not_used(sim, "bundle", "only used with layout = \"aosoa\" (or kernel = \"auto\", which tries it)");
+  if (cfg.parallel.ghost_width != 0)
+    c.not_used(par, "max_ghost_width", "only used with ghost_width = \"auto\"");
+  const int h = cfg.parallel.ghost_width;
+  const toml::node* gw = par.get("ghost_width");
+  if (!gw || h == 1 || is_auto || k == "ab_pull") return;
+  if (merged) {
+    const int steps = k.back() - '0';
+    if (h > 1 && h != steps)
+      c.at(gw, "parallel.ghost_width = " + std::to_string(h) + " with simulation.kernel = \"" + k +
+                   "\": merged<k> exchanges k = " + std::to_string(steps) +
+                   " ghost layers once per sweep; leave ghost_width at 1, or set it to " + std::to_string(steps) +
+                   " or \"auto\"");
+    return;
+  }
+  c.at(gw, "parallel.ghost_width: simulation.kernel = \"" + k +
+               "\" exchanges one ghost layer per step; CRMT ghost widths other than 1 apply to \"ab_pull\" and "
+               "\"merged2\" / \"merged3\" only");
+}
+
 Config validate(const toml::table& doc, Checker& c, const std::string& source_name,
                 const std::string& base_dir) {
   Config cfg;
@@ -584,6 +622,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
 
   // [simulation]
   const Tbl sim = c.table(root, "simulation", "simulation");
+  bool kernel_ok = true;
   c.unknown_keys(sim, schema_keys().at("simulation"));
   cfg.name = fs::path(source_name).stem().string();
   if (cfg.name.empty()) cfg.name = "boreas";
@@ -602,6 +641,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     std::vector<std::string> kernels = known_kernels();
     kernels.push_back("auto");  // drivers/KernelChoice.hpp
     if (auto k = c.choice(sim, "kernel", kernels)) cfg.kernel = kernels[*k];
+    else kernel_ok = !sim.get("kernel");
   }
   if (auto t = c.integer(sim, "tile", "an integer >= 2", 2)) cfg.tile = int(*t);
   if (auto f = c.choice(sim, "merge_form", {"auto", "slabs", "tiles"})) cfg.merge_form = MergeForm(*f);
@@ -620,7 +660,16 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   } else if (auto v = c.vec(dom, "cells", dims, "cells", true, 1, ge1, " >= 1")) {
     cfg.cells = to_int3(*v);
     cells_ok = dims != 0;
+    // Cell indices along an axis, ghosts and row padding included, stay far from INT_MAX.
+    for (int d = 0; d < 3; ++d)
+      if (cfg.cells[d] > max_cells_per_axis) {
+        c.at(dom.get("cells"), "domain.cells: " + std::to_string(cfg.cells[d]) + " cells along " + "xyz"[d] +
+                                   " exceed the largest extent Boreas indexes, " + std::to_string(max_cells_per_axis) +
+                                   " (2^30)");
+        cells_ok = false;
+      }
   }
+  cfg.locations["domain.cells"] = c.where(dom.get("cells") ? dom.get("cells") : dom.t);
 
   // [collision]
   const Tbl col = c.table(root, "collision", "collision");
@@ -1025,6 +1074,14 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     cfg.parallel.max_ghost_width = int(*h);
   if (cfg.parallel.decomposition == DecompositionKind::Bisection && par.get("dims"))
     c.at(par.get("dims"), "parallel.dims: only used with decomposition = \"cartesian\"");
+  if (cells_ok && cfg.parallel.dims[0] > 0)
+    for (int d = 0; d < 3; ++d)
+      if (cfg.parallel.dims[d] > cfg.cells[d])
+        c.at(par.get("dims"), "parallel.dims[" + std::to_string(d) + "] = " + std::to_string(cfg.parallel.dims[d]) +
+                                  " exceeds the " + std::to_string(cfg.cells[d]) + " cells along " + "xyz"[d]);
+  cfg.locations["parallel.dims"] = c.where(par.get("dims") ? par.get("dims") : par.t);
+  cfg.locations["parallel.decomposition"] = c.where(par.get("decomposition") ? par.get("decomposition") : par.t);
+  if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
 
   // Mach check over every velocity the run will impose.
   if (mach_limit) {
@@ -1074,6 +1131,13 @@ Config parse_deck_string(std::string_view text, const std::string& source_name,
   if (!chk.ok()) chk.throw_all();
   cfg.deck_path = source_name;
   return cfg;
+}
+
+void throw_deck_error(const Config& config, const std::string& key, const std::string& message) {
+  const auto at = config.locations.find(key);
+  const std::string line =
+      (at != config.locations.end() ? at->second : config.deck_path + ":1:1") + ": error: " + key + ": " + message;
+  throw DeckError(line + "\n1 error in deck " + config.deck_path, {line});
 }
 
 Config parse_deck(const std::string& path, const std::vector<std::string>& overrides) {

@@ -33,4 +33,9 @@ Config parse_deck_string(std::string_view text, const std::string& source_name,
                          const std::string& base_dir,
                          const std::vector<std::string>& overrides = {});
 
+// A deck error found after parsing, by checks that need the rank count or the device
+// (drivers/RunCheck.hpp): one diagnostic at the location the parser recorded for `key`
+// (Config::locations), in the parser's format. Throws DeckError.
+[[noreturn]] void throw_deck_error(const Config& config, const std::string& key, const std::string& message);
+
 }  // namespace boreas

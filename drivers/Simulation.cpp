@@ -21,6 +21,7 @@
 #include "drivers/KernelChoice.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
+#include "drivers/RunCheck.hpp"
 #include "io/VtkSeries.hpp"
 #include "lbm/Geometry.hpp"
 #include "lbm/Traversal.hpp"
@@ -54,24 +55,16 @@ class SimulationImpl final : public Simulation {
         decomposition_(decompose(config, domain_, comm_.size())),
         block_(config, domain_, decomposition_.boxes[comm_.rank()],
                ghost_widths(config, allocated_ghost_width(config, comm_.size()))) {
-    // One block exchanging one layer per step steps itself, periodic copies included.
+    // One block exchanging one layer per step steps itself, periodic copies included. Ghost
+    // widths a kernel cannot take were refused with the deck (core/Deck.cpp).
     if (comm_.size() == 1 && config.parallel.ghost_width == 1) return;
     const StreamingKernel kernel = block_.kernel();
     const bool merged = kernel == StreamingKernel::Merged;
-    if (kernel != StreamingKernel::ABPull && !merged && config.parallel.ghost_width != 1)
-      throw Error("simulation.kernel = \"" + config.kernel +
-                  "\" exchanges one ghost layer per step; parallel.ghost_width (CRMT) applies to \"ab_pull\" and "
-                  "\"merged2\" / \"merged3\" only");
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
     if (kernel != StreamingKernel::ABPull) {  // blocking exchanges, no overlap stepper (advance_with_halo)
       const int k = merged ? block_.merge_steps() : 1;
-      if (merged && config.parallel.ghost_width > 1 && config.parallel.ghost_width != k)
-        throw Error("parallel.ghost_width = " + std::to_string(config.parallel.ghost_width) + " with simulation.kernel = \"" +
-                    config.kernel + "\": merged<k> exchanges k = " + std::to_string(k) +
-                    " ghost layers once per sweep; leave ghost_width at 1, or set it to " + std::to_string(k) +
-                    " or \"auto\"");
       std::vector<HaloTransfer> transfers{HaloTransfer::Pull};
       if (kernel == StreamingKernel::ABPush) transfers = {HaloTransfer::Push};
       if (block_.aa_pattern()) transfers = {HaloTransfer::PullReversed, HaloTransfer::Push};
@@ -463,6 +456,9 @@ std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm co
     sim->kernel_choice_ = choice.report;
     return sim;
   }
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  check_device_memory(config, ranks);
   return dispatch_lattice(config.lattice, [&](auto lattice) -> std::unique_ptr<Simulation> {
     using L = decltype(lattice);
     if (config.precision == Precision::Float) return std::make_unique<SimulationImpl<L, float>>(config, comm);

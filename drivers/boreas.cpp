@@ -13,6 +13,7 @@
 #include "core/Error.hpp"
 #include "drivers/CommandLine.hpp"
 #include "drivers/Report.hpp"
+#include "drivers/RunCheck.hpp"
 #include "drivers/Simulation.hpp"
 
 namespace {
@@ -48,6 +49,9 @@ int run(int argc, char** argv, int rank) {
   boreas::Config config;
   try {
     config = boreas::parse_deck(deck, overrides);
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    boreas::check_run(config, ranks, boreas::node_ranks());
   } catch (const boreas::DeckError& e) {
     if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
     return 2;
@@ -66,6 +70,9 @@ int run(int argc, char** argv, int rank) {
     const boreas::json::Value report = boreas::run_deck(config, options);
     if (rank == 0) std::fprintf(stderr, "%s", boreas::summary_text(report).c_str());
     return report["status"].as_string() == "completed" ? 0 : 3;
+  } catch (const boreas::DeckError& e) {  // the device cannot hold the run (drivers/RunCheck.hpp)
+    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
+    return 2;
   } catch (const boreas::Error& e) {
     // Set-up errors (decomposition, kernel) follow from the deck alone: every rank throws them.
     if (rank == 0) std::fprintf(stderr, "boreas: error: %s\n", e.what());

@@ -265,30 +265,6 @@ TEST(RankIndependenceSetup, AutoKernelOnSeveralRanksAgreesAndCaches) {
   if (world_rank == 0) std::filesystem::remove_all(dir);
 }
 
-// The in-place variants exchange one layer per step: a CRMT ghost width is refused.
-TEST(RankIndependenceSetup, InPlaceVariantsRefuseDeeperGhosts) {
-  for (const char* kernel : {"aa", "swap", "swap_prism", "ab_push"}) {
-    const Config c = with(decks[0], {std::string("simulation.kernel=\"") + kernel + "\"", "parallel.ghost_width=2"});
-    try {
-      Simulation::create(c, MPI_COMM_SELF);
-      ADD_FAILURE() << kernel << " with ghost_width 2 was accepted";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("exchanges one ghost layer per step"), std::string::npos) << e.what();
-    }
-  }
-}
-
-// merged<k> exchanges exactly k layers: another explicit ghost width is refused.
-TEST(RankIndependenceSetup, MergedRefusesOtherGhostWidths) {
-  const Config c = with(decks[0], {"simulation.kernel=\"merged2\"", "parallel.ghost_width=3"});
-  try {
-    Simulation::create(c, MPI_COMM_SELF);
-    ADD_FAILURE() << "merged2 with ghost_width 3 was accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("merged<k> exchanges k = 2 ghost layers"), std::string::npos) << e.what();
-  }
-}
-
 INSTANTIATE_TEST_SUITE_P(Decks, RankIndependence, ::testing::Range(0, 4),
                          [](const auto& info) { return std::string(decks[info.param].name); });
 

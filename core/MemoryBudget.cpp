@@ -1,0 +1,73 @@
+#include "core/MemoryBudget.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace boreas {
+
+int lattice_directions(LatticeKind kind) {
+  switch (kind) {
+    case LatticeKind::D2Q9: return 9;
+    case LatticeKind::D3Q19: return 19;
+    default: return 27;
+  }
+}
+
+int lattice_copies(const std::string& kernel) {
+  const bool in_place = kernel == "aa" || kernel == "swap" || kernel == "swap_prism" || kernel.rfind("merged_aa", 0) == 0;
+  // Own lattices, then the saved state; in-place variants materialise the canonical one.
+  return in_place ? 1 + 1 + 1 : 2 + 1;
+}
+
+MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host) {
+  MemoryNeed need;
+  long long cells = 1;
+  for (int d = 0; d < 3; ++d) cells *= config.cells[d];  // each axis <= 2^30 (Deck.cpp): no overflow
+  need.cells_per_rank = (cells + ranks - 1) / ranks;
+  const long long real = config.precision == Precision::Float ? 4 : 8;
+  const long long per_cell = lattice_copies(config.kernel) * lattice_directions(config.lattice) * real + 1;
+  need.device_bytes = need.cells_per_rank * per_cell;
+  // Output: density, velocity, vorticity (doubles) and flags per owned cell; observables gather
+  // density, velocity and flags of the whole domain on every rank.
+  long long host = need.cells_per_rank * (5 * 8 + 1);
+  if (!config.observables.empty()) host += cells * (4 * 8 + 1);
+  need.host_bytes = host + (device_is_host ? need.device_bytes : 0);
+  return need;
+}
+
+long long host_memory_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string key;
+    long long kib = 0;
+    if (ss >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+std::optional<long long> device_memory_available() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) {
+    size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) == cudaSuccess) return static_cast<long long>(free);
+  }
+#endif
+  return std::nullopt;
+}
+
+std::string format_bytes(long long bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = double(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
+
+}  // namespace boreas

@@ -1,0 +1,39 @@
+#pragma once
+// What a run needs in memory, per rank, before anything is allocated, against what the machine
+// has: a deck that cannot fit is refused at validation (core/Deck.cpp) and, for device memory,
+// before the first allocation (drivers/Simulation.cpp), instead of running out of memory or
+// hanging in set-up loops over an impossible grid.
+#include <optional>
+#include <string>
+
+#include "core/Config.hpp"
+
+namespace boreas {
+
+// Lower bounds per rank (ghost layers and padding not counted), so that a refusal is never wrong.
+struct MemoryNeed {
+  long long cells_per_rank = 0;  // owned cells of the largest rank, at least
+  long long device_bytes = 0;    // population lattices, the saved last good state, flags
+  long long host_bytes = 0;      // device_bytes on host backends plus the output fields
+};
+
+// Q of a lattice kind.
+int lattice_directions(LatticeKind kind);
+
+// Population lattices a variant keeps (auto: the most any candidate keeps) plus the copies a run
+// makes of the canonical state: the last good state, and for in-place variants the canonical
+// view that checks and output materialise.
+int lattice_copies(const std::string& kernel);
+
+MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host);
+
+// Bytes this node can still give (MemAvailable), 0 when unknown.
+long long host_memory_available();
+
+// Free bytes of the device Kokkos runs on; nullopt on host backends. Kokkos must be initialised.
+std::optional<long long> device_memory_available();
+
+// "12.3 GiB" style text for messages.
+std::string format_bytes(long long bytes);
+
+}  // namespace boreas

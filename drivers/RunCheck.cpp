@@ -1,0 +1,66 @@
+#include "drivers/RunCheck.hpp"
+
+#include "comm/Decomposition.hpp"
+#include "core/Deck.hpp"
+#include "core/Error.hpp"
+#include "core/MemoryBudget.hpp"
+#include "lbm/Traversal.hpp"
+
+namespace boreas {
+
+namespace {
+
+std::string memory_hint(const Config& config) {
+  std::string hint = "hint: run on more ranks or nodes, or a smaller domain.cells";
+  if (config.precision == Precision::Double) hint += ", or lattice.precision = \"float\"";
+  if (lattice_copies(config.kernel) > lattice_copies("aa")) hint += ", or an in-place kernel (\"aa\": one lattice)";
+  return hint;
+}
+
+}  // namespace
+
+void check_run(const Config& config, int ranks, int ranks_on_node) {
+  const MemoryNeed need = estimate_memory(config, ranks, exec_is_host);
+  const long long available = host_memory_available();
+  if (available > 0 && double(need.host_bytes) * ranks_on_node > double(available))
+    throw_deck_error(config, "domain.cells",
+                     "the run needs at least " + format_bytes(need.host_bytes) + " of host memory per rank (" +
+                         std::to_string(need.cells_per_rank) + " cells per rank on " + std::to_string(ranks) +
+                         (ranks == 1 ? " rank" : " ranks") + "), " + format_bytes(need.host_bytes * ranks_on_node) +
+                         " for the " + std::to_string(ranks_on_node) + " on this node, which has " +
+                         format_bytes(available) + " available; " + memory_hint(config));
+  if (config.parallel.decomposition == DecompositionKind::Bisection) {
+    const long long cells = 1LL * config.cells[0] * config.cells[1] * config.cells[2];
+    if (cells < ranks)
+      throw_deck_error(config, "domain.cells",
+                       std::to_string(cells) + " cells cannot be bisected over " + std::to_string(ranks) + " ranks");
+    return;
+  }
+  const std::array<int, 3>& dims = config.parallel.dims;
+  if (dims[0] > 0) {
+    if (1LL * dims[0] * dims[1] * dims[2] != ranks)
+      throw_deck_error(config, "parallel.dims",
+                       "[" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " + std::to_string(dims[2]) +
+                           "] needs " + std::to_string(1LL * dims[0] * dims[1] * dims[2]) + " ranks, the run has " +
+                           std::to_string(ranks));
+    return;
+  }
+  try {
+    cartesian_dims(config.cells, ranks, config.dimensions());
+  } catch (const Error& e) {
+    throw_deck_error(config, "domain.cells", e.what());
+  }
+}
+
+void check_device_memory(const Config& config, int ranks) {
+  const std::optional<long long> free = device_memory_available();
+  if (!free) return;
+  const MemoryNeed need = estimate_memory(config, ranks, false);
+  if (need.device_bytes > *free)
+    throw_deck_error(config, "domain.cells",
+                     "the run needs at least " + format_bytes(need.device_bytes) + " of device memory per rank (" +
+                         std::to_string(need.cells_per_rank) + " cells per rank), the device has " +
+                         format_bytes(*free) + " free; " + memory_hint(config));
+}
+
+}  // namespace boreas

@@ -1,0 +1,16 @@
+#pragma once
+// Checks of a parsed deck against the run it is about to become: the rank count and the memory
+// of the machine. Both run before anything is allocated and refuse the deck with a diagnostic at
+// the key concerned (core/Deck.hpp throw_deck_error), exit status 2 in the driver.
+#include "core/Config.hpp"
+
+namespace boreas {
+
+// Before Kokkos starts: the decomposition over `ranks` can be made, and the host memory the
+// `ranks_on_node` ranks of this node need (core/MemoryBudget.hpp) is there.
+void check_run(const Config& config, int ranks, int ranks_on_node);
+
+// After Kokkos starts, on device backends: the device has the memory one rank needs.
+void check_device_memory(const Config& config, int ranks);
+
+}  // namespace boreas
