@@ -456,9 +456,7 @@ std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm co
     sim->kernel_choice_ = choice.report;
     return sim;
   }
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
-  check_device_memory(config, ranks);
+  check_device_memory(config, Comm(comm).size());
   return dispatch_lattice(config.lattice, [&](auto lattice) -> std::unique_ptr<Simulation> {
     using L = decltype(lattice);
     if (config.precision == Precision::Float) return std::make_unique<SimulationImpl<L, float>>(config, comm);
