@@ -13,6 +13,7 @@
 #include <map>
 #include <numeric>
 
+#include "comm/CellRing.hpp"
 #include "comm/Decomposition.hpp"
 #include "comm/Halo.hpp"
 #include "comm/Mpi.hpp"
@@ -45,6 +46,37 @@ int allocated_ghost_width(const Config& c, int ranks) {
 }
 
 
+// |curl u| of the owned cells of `box` from the velocity of the box grown by one cell (CellRing):
+// central differences, one-sided only where the neighbour lies outside the domain on a
+// non-periodic axis, so that every decomposition gives the same values.
+std::vector<double> curl_magnitude(const Box& box, const Box& grown, const std::vector<double>& u,
+                                   const DomainGeometry& domain) {
+  const auto& n = domain.cells();
+  auto at = [&](const std::array<int, 3>& p, int d) {
+    return u[3 * ((static_cast<long>(p[2] - grown.lo[2]) * grown.extent(1) + (p[1] - grown.lo[1])) * grown.extent(0) +
+                  (p[0] - grown.lo[0])) + d];
+  };
+  auto deriv = [&](const std::array<int, 3>& p, int axis, int d) {
+    if (n[axis] == 1) return 0.0;
+    std::array<int, 3> lo = p, hi = p;
+    if (domain.periodic(axis) || p[axis] > 0) --lo[axis];
+    if (domain.periodic(axis) || p[axis] < n[axis] - 1) ++hi[axis];
+    return (at(hi, d) - at(lo, d)) / double(hi[axis] - lo[axis]);
+  };
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(box.cells()));
+  for (int z = box.lo[2]; z < box.hi[2]; ++z)
+    for (int y = box.lo[1]; y < box.hi[1]; ++y)
+      for (int x = box.lo[0]; x < box.hi[0]; ++x) {
+        const std::array<int, 3> p{x, y, z};
+        const double wx = deriv(p, 1, 2) - deriv(p, 2, 1);
+        const double wy = deriv(p, 2, 0) - deriv(p, 0, 2);
+        const double wz = deriv(p, 0, 1) - deriv(p, 1, 0);
+        out.push_back(std::sqrt(wx * wx + wy * wy + wz * wz));
+      }
+  return out;
+}
+
 template <class L, class Real>
 class SimulationImpl final : public Simulation {
  public:
@@ -54,7 +86,15 @@ class SimulationImpl final : public Simulation {
         domain_(config),
         decomposition_(decompose(config, domain_, comm_.size())),
         block_(config, domain_, decomposition_.boxes[comm_.rank()],
-               ghost_widths(config, allocated_ghost_width(config, comm_.size()))) {
+               ghost_widths(config, allocated_ghost_width(config, comm_.size()))),
+        output_comm_(comm),
+        ring_(decomposition_.boxes, comm_.rank(), config.cells,
+              {domain_.periodic(0), domain_.periodic(1), domain_.periodic(2)}) {
+    // Moments gather from ghost cells; an in-place variant's canonical state is a fresh copy
+    // whose ghosts only an exchange fills (natural-layout lattices keep theirs filled).
+    if (comm_.size() > 1 && !block_.two_natural_lattices())
+      output_halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, output_comm_,
+                                                     !exec_is_host && !mpi_is_cuda_aware(), ghost_widths(config, 1));
     // One block exchanging one layer per step steps itself, periodic copies included. Ghost
     // widths a kernel cannot take were refused with the deck (core/Deck.cpp).
     if (comm_.size() == 1 && config.parallel.ghost_width == 1) return;
@@ -121,7 +161,14 @@ class SimulationImpl final : public Simulation {
 
   long step() const override { return step_; }
   std::uint64_t fields_hash() const override { return comm_.sum(block_.fields_hash()); }
-  double total_mass() const override { return comm_.sum(block_.total_mass()); }
+  double total_mass() const override {
+    ExactSum local = block_.total_mass(), all;
+    all.whole = comm_.sum(local.whole);
+    all.high = comm_.sum(local.high);
+    all.low = comm_.sum(local.low);
+    all.not_finite = comm_.sum(local.not_finite);
+    return all.value();
+  }
   Health check() const override {
     const Health local = block_.check();
     const long long first = comm_.min(local.ok ? LLONG_MAX : local.first_bad_cell);
@@ -133,11 +180,18 @@ class SimulationImpl final : public Simulation {
     return h;
   }
   HostMacroscopic macroscopic() const override {
-    HostMacroscopic local = block_.macroscopic();
+    HostMacroscopic local = local_macroscopic();
     if (comm_.size() == 1) return local;
     return gather_macroscopic(local);
   }
-  HostMacroscopic local_macroscopic() const override { return block_.macroscopic(); }
+  HostMacroscopic local_macroscopic() const override {
+    const Populations<Real> natural = block_.canonical();
+    if (output_halo_) output_halo_->exchange(natural);
+    return block_.macroscopic(natural);
+  }
+  std::vector<double> local_vorticity_magnitude(const HostMacroscopic& local) const override {
+    return curl_magnitude(block_.box(), ring_.grown(), ring_.gather(output_comm_, local.velocity, 3), domain_);
+  }
   Box local_box() const override { return block_.box(); }
   std::vector<Box> all_boxes() const override { return decomposition_.boxes; }
   int rank() const override { return comm_.rank(); }
@@ -433,6 +487,9 @@ class SimulationImpl final : public Simulation {
   DomainGeometry domain_;
   Decomposition decomposition_;
   Block<L, Real> block_;
+  mutable Comm output_comm_;  // output's exchanges, counted apart from the run's halo traffic
+  std::unique_ptr<Halo<L, Real>> output_halo_;  // ghosts of an in-place variant's canonical state
+  CellRing ring_;  // velocity around this rank's box, for the vorticity
   std::unique_ptr<Halo<L, Real>> halo_;  // the overlap stepper's (ab_pull)
   // The blocking exchanges of the other variants, by what they move.
   std::map<HaloTransfer, std::unique_ptr<Halo<L, Real>>> blocking_halos_;
@@ -472,32 +529,7 @@ std::string hash_hex(std::uint64_t h) {
 
 namespace {
 
-// Vorticity magnitude by central differences (one-sided next to the domain edge).
-std::vector<double> vorticity_magnitude(const HostMacroscopic& m, const std::array<int, 3>& n) {
-  const long nx = n[0], ny = n[1], nz = n[2];
-  std::vector<double> out(m.density.size(), 0.0);
-  auto u = [&](long x, long y, long z, int d) { return m.velocity[3 * ((z * ny + y) * nx + x) + d]; };
-  auto deriv = [&](long x, long y, long z, int axis, int d) {
-    long p[3] = {x, y, z}, lo[3] = {x, y, z}, hi[3] = {x, y, z};
-    const long len = n[axis];
-    if (len == 1) return 0.0;
-    lo[axis] = p[axis] > 0 ? p[axis] - 1 : p[axis];
-    hi[axis] = p[axis] < len - 1 ? p[axis] + 1 : p[axis];
-    return (u(hi[0], hi[1], hi[2], d) - u(lo[0], lo[1], lo[2], d)) / double(hi[axis] - lo[axis]);
-  };
-  for (long z = 0; z < nz; ++z)
-    for (long y = 0; y < ny; ++y)
-      for (long x = 0; x < nx; ++x) {
-        const double wx = deriv(x, y, z, 1, 2) - deriv(x, y, z, 2, 1);
-        const double wy = deriv(x, y, z, 2, 0) - deriv(x, y, z, 0, 2);
-        const double wz = deriv(x, y, z, 0, 1) - deriv(x, y, z, 1, 0);
-        out[(z * ny + y) * nx + x] = std::sqrt(wx * wx + wy * wy + wz * wz);
-      }
-  return out;
-}
-
-// Each rank writes its own piece (vorticity by differences inside the piece, one-sided at its
-// edges); rank 0 adds the .pvti that joins them.
+// Each rank writes its own piece; rank 0 adds the .pvti that joins them.
 void write_output(VtkSeries& series, const Simulation& sim) {
   const Config& c = sim.config();
   HostMacroscopic m = sim.local_macroscopic();
@@ -505,7 +537,7 @@ void write_output(VtkSeries& series, const Simulation& sim) {
   CellFields fields;
   fields.dims = {box.extent(0), box.extent(1), box.extent(2)};
   fields.origin = box.lo;
-  fields.vorticity_magnitude = vorticity_magnitude(m, fields.dims);
+  fields.vorticity_magnitude = sim.local_vorticity_magnitude(m);
   fields.density = std::move(m.density);
   fields.velocity = std::move(m.velocity);
   fields.flags = std::move(m.flags);
@@ -537,7 +569,7 @@ class Progress {
 }  // namespace
 
 json::Value run_deck(const Config& config, const RunOptions& options) {
-  auto sim = Simulation::create(config);
+  auto sim = Simulation::create(config, options.comm);
   const bool root = sim->rank() == 0;
   Timers& timers = sim->timers();
   std::filesystem::create_directories(config.output_dir);

@@ -26,10 +26,13 @@ class Simulation {
   virtual void advance(long steps) = 0;  // no output, no checks
   virtual long step() const = 0;
   virtual std::uint64_t fields_hash() const = 0;
-  virtual double total_mass() const = 0;
+  virtual double total_mass() const = 0;  // exact sum: the same bits on every decomposition
   virtual Health check() const = 0;
   virtual HostMacroscopic macroscopic() const = 0;  // the whole domain, on every rank
   virtual HostMacroscopic local_macroscopic() const = 0;  // this rank's box
+  // |curl u| of this rank's box from its local_macroscopic(), the same on every decomposition
+  // (differences reach into the neighbours' cells). Collective.
+  virtual std::vector<double> local_vorticity_magnitude(const HostMacroscopic& local) const = 0;
   virtual Box local_box() const = 0;
   virtual std::vector<Box> all_boxes() const = 0;
   virtual int rank() const = 0;
@@ -53,6 +56,7 @@ class Simulation {
 
 struct RunOptions {
   bool progress = true;  // progress lines on stderr
+  MPI_Comm comm = MPI_COMM_WORLD;
 };
 
 // Runs the deck to the end: progress, VTK output, stability checks and report.json in the

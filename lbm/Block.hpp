@@ -27,6 +27,7 @@
 
 #include "core/Config.hpp"
 #include "core/Error.hpp"
+#include "core/ExactSum.hpp"
 #include "core/Types.hpp"
 #include "lbm/Boundary.hpp"
 #include "lbm/Collision.hpp"
@@ -125,8 +126,10 @@ class Block {
   // cell index: equal across kernels, ranks and decompositions iff every bit is equal.
   std::uint64_t fields_hash() const;
   Health check() const;
-  HostMacroscopic macroscopic() const;
-  double total_mass() const;
+  // Macroscopic fields of the owned cells from the canonical state `natural` (canonical()) whose
+  // ghosts the caller filled across ranks; periodic images are filled here.
+  HostMacroscopic macroscopic(const Populations<Real>& natural) const;
+  ExactSum total_mass() const;
 
   // A device copy of the current populations, to fall back to the last good state.
   void save_state();

@@ -605,8 +605,7 @@ Health Block<L, Real>::check() const {
 }
 
 template <class L, class Real>
-HostMacroscopic Block<L, Real>::macroscopic() const {
-  const auto natural = canonical();
+HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) const {
   fill_ghosts<L>(periodic_, natural, periodic_.pulled);  // moments gather through the ghosts
   const PullGather<L, Real> gather{natural, flags_, geom_, bc_, params_};
   const DenseGeometry g = geom_;
@@ -636,19 +635,22 @@ HostMacroscopic Block<L, Real>::macroscopic() const {
   return out;
 }
 
+// Each cell's mass summed in direction order, the cells in an order-independent exact sum.
 template <class L, class Real>
-double Block<L, Real>::total_mass() const {
+ExactSum Block<L, Real>::total_mass() const {
   const auto f = canonical();
   const auto flags = flags_;
   const DenseGeometry g = geom_;
   const long nx = g.n[0], ny = g.n[1];
-  double mass = 0;
+  ExactSum mass;
   Kokkos::parallel_reduce(
       "boreas::lbm::mass", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
-      KOKKOS_LAMBDA(const long i, double& acc) {
+      KOKKOS_LAMBDA(const long i, ExactSum& acc) {
         const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
         if (flags(cell) != flag::fluid) return;
-        for (int q = 0; q < L::Q; ++q) acc += f(q, cell);
+        double m = 0;
+        for (int q = 0; q < L::Q; ++q) m += double(f(q, cell));
+        acc.add(m);
       },
       mass);
   return mass;

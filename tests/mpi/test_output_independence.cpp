@@ -1,0 +1,250 @@
+// What users read is independent of the rank count, the decomposition, the streaming variant and
+// the storage layout: every VTK array written (density, velocity, vorticity_magnitude, flags, at
+// every output step) and every physical value of report.json (mass, observables, fields_hash,
+// fluid cells) of a run on 2, 3, 4 and 8 ranks equals bit for bit the one-rank ab_pull run of
+// the same deck. The files are read back with VTK's own readers, as ParaView reads them.
+// The binary runs under mpiexec with N ranks and tests every rank count n <= N.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "comm/Mpi.hpp"
+#include "core/Deck.hpp"
+#include "drivers/Simulation.hpp"
+#include "tests/io/VtkReadBack.hpp"
+
+namespace boreas {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Deck {
+  const char* name;
+  const char* text;
+};
+
+// Walls and a moving lid; periodic axes and an obstacle in 2D with a force; inlet, outlet and
+// obstacles in float. Outputs at steps 0, 5, 10 and the last.
+const Deck decks[] = {
+    {"cavity_d3q19", R"(
+[simulation]
+steps = 12
+[lattice]
+model = "D3Q19"
+[domain]
+cells = [12, 10, 8]
+[physics]
+tau = 0.6
+[boundary.y_max]
+type = "moving_wall"
+velocity = [0.05, 0.0, 0.02]
+[output]
+every = 5
+[validation]
+observables = ["mass"]
+)"},
+    {"periodic_cylinder_d2q9_trt", R"(
+[simulation]
+steps = 11
+[lattice]
+model = "D2Q9"
+[domain]
+cells = [20, 12]
+[collision]
+model = "TRT"
+[physics]
+tau = 0.8
+force = [1e-5, 2e-6]
+[initial]
+velocity = [0.02, 0.01]
+[boundary.x_min]
+type = "periodic"
+[boundary.x_max]
+type = "periodic"
+[boundary.y_min]
+type = "periodic"
+[boundary.y_max]
+type = "periodic"
+[[obstacle]]
+shape = "cylinder"
+center = [7, 6]
+radius = 2.5
+axis = "z"
+[output]
+every = 5
+[validation]
+observables = ["mass"]
+)"},
+    {"channel_d3q19_float", R"(
+[simulation]
+steps = 12
+[lattice]
+model = "D3Q19"
+precision = "float"
+[domain]
+cells = [16, 10, 8]
+[physics]
+tau = 0.65
+[boundary.x_min]
+type = "velocity_inlet"
+velocity = [0.04, 0, 0]
+[boundary.x_max]
+type = "pressure_outlet"
+density = 0.99
+[boundary.z_min]
+type = "periodic"
+[boundary.z_max]
+type = "periodic"
+[[obstacle]]
+shape = "sphere"
+center = [6, 5, 4]
+radius = 2.5
+[output]
+every = 5
+[validation]
+observables = ["mass"]
+)"},
+};
+
+// Every variant, both layouts, CRMT and an overlap strategy.
+const std::vector<std::vector<std::string>> variants = {
+    {},
+    {"parallel.ghost_width=3", "parallel.overlap=\"systolic\""},
+    {"simulation.kernel=\"ab_push\""},
+    {"simulation.kernel=\"aa\""},
+    {"simulation.kernel=\"aa\"", "simulation.layout=\"aosoa\""},
+    {"simulation.kernel=\"swap\""},
+    {"simulation.kernel=\"swap_prism\"", "simulation.tile=3"},
+    {"simulation.kernel=\"merged3\""},
+    {"simulation.kernel=\"merged_aa2\""},
+    {"simulation.layout=\"aosoa\"", "simulation.bundle=5"},
+};
+
+struct Output {
+  std::vector<std::vector<double>> arrays;  // per step and array, every component, flat
+  std::vector<std::string> names;
+  json::Value report;
+};
+
+long steps_of(const Config& c) { return c.steps; }
+
+// Reads every output step of a run back from disk (rank 0 only).
+Output read_back(const Config& c, const fs::path& dir, int ranks) {
+  Output out;
+  std::ifstream in(dir / "report.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  out.report = json::parse(text.str());
+  std::vector<long> steps;
+  for (long s = 0; s < steps_of(c); s += c.output_every) steps.push_back(s);
+  steps.push_back(steps_of(c));
+  for (long s : steps) {
+    char stem[64];
+    std::snprintf(stem, sizeof stem, "%s_%06ld", c.name.c_str(), s);
+    const std::string file = (dir / (std::string(stem) + (ranks == 1 ? ".vti" : ".pvti"))).string();
+    const auto arrays = test::read_cell_arrays(file);
+    EXPECT_EQ(arrays.size(), 4u) << file;
+    for (const auto& [name, values] : arrays) {
+      out.arrays.push_back(values);
+      out.names.push_back(std::string(stem) + ":" + name);
+    }
+  }
+  return out;
+}
+
+// Bitwise equality of doubles (NaN included), with the first difference in the message.
+void expect_same_bits(const std::vector<double>& a, const std::vector<double>& b, const std::string& what) {
+  if (a.size() != b.size()) {
+    ADD_FAILURE() << what << ": " << a.size() << " values, the reference has " << b.size();
+    return;
+  }
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0) {
+      ADD_FAILURE() << what << ": value " << i << " differs: " << a[i] << " vs " << b[i] << " (reference)";
+      return;
+    }
+}
+
+// The report values a user reads as physics (not timings).
+void expect_same_report(const json::Value& a, const json::Value& ref, const std::string& what) {
+  for (const char* key : {"status", "fields_hash"}) EXPECT_EQ(a[key].as_string(), ref[key].as_string()) << what << " " << key;
+  for (const char* key : {"steps", "fluid_cells"}) EXPECT_EQ(a[key].as_int64(), ref[key].as_int64()) << what << " " << key;
+  std::vector<double> values, expected;
+  for (const char* key : {"initial", "final", "relative_change"}) {
+    values.push_back(a["mass"][key].as_double());
+    expected.push_back(ref["mass"][key].as_double());
+  }
+  values.push_back(a["observables"]["mass"].as_double());
+  expected.push_back(ref["observables"]["mass"].as_double());
+  expect_same_bits(values, expected, what + " report mass (initial, final, relative change, observable)");
+}
+
+class OutputIndependence : public ::testing::TestWithParam<int> {};
+
+TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
+  const Deck& deck = decks[GetParam()];
+  ensure_mpi_initialized();
+  int world_rank = 0, world_size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  long pid = ::getpid();
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const fs::path root = fs::temp_directory_path() / ("boreas_output_" + std::to_string(pid) + "_" + deck.name);
+
+  auto config = [&](const std::vector<std::string>& v, const fs::path& dir) {
+    Config c = parse_deck_string(deck.text, deck.name, ".", v);
+    c.output_dir = dir.string();
+    return c;
+  };
+  RunOptions quiet;
+  quiet.progress = false;
+  Output reference;
+  if (world_rank == 0) {
+    const Config c = config({}, root / "reference");
+    quiet.comm = MPI_COMM_SELF;
+    run_deck(c, quiet);
+    reference = read_back(c, root / "reference", 1);
+  }
+  for (int n : {1, 2, 3, 4, 8}) {
+    if (n > world_size) continue;
+    MPI_Comm comm;
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank < n ? 0 : MPI_UNDEFINED, world_rank, &comm);
+    if (comm == MPI_COMM_NULL) continue;
+    std::vector<std::vector<std::string>> runs = variants;
+    if (n > 2) runs.push_back({"parallel.decomposition=\"bisection\"", "simulation.kernel=\"aa\""});
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::vector<std::string>& v = runs[i];
+      const fs::path dir = root / ("ranks" + std::to_string(n) + "_case" + std::to_string(i));
+      const Config c = config(v, dir);
+      quiet.comm = comm;
+      run_deck(c, quiet);
+      MPI_Barrier(comm);
+      if (world_rank != 0) continue;
+      std::string what = std::string(deck.name) + " on " + std::to_string(n) + " ranks:";
+      for (const auto& o : v) what += " " + o;
+      const Output out = read_back(c, dir, n);
+      EXPECT_EQ(out.arrays.size(), reference.arrays.size()) << what;
+      for (std::size_t i = 0; i < std::min(out.arrays.size(), reference.arrays.size()); ++i)
+        expect_same_bits(out.arrays[i], reference.arrays[i], what + " " + out.names[i]);
+      expect_same_report(out.report, reference.report, what);
+    }
+    MPI_Comm_free(&comm);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank == 0) fs::remove_all(root);
+}
+
+INSTANTIATE_TEST_SUITE_P(Decks, OutputIndependence, ::testing::Range(0, 3),
+                         [](const auto& info) { return std::string(decks[info.param].name); });
+
+}  // namespace
+}  // namespace boreas
