@@ -50,21 +50,21 @@ std::string problem_key(const Config& c) {
   return k.str();
 }
 
-json::Value read_cache(const std::string& file) {
+Json read_cache(const std::string& file) {
   std::ifstream in(file);
-  if (!in) return json::Object{};
+  if (!in) return Json::object();
   std::stringstream text;
   text << in.rdbuf();
   try {
-    json::Value v = json::parse(text.str());
+    Json v = Json::parse(text.str());
     if (v.is_object()) return v;
-  } catch (const json::ParseError&) {
+  } catch (const Json::exception&) {
   }
   std::fprintf(stderr, "boreas: warning: ignoring unreadable kernel cache %s\n", file.c_str());
-  return json::Object{};
+  return Json::object();
 }
 
-void write_cache(const std::string& file, const json::Value& cache) {
+void write_cache(const std::string& file, const Json& cache) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
   const std::string tmp = file + ".tmp";
@@ -86,7 +86,7 @@ std::string kernel_choice_cache_file() {
 // slowest rank); rank 0 reads and writes the cache and its entry is broadcast, so ranks on nodes
 // with different home directories still agree.
 KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
-  KernelChoice choice{"ab_pull", config.tile, config.layout, json::Object{}};
+  KernelChoice choice{"ab_pull", config.tile, config.layout, Json::object()};
   const Comm world(comm);
   const int ranks = world.size(), rank = world.rank();
   if (config.parallel.ghost_width != 1) {
@@ -101,17 +101,17 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
                                       std::to_string(par.dims[2]);
   const std::string key = problem_key(config) + " | ranks " + std::to_string(ranks) + split,
                     file = kernel_choice_cache_file();
-  json::Value cache = rank == 0 ? read_cache(file) : json::Value(json::Object{});
+  Json cache = rank == 0 ? read_cache(file) : Json(Json::object());
   choice.report["key"] = key;
   choice.report["cache_file"] = file;
-  const json::Value* own_hit = cache.as_object().find(key);
+  const Json* own_hit = member(cache, key);
   const std::string hit_text = world.broadcast(own_hit ? own_hit->dump() : std::string());
   if (!hit_text.empty()) {
-    const json::Value hit = json::parse(hit_text);
-    choice.kernel = hit["kernel"].as_string();
-    choice.tile = int(hit["tile"].as_int64());
-    const json::Value* layout = hit.as_object().find("layout");
-    choice.layout = layout && layout->as_string() == storage_layout_name(StorageLayout::AoSoA) ? StorageLayout::AoSoA
+    const Json hit = Json::parse(hit_text);
+    choice.kernel = hit["kernel"].get<std::string>();
+    choice.tile = int(hit["tile"].get<std::int64_t>());
+    const Json* layout = member(hit, "layout");
+    choice.layout = layout && layout->get<std::string>() == storage_layout_name(StorageLayout::AoSoA) ? StorageLayout::AoSoA
                                                                                               : StorageLayout::SoA;
     choice.report["chosen"] = choice.kernel;
     choice.report["tile"] = choice.tile;
@@ -119,7 +119,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     choice.report["source"] = "cache";
     return choice;
   }
-  json::Array tried;
+  Json tried = Json::array();
   double best = -1;
   for (const Candidate& cand : candidates) {
     Config c = config;
@@ -134,7 +134,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     sim->advance(1);
     Kokkos::fence();
     const double warm_up = world.max(seconds_since(t0));
-    json::Value t = json::Object{};
+    Json t = Json::object();
     t["kernel"] = c.kernel;
     t["tile"] = c.tile;
     t["layout"] = storage_layout_name(c.layout);
@@ -167,7 +167,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   choice.report["trial_steps"] = trial_steps;
   choice.report["candidates"] = tried;
   if (rank == 0) {
-    json::Value entry = json::Object{};
+    Json entry = Json::object();
     entry["kernel"] = choice.kernel;
     entry["tile"] = choice.tile;
     entry["layout"] = storage_layout_name(choice.layout);

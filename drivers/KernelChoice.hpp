@@ -18,7 +18,7 @@ struct KernelChoice {
   StorageLayout layout = StorageLayout::SoA;
   // What report.json records: chosen, source ("trial", "cache", or the reason there was no
   // choice), key, cache file, and the candidates' MLUPS when a trial ran.
-  json::Value report;
+  Json report;
 };
 
 // The cache file: $BOREAS_CACHE_DIR/kernel_choice.json, default ~/.cache/boreas/.

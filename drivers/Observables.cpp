@@ -23,7 +23,7 @@ struct Fields {
   double rho(int x, int y, int z) const { return m.density[at(x, y, z)]; }
 };
 
-json::Value failure(const std::string& why) { return json::Object{{"error", why}}; }
+Json failure(const std::string& why) { return Json{{"error", why}}; }
 
 // Linear interpolation in a profile sampled at increasing positions.
 double interpolate(const std::vector<double>& pos, const std::vector<double>& val, double p) {
@@ -37,7 +37,7 @@ double interpolate(const std::vector<double>& pos, const std::vector<double>& va
 
 // Plane Poiseuille flow along x between walls at y = -1/2 and y = H - 1/2 (halfway
 // bounce-back), sampled across the channel at mid-length (and mid-depth in 3D).
-json::Value poiseuille_profile(const Config& c, const Fields& f) {
+Json poiseuille_profile(const Config& c, const Fields& f) {
   if (c.faces[YMin].type != FaceBC::Wall || c.faces[YMax].type != FaceBC::Wall)
     return failure("poiseuille_profile needs resting walls at y_min and y_max");
   if (c.dimensions() == 3 && c.faces[ZMin].type != FaceBC::Periodic)
@@ -74,7 +74,7 @@ json::Value poiseuille_profile(const Config& c, const Fields& f) {
   const double coeff = G / (2 * rho * nu);
   double u_max_measured = 0, max_abs_error = 0;
   const double u_max_analytic = coeff * 0.25 * double(H) * double(H);
-  json::Value profile = json::Array{};
+  Json profile = Json::array();
   for (int y = 0; y < H; ++y) {
     const double analytic = coeff * (y + 0.5) * (H - 0.5 - y);
     const double measured = f.u(xm, y, zm, 0);
@@ -82,7 +82,7 @@ json::Value poiseuille_profile(const Config& c, const Fields& f) {
     max_abs_error = std::max(max_abs_error, std::abs(measured - analytic));
     profile.push_back(measured);
   }
-  json::Value out = json::Object{};
+  Json out = Json::object();
   out["driving"] = driving;
   out["pressure_gradient"] = -G;
   // Relative to the analytic centre velocity: near the walls u -> 0 and a pointwise ratio would
@@ -97,7 +97,7 @@ json::Value poiseuille_profile(const Config& c, const Fields& f) {
 // 2D Taylor-Green vortex u = -U cos(kx x) sin(ky y), v = U sin(kx x) cos(ky y), kx = 2 pi / nx,
 // ky = 2 pi / ny (an exact solution for a square box): its amplitude decays as
 // exp(-nu (kx^2 + ky^2) t).
-json::Value taylor_green_decay(const Config& c, const Fields& f, long step) {
+Json taylor_green_decay(const Config& c, const Fields& f, long step) {
   if (c.initial != InitialCondition::TaylorGreen || c.cells[2] != 1)
     return failure("taylor_green_decay needs a 2D (nz = 1) Taylor-Green initial state");
   if (step == 0) return failure("taylor_green_decay needs at least one time step");
@@ -114,7 +114,7 @@ json::Value taylor_green_decay(const Config& c, const Fields& f, long step) {
   const double amplitude = dot / norm;
   const double k2 = kx * kx + ky * ky, t = double(step);
   const double nu_measured = -std::log(amplitude / c.taylor_green_u0) / (k2 * t);
-  json::Value out = json::Object{};
+  Json out = Json::object();
   out["amplitude"] = amplitude;
   out["amplitude_expected"] = c.taylor_green_u0 * std::exp(-c.viscosity * k2 * t);
   out["viscosity_measured"] = nu_measured;
@@ -151,7 +151,7 @@ constexpr GhiaTable ghia_tables[] = {
       -0.51550, -0.39188, -0.33714, -0.27669, -0.21388}},
 };
 
-json::Value ghia_centerline(const Config& c, const Fields& f) {
+Json ghia_centerline(const Config& c, const Fields& f) {
   if (c.cells[2] != 1) return failure("ghia_centerline needs a 2D cavity (nz = 1)");
   const FaceCondition& lid = c.faces[YMax];
   if (lid.type != FaceBC::MovingWall || lid.velocity[0] == 0)
@@ -187,7 +187,7 @@ json::Value ghia_centerline(const Config& c, const Fields& f) {
   vs.push_back(0.0);
 
   double max_u = 0, max_v = 0;
-  json::Value u_dev = json::Array{}, v_dev = json::Array{};
+  Json u_dev = Json::array(), v_dev = Json::array();
   for (std::size_t i = 0; i < ghia_y.size(); ++i) {
     const double du = interpolate(ys, us, ghia_y[i]) - table->u[i];
     const double dv = interpolate(xs, vs, ghia_x[i]) - table->v[i];
@@ -196,7 +196,7 @@ json::Value ghia_centerline(const Config& c, const Fields& f) {
     u_dev.push_back(du);
     v_dev.push_back(dv);
   }
-  json::Value out = json::Object{};
+  Json out = Json::object();
   out["reynolds"] = table->reynolds;
   out["max_u_deviation"] = max_u;
   out["max_v_deviation"] = max_v;
@@ -208,8 +208,8 @@ json::Value ghia_centerline(const Config& c, const Fields& f) {
 
 }  // namespace
 
-json::Value compute_observables(const Config& config, const Simulation& sim) {
-  json::Value out = json::Object{};
+Json compute_observables(const Config& config, const Simulation& sim) {
+  Json out = Json::object();
   if (config.observables.empty()) return out;
   const Fields fields{sim.macroscopic(), config.cells};
   for (const std::string& name : config.observables) {

@@ -8,6 +8,6 @@ namespace boreas {
 
 class Simulation;
 
-json::Value compute_observables(const Config& config, const Simulation& sim);
+Json compute_observables(const Config& config, const Simulation& sim);
 
 }  // namespace boreas

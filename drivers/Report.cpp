@@ -36,15 +36,15 @@ const char* merge_form_name(MergeForm form) {
 
 namespace {
 template <class T, std::size_t N>
-json::Value array_json(const std::array<T, N>& a) {
-  json::Array out;
+Json array_json(const std::array<T, N>& a) {
+  Json out = Json::array();
   for (const T& v : a) out.push_back(v);
   return out;
 }
 }  // namespace
 
-json::Value config_to_json(const Config& c) {
-  json::Value j = json::Object{};
+Json config_to_json(const Config& c) {
+  Json j = Json::object();
   j["name"] = c.name;
   j["deck"] = c.deck_path;
   j["lattice"] = lattice_name(c.lattice);
@@ -71,9 +71,9 @@ json::Value config_to_json(const Config& c) {
   if (c.initial == InitialCondition::TaylorGreen) j["taylor_green_amplitude"] = c.taylor_green_u0;
   else j["initial_velocity"] = array_json(c.initial_velocity);
   static const char* face_names[num_faces] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
-  json::Value faces = json::Object{};
+  Json faces = Json::object();
   for (int f = 0; f < (c.dimensions() == 3 ? 6 : 4); ++f) {
-    json::Value face = json::Object{};
+    Json face = Json::object();
     face["type"] = face_bc_name(c.faces[f].type);
     if (c.faces[f].type == FaceBC::MovingWall || c.faces[f].type == FaceBC::VelocityInlet)
       face["velocity"] = array_json(c.faces[f].velocity);
@@ -89,8 +89,8 @@ json::Value config_to_json(const Config& c) {
   return j;
 }
 
-json::Value backend_json() {
-  json::Value b = json::Object{};
+Json backend_json() {
+  Json b = Json::object();
   b["execution_space"] = Kokkos::DefaultExecutionSpace::name();
   b["concurrency"] = Kokkos::DefaultExecutionSpace().concurrency();
   b["kokkos_version"] = std::to_string(KOKKOS_VERSION / 10000) + "." +
@@ -99,9 +99,9 @@ json::Value backend_json() {
   return b;
 }
 
-json::Value make_report(const Config& config, const Simulation& sim, const std::string& status,
+Json make_report(const Config& config, const Simulation& sim, const std::string& status,
                         double wall_seconds, double initial_mass) {
-  json::Value r = json::Object{};
+  Json r = Json::object();
   r["status"] = status;
   r["config"] = config_to_json(config);
   r["lattice"] = lattice_name(config.lattice);
@@ -111,22 +111,22 @@ json::Value make_report(const Config& config, const Simulation& sim, const std::
   r["wall_time_s"] = wall_seconds;
   // Timing per category: this rank's, the slowest rank's and the mean (the papers report the
   // slowest rank); speed counts the slowest rank.
-  json::Value par = sim.parallel_report();
-  const json::Value& slowest = par["timers"]["slowest_rank"];
-  const double update_time = slowest["lbm"].as_double() + slowest["boundaries"].as_double();
-  r["mlups"] = update_time > 0 ? double(r["fluid_cells"].as_int64()) * sim.step() / update_time * 1e-6 : 0.0;
-  json::Value t = json::Object{};
+  Json par = sim.parallel_report();
+  const Json& slowest = par["timers"]["slowest_rank"];
+  const double update_time = slowest["lbm"].get<double>() + slowest["boundaries"].get<double>();
+  r["mlups"] = update_time > 0 ? double(r["fluid_cells"].get<std::int64_t>()) * sim.step() / update_time * 1e-6 : 0.0;
+  Json t = Json::object();
   double accounted = 0;
   for (const char* cat : {"lbm", "boundaries", "output"}) {
-    t[cat] = slowest[cat].as_double();
-    accounted += slowest[cat].as_double();
+    t[cat] = slowest[cat].get<double>();
+    accounted += slowest[cat].get<double>();
   }
   t["others"] = wall_seconds - accounted;
   r["timing_s"] = t;
   r["parallel"] = par;
   r["fields_hash"] = hash_hex(sim.fields_hash());
   const double mass = sim.total_mass();
-  json::Value m = json::Object{};
+  Json m = Json::object();
   m["initial"] = initial_mass;
   m["final"] = mass;
   m["relative_change"] = (mass - initial_mass) / initial_mass;
@@ -137,56 +137,56 @@ json::Value make_report(const Config& config, const Simulation& sim, const std::
   return r;
 }
 
-std::string summary_text(const json::Value& r) {
+std::string summary_text(const Json& r) {
   std::string out;
   char line[256];
   const auto add = [&](const char* fmt, auto... args) {
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
   };
-  const double wall = r["wall_time_s"].as_double();
+  const double wall = r["wall_time_s"].get<double>();
   add("%s: %s after %lld steps, %.2f MLUPS, %.2f s, fields_hash %s\n",
-      r["config"]["name"].as_string().c_str(), r["status"].as_string().c_str(),
-      static_cast<long long>(r["steps"].as_int64()), r["mlups"].as_double(), wall,
-      r["fields_hash"].as_string().c_str());
-  if (const json::Value* k = r.as_object().find("kernel_choice")) {
-    add("  kernel \"auto\": %s (tile %lld, %s), %s", (*k)["chosen"].as_string().c_str(),
-        static_cast<long long>(k->as_object().contains("tile") ? (*k)["tile"].as_int64() : 0),
-        k->as_object().contains("layout") ? (*k)["layout"].as_string().c_str() : "deck's layout",
-        (*k)["source"].as_string().c_str());
-    if (const json::Value* cands = k->as_object().find("candidates")) {
+      r["config"]["name"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
+      static_cast<long long>(r["steps"].get<std::int64_t>()), r["mlups"].get<double>(), wall,
+      r["fields_hash"].get<std::string>().c_str());
+  if (const Json* k = member(r, "kernel_choice")) {
+    add("  kernel \"auto\": %s (tile %lld, %s), %s", (*k)["chosen"].get<std::string>().c_str(),
+        static_cast<long long>(k->contains("tile") ? (*k)["tile"].get<std::int64_t>() : 0),
+        k->contains("layout") ? (*k)["layout"].get<std::string>().c_str() : "deck's layout",
+        (*k)["source"].get<std::string>().c_str());
+    if (const Json* cands = member(*k, "candidates")) {
       out += "; trial MLUPS:";
-      for (const auto& c : cands->as_array())
-        add(" %s/%lld/%s %.1f", c["kernel"].as_string().c_str(), static_cast<long long>(c["tile"].as_int64()),
-            c["layout"].as_string().c_str(), c["mlups"].as_double());
+      for (const auto& c : *cands)
+        add(" %s/%lld/%s %.1f", c["kernel"].get<std::string>().c_str(), static_cast<long long>(c["tile"].get<std::int64_t>()),
+            c["layout"].get<std::string>().c_str(), c["mlups"].get<double>());
     }
     out += "\n";
   }
   out += "  time:";
-  for (const auto& [category, seconds] : r["timing_s"].as_object())
-    add(" %s %.3g s (%.0f%%)", category.c_str(), seconds.as_double(),
-        wall > 0 ? 100 * seconds.as_double() / wall : 0.0);
+  for (const auto& [category, seconds] : r["timing_s"].items())
+    add(" %s %.3g s (%.0f%%)", category.c_str(), seconds.get<double>(),
+        wall > 0 ? 100 * seconds.get<double>() / wall : 0.0);
   out += "\n";
-  const json::Value* p = r.as_object().find("parallel");
-  if (p && p->as_object().contains("time_per_step_s")) {  // several ranks
+  const Json* p = member(r, "parallel");
+  if (p && p->contains("time_per_step_s")) {  // several ranks
     add("  %lld ranks, overlap %s; per step, slowest rank / mean [ms]:",
-        static_cast<long long>((*p)["ranks"].as_int64()), (*p)["overlap"].as_string().c_str());
-    for (const auto& [term, v] : (*p)["time_per_step_s"].as_object())
-      add(" %s %.3g/%.3g", term.c_str(), 1e3 * v["slowest_rank"].as_double(), 1e3 * v["mean"].as_double());
-    const json::Value& msgs = (*p)["messages"];
+        static_cast<long long>((*p)["ranks"].get<std::int64_t>()), (*p)["overlap"].get<std::string>().c_str());
+    for (const auto& [term, v] : (*p)["time_per_step_s"].items())
+      add(" %s %.3g/%.3g", term.c_str(), 1e3 * v["slowest_rank"].get<double>(), 1e3 * v["mean"].get<double>());
+    const Json& msgs = (*p)["messages"];
     add("\n  model: %s, hidden fraction of M %.2f; messages per step %.3g, bytes per step %.4g\n",
-        (*p)["model"]["regime"].as_string().c_str(), (*p)["model"]["hidden_fraction_of_M"].as_double(),
-        msgs["per_step"].as_double(), msgs["bytes_per_step"].as_double());
-    const json::Value& c = (*p)["crmt"];
+        (*p)["model"]["regime"].get<std::string>().c_str(), (*p)["model"]["hidden_fraction_of_M"].get<double>(),
+        msgs["per_step"].get<double>(), msgs["bytes_per_step"].get<double>());
+    const Json& c = (*p)["crmt"];
     add("  CRMT: ghost width %lld, exchange every %lld steps, redundant cells %.3g per step (%.1f%%)",
-        static_cast<long long>(c["ghost_width"].as_int64()),
-        static_cast<long long>(c["steps_per_exchange"].as_int64()), c["redundant_cells_per_step"].as_double(),
-        100 * c["redundant_fraction"].as_double());
-    if (const json::Value* a = c.as_object().find("auto")) {
+        static_cast<long long>(c["ghost_width"].get<std::int64_t>()),
+        static_cast<long long>(c["steps_per_exchange"].get<std::int64_t>()), c["redundant_cells_per_step"].get<double>(),
+        100 * c["redundant_fraction"].get<double>());
+    if (const Json* a = member(c, "auto")) {
       out += "; chosen automatically, modelled cost per step [ms]:";
-      for (const auto& cand : (*a)["candidates"].as_array())
-        add(" h=%lld %.3g", static_cast<long long>(cand["ghost_width"].as_int64()),
-            1e3 * cand["modelled_cost_per_step_s"].as_double());
+      for (const auto& cand : (*a)["candidates"])
+        add(" h=%lld %.3g", static_cast<long long>(cand["ghost_width"].get<std::int64_t>()),
+            1e3 * cand["modelled_cost_per_step_s"].get<double>());
     }
     out += "\n";
   }

@@ -14,13 +14,13 @@ const char* lattice_name(LatticeKind k);
 const char* face_bc_name(FaceBC bc);
 const char* storage_layout_name(StorageLayout layout);  // the deck's simulation.layout value
 const char* merge_form_name(MergeForm form);           // the deck's simulation.merge_form value
-json::Value config_to_json(const Config& config);
-json::Value make_report(const Config& config, const Simulation& sim, const std::string& status,
+Json config_to_json(const Config& config);
+Json make_report(const Config& config, const Simulation& sim, const std::string& status,
                         double wall_seconds, double initial_mass);
-json::Value backend_json();  // Kokkos backend, threads, device
+Json backend_json();  // Kokkos backend, threads, device
 
 // The end-of-run summary for stderr: status, speed, the timing breakdown and, on several ranks,
 // the per-step terms of the overlap model (slowest rank and mean) and the message counts.
-std::string summary_text(const json::Value& report);
+std::string summary_text(const Json& report);
 
 }  // namespace boreas

@@ -214,21 +214,21 @@ class SimulationImpl final : public Simulation {
     step_ = saved_step_;
   }
 
-  json::Value parallel_report() const override {
-    json::Value p = json::Object{};
+  Json parallel_report() const override {
+    Json p = Json::object();
     p["ranks"] = comm_.size();
     p["decomposition"] = decomposition_.method;
-    json::Array dims;
+    Json dims = Json::array();
     for (int d : decomposition_.dims) dims.push_back(d);
     p["dims"] = dims;
     p["load_imbalance"] = decomposition_.imbalance();  // max / mean fluid cells
-    json::Value slowest_timer = json::Object{}, mean_timer = json::Object{};
+    Json slowest_timer = Json::object(), mean_timer = Json::object();
     for (const char* cat : {"lbm", "boundaries", "output", "others"}) {
       const auto all = comm_.gather(timers_.get(cat));
       slowest_timer[cat] = *std::max_element(all.begin(), all.end());
       mean_timer[cat] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
     }
-    p["timers"] = json::Object{};
+    p["timers"] = Json::object();
     p["timers"]["slowest_rank"] = slowest_timer;
     p["timers"]["mean"] = mean_timer;
     if (!stepper_) {
@@ -244,7 +244,7 @@ class SimulationImpl final : public Simulation {
     p["buffers"] = halo_->staged() ? "host" : "device";
     const double steps = std::max(1L, t.steps);
     // Per step, slowest rank and mean (seed 001 reports the slowest rank).
-    json::Value per_step = json::Object{};
+    Json per_step = Json::object();
     const std::pair<const char*, double> terms[] = {
         {"C_B", t.boundary}, {"C_NB", t.interior}, {"M", t.comm},        {"W", t.wait},
         {"pack", t.pack},    {"unpack", t.unpack}, {"mpi_calls", t.calls}, {"mpi", t.mpi()}};
@@ -253,14 +253,14 @@ class SimulationImpl final : public Simulation {
       const auto all = comm_.gather(terms[i].second / steps);
       slowest[i] = *std::max_element(all.begin(), all.end());
       mean[i] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
-      json::Value v = json::Object{};
+      Json v = Json::object();
       v["slowest_rank"] = slowest[i];
       v["mean"] = mean[i];
       per_step[terms[i].first] = v;
     }
     p["time_per_step_s"] = per_step;
     const OverlapModel model = classify_overlap(stepper_->kind(), slowest[0], slowest[1], slowest[2], slowest[3]);
-    json::Value mj = json::Object{};
+    Json mj = Json::object();
     mj["regime"] = model.regime;
     mj["predicted_step_s"] = model.predicted_step_s;
     mj["hidden_fraction_of_M"] = model.hidden_fraction;
@@ -288,10 +288,10 @@ class SimulationImpl final : public Simulation {
   // Messages and bytes: the plans' prediction for all exchanges of the run (`predicted`, this
   // rank; `exchanges` of them inside `steps` steps, the others outside), what the counting wrapper
   // saw, and the mean per exchange and per time step, all ranks together.
-  json::Value message_report(long exchanges, double steps, const PlannedTraffic& predicted) const {
+  Json message_report(long exchanges, double steps, const PlannedTraffic& predicted) const {
     const long total = exchanges + exchanges_outside_steps();
     const long long messages = comm_.sum(predicted.messages), bytes = comm_.sum(predicted.bytes);
-    json::Value msgs = json::Object{};
+    Json msgs = Json::object();
     msgs["predicted"] = messages;
     msgs["counted"] = comm_.sum(comm_.messages_sent());
     msgs["predicted_bytes"] = bytes;
@@ -379,7 +379,7 @@ class SimulationImpl final : public Simulation {
       ExecSpace().fence();
       updates.push_back(seconds_since(t0));
     };
-    json::Array candidates;
+    Json candidates = Json::array();
     std::vector<std::pair<int, double>> exchange;  // (h, median exchange time on this rank)
     for (int h = 1; h <= config_.parallel.max_ghost_width; ++h) {
       if (CrmtSchedule::steps_per_exchange(h, reach) < 1) continue;
@@ -393,7 +393,7 @@ class SimulationImpl final : public Simulation {
         times.push_back(seconds_since(t0));
       }
       exchange.push_back({h, median(times)});
-      json::Value c = json::Object{};
+      Json c = Json::object();
       c["ghost_width"] = h;
       c["messages_per_exchange"] = comm_.sum((long long)probe.plan().sends.size());
       c["bytes_per_exchange"] = comm_.sum((long long)probe.plan().send_values() * (long long)sizeof(Real));
@@ -410,7 +410,7 @@ class SimulationImpl final : public Simulation {
         redundant += shells[s.computed_depth(step)];
       const double cost =
           comm_.max((exchange[i].second + cell_update * double(redundant)) / s.steps_per_exchange());
-      json::Value& c = candidates[i];
+      Json& c = candidates[i];
       c["steps_per_exchange"] = s.steps_per_exchange();
       c["exchange_s"] = comm_.max(exchange[i].second);
       c["redundant_cells_per_step"] = double(comm_.sum(redundant)) / s.steps_per_exchange();
@@ -420,16 +420,16 @@ class SimulationImpl final : public Simulation {
         best = exchange[i].first;
       }
     }
-    auto_choice_ = json::Object{};
+    auto_choice_ = Json::object();
     auto_choice_["cell_update_s"] = comm_.max(cell_update);
     auto_choice_["candidates"] = candidates;
     auto_choice_["chosen"] = best;
     return best;
   }
 
-  json::Value crmt_report(const OverlapTiming& t, double steps) const {
+  Json crmt_report(const OverlapTiming& t, double steps) const {
     const CrmtSchedule& s = stepper_->schedule();
-    json::Value c = json::Object{};
+    Json c = Json::object();
     c["ghost_width"] = s.ghost_width();
     c["steps_per_exchange"] = s.steps_per_exchange();
     c["reach_per_step"] = s.reach().per_step;
@@ -495,7 +495,7 @@ class SimulationImpl final : public Simulation {
   std::map<HaloTransfer, std::unique_ptr<Halo<L, Real>>> blocking_halos_;
   PlannedTraffic predicted_;  // what blocking_halos_ sent from this rank so far, by their plans
   std::unique_ptr<OverlapStepper<L, Real>> stepper_;
-  json::Value auto_choice_;  // the measurements behind ghost_width = "auto"
+  Json auto_choice_;  // the measurements behind ghost_width = "auto"
   long step_ = 0, saved_step_ = 0, restores_ = 0, halo_exchanges_ = 0;
   std::string halo_mode_;  // how the blocking exchanges go
 };
@@ -568,7 +568,7 @@ class Progress {
 
 }  // namespace
 
-json::Value run_deck(const Config& config, const RunOptions& options) {
+Json run_deck(const Config& config, const RunOptions& options) {
   auto sim = Simulation::create(config, options.comm);
   const bool root = sim->rank() == 0;
   Timers& timers = sim->timers();
@@ -625,7 +625,7 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
   }
   progress.finish();
 
-  json::Value instability;
+  Json instability;
   if (status == "unstable") {
     const long bad_step = sim->step();
     sim->restore_state();
@@ -638,9 +638,9 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
                    "  Re) and a small lattice Mach number (lower the lattice velocity).\n"
                    "  Writing the last good state, step %ld.\n",
                    bad_step, bad.bad_density, cell[0], cell[1], cell[2], config.tau, sim->step());
-    instability = json::Object{};
+    instability = Json::object();
     instability["step"] = bad_step;
-    instability["cell"] = json::Array{cell[0], cell[1], cell[2]};
+    instability["cell"] = Json::array({cell[0], cell[1], cell[2]});
     instability["density"] = bad.bad_density;
     instability["last_good_step"] = sim->step();
   }
@@ -652,11 +652,11 @@ json::Value run_deck(const Config& config, const RunOptions& options) {
   }
 
   const double wall = elapsed();
-  json::Value report = make_report(config, *sim, status, wall, initial_mass);
+  Json report = make_report(config, *sim, status, wall, initial_mass);
   report["observables"] = compute_observables(config, *sim);
   if (!instability.is_null()) report["instability"] = instability;
-  report["output_files"] = json::Array{};
-  for (const auto& f : series.files_written()) report["output_files"].as_array().push_back(f);
+  report["output_files"] = Json::array();
+  for (const auto& f : series.files_written()) report["output_files"].push_back(f);
   if (root) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << report.dump(2) << "\n";
   return report;
 }

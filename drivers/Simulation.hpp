@@ -39,7 +39,7 @@ class Simulation {
   virtual int ranks() const = 0;
   // Decomposition, overlap timing (seed 001 model terms), message counts: this rank's values
   // and, collectively, the slowest rank and the mean.
-  virtual json::Value parallel_report() const = 0;
+  virtual Json parallel_report() const = 0;
   virtual long long fluid_cells() const = 0;
   // Keeps / restores a copy of the current state (the last good state of a run that blows up).
   virtual void save_state() = 0;
@@ -47,11 +47,11 @@ class Simulation {
   Timers& timers() { return timers_; }
   // simulation.kernel = "auto": how the variant was chosen (drivers/KernelChoice.hpp); null
   // otherwise. config().kernel is the variant that runs.
-  const json::Value& kernel_choice() const { return kernel_choice_; }
+  const Json& kernel_choice() const { return kernel_choice_; }
 
  protected:
   Timers timers_;
-  json::Value kernel_choice_;
+  Json kernel_choice_;
 };
 
 struct RunOptions {
@@ -61,7 +61,7 @@ struct RunOptions {
 
 // Runs the deck to the end: progress, VTK output, stability checks and report.json in the
 // output directory. Returns the report; report["status"] is "completed" or "unstable".
-json::Value run_deck(const Config& config, const RunOptions& options = {});
+Json run_deck(const Config& config, const RunOptions& options = {});
 
 std::string hash_hex(std::uint64_t h);
 

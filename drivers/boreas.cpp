@@ -67,9 +67,9 @@ int run(int argc, char** argv, int rank) {
   try {
     boreas::RunOptions options;
     options.progress = !quiet;
-    const boreas::json::Value report = boreas::run_deck(config, options);
+    const boreas::Json report = boreas::run_deck(config, options);
     if (rank == 0) std::fprintf(stderr, "%s", boreas::summary_text(report).c_str());
-    return report["status"].as_string() == "completed" ? 0 : 3;
+    return report["status"].get<std::string>() == "completed" ? 0 : 3;
   } catch (const boreas::DeckError& e) {  // the device cannot hold the run (drivers/RunCheck.hpp)
     if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
     return 2;

@@ -3,6 +3,7 @@
 #include "io/VtkSeries.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,13 +18,19 @@
 #include <vtkUnsignedCharArray.h>
 #include <vtkXMLImageDataWriter.h>
 
-#include "io/Json.hpp"  // format_double, quote-free XML attribute numbers
 
 namespace fs = std::filesystem;
 
 namespace boreas {
 
 namespace {
+
+// The shortest text that reads back as the same double (the .pvd's time values).
+std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
 
 std::string padded_step(long step) {
   char buf[32];
@@ -226,7 +233,7 @@ void VtkSeries::write_pvd() {
     << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"" << byte_order() << "\">\n"
     << "  <Collection>\n";
   for (const auto& [t, file] : entries_)
-    x << "    <DataSet timestep=\"" << json::format_double(t) << "\" group=\"\" part=\"0\" file=\""
+    x << "    <DataSet timestep=\"" << shortest(t) << "\" group=\"\" part=\"0\" file=\""
       << xml_escape(file) << "\"/>\n";
   x << "  </Collection>\n"
     << "</VTKFile>\n";

@@ -50,8 +50,8 @@ std::array<int, 3> parse_size(const std::string& text, int dimensions) {
 }
 
 
-json::Value environment() {
-  json::Value e = json::Object{};
+Json environment() {
+  Json e = Json::object();
   e["backend"] = ExecSpace::name();
   e["threads"] = ExecSpace().concurrency();
   e["device"] = device_description();
@@ -61,11 +61,11 @@ json::Value environment() {
   return e;
 }
 
-void merge(json::Value& into, const json::Value& from) {
-  for (const auto& [key, value] : from.as_object()) into[key] = value;
+void merge(Json& into, const Json& from) {
+  for (const auto& [key, value] : from.items()) into[key] = value;
 }
 
-json::Array to_array(const std::vector<double>& v) { return json::Array(v.begin(), v.end()); }
+Json to_array(const std::vector<double>& v) { return Json(v); }
 
 bench::Bandwidth copy_bandwidth(Precision p, long elements, int repeats) {
   return p == Precision::Float ? bench::copy_bandwidth<float>(elements, repeats)
@@ -107,8 +107,8 @@ double variant_bytes_per_update(const Config& config, int lattice_bytes) {
   return double(lattices) * lattice_bytes / merged_steps(config.kernel);
 }
 
-json::Value run_case(const Case& c, const Config& kernel_settings, long steps, int repeats,
-                     const json::Value& env) {
+Json run_case(const Case& c, const Config& kernel_settings, long steps, int repeats,
+                     const Json& env) {
   const Config config = periodic_box(c, kernel_settings);
   const int Q = lattice_q(c.lattice);
   const int real_bytes = c.precision == Precision::Float ? 4 : 8;
@@ -133,7 +133,7 @@ json::Value run_case(const Case& c, const Config& kernel_settings, long steps, i
   const double median_mlups = median(mlups);
   const double roofline_mlups = copy.median_gbs * 1e9 / bytes_per_update / 1e6;
 
-  json::Value out = json::Object{};
+  Json out = Json::object();
   out["kind"] = "kernel";
   out["lattice"] = lattice_name(c.lattice);
   out["kernel"] = config.kernel;
@@ -144,7 +144,7 @@ json::Value run_case(const Case& c, const Config& kernel_settings, long steps, i
     out["merge_form"] = merges_in_tiles(config.merge_form) ? "tiles" : "slabs";
   out["precision"] = c.precision == Precision::Float ? "float" : "double";
   out["collision"] = config.collision == CollisionKind::TRT ? "TRT" : "BGK";
-  out["cells"] = json::Array{c.cells[0], c.cells[1], c.cells[2]};
+  out["cells"] = Json::array({c.cells[0], c.cells[1], c.cells[2]});
   out["n_cells"] = n_cells;
   out["steps"] = steps;
   out["repeats"] = repeats;
@@ -162,7 +162,7 @@ json::Value run_case(const Case& c, const Config& kernel_settings, long steps, i
   return out;
 }
 
-json::Value reference_line(Precision precision, long long cells, int repeats, const json::Value& env) {
+Json reference_line(Precision precision, long long cells, int repeats, const Json& env) {
   // The D3Q19 case of the performance contract: 19 streams of one lattice's size.
   constexpr int streams = 19;
   const int real_bytes = precision == Precision::Float ? 4 : 8;
@@ -170,7 +170,7 @@ json::Value reference_line(Precision precision, long long cells, int repeats, co
   const bench::Bandwidth inplace =
       precision == Precision::Float ? bench::inplace_bandwidth<float>(cells, streams, repeats)
                                     : bench::inplace_bandwidth<double>(cells, streams, repeats);
-  json::Value out = json::Object{};
+  Json out = Json::object();
   out["kind"] = "reference";
   out["precision"] = precision == Precision::Float ? "float" : "double";
   out["elements_per_stream"] = cells;
@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
 
   ArgvView kokkos_argv(args.kokkos);
   Kokkos::ScopeGuard kokkos(kokkos_argv.argc, kokkos_argv.argv());
-  const json::Value env = environment();
+  const Json env = environment();
   long long largest = 0;
   for (const auto& c : cases)
     largest = std::max(largest, static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2]);

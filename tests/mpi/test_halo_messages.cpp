@@ -109,17 +109,17 @@ TEST(HaloMessages, CountedMessagesAndBytesMatchThePlanAndTheClosedForm) {
                                          "periodic_box", ".", {"parallel.ghost_width=" + std::to_string(h)});
       auto sim = Simulation::create(c);
       sim->advance(steps);
-      const json::Value rep = sim->parallel_report();
-      const json::Value& m = rep["messages"];
+      const Json rep = sim->parallel_report();
+      const Json& m = rep["messages"];
       const std::string what = std::string(lattice) + " h=" + std::to_string(h);
-      const long long exchanges = m["exchanges"].as_int64();
+      const long long exchanges = m["exchanges"].get<std::int64_t>();
       EXPECT_EQ(exchanges, steps / h + 1) << what;  // the cycles completed plus the initial fill
-      EXPECT_EQ(m["counted"].as_int64(), m["predicted_per_exchange"].as_int64() * exchanges) << what;
-      EXPECT_EQ(m["counted_bytes"].as_int64(), m["predicted_bytes_per_exchange"].as_int64() * exchanges)
+      EXPECT_EQ(m["counted"].get<std::int64_t>(), m["predicted_per_exchange"].get<std::int64_t>() * exchanges) << what;
+      EXPECT_EQ(m["counted_bytes"].get<std::int64_t>(), m["predicted_bytes_per_exchange"].get<std::int64_t>() * exchanges)
           << what;
       const Expected e = std::string(lattice) == "D3Q19" ? closed_form<D3Q19>(p, h) : closed_form<D3Q27>(p, h);
-      EXPECT_EQ(m["predicted_per_exchange"].as_int64(), e.messages * size) << what;
-      EXPECT_EQ(m["predicted_bytes_per_exchange"].as_int64(), e.values * 8 * size) << what;
+      EXPECT_EQ(m["predicted_per_exchange"].get<std::int64_t>(), e.messages * size) << what;
+      EXPECT_EQ(m["predicted_bytes_per_exchange"].get<std::int64_t>(), e.values * 8 * size) << what;
     }
 }
 
@@ -154,15 +154,15 @@ TEST(HaloMessages, OneLayerVariantsMoveOneValuePerCrossRankLink) {
                                          {std::string("simulation.kernel=\"") + kernel + "\""});
       auto sim = Simulation::create(c);
       sim->advance(steps);
-      const json::Value rep = sim->parallel_report();
-      const json::Value& m = rep["messages"];
+      const Json rep = sim->parallel_report();
+      const Json& m = rep["messages"];
       const std::string what = std::string(lattice) + " " + kernel;
-      const long long exchanges = m["exchanges"].as_int64();
+      const long long exchanges = m["exchanges"].get<std::int64_t>();
       EXPECT_EQ(exchanges, steps + 1) << what;
-      EXPECT_EQ(m["counted"].as_int64(), m["predicted"].as_int64()) << what;
-      EXPECT_EQ(m["counted_bytes"].as_int64(), m["predicted_bytes"].as_int64()) << what;
+      EXPECT_EQ(m["counted"].get<std::int64_t>(), m["predicted"].get<std::int64_t>()) << what;
+      EXPECT_EQ(m["counted_bytes"].get<std::int64_t>(), m["predicted_bytes"].get<std::int64_t>()) << what;
       const long long links = std::string(lattice) == "D3Q19" ? cross_rank_links<D3Q19>(p) : cross_rank_links<D3Q27>(p);
-      EXPECT_EQ(m["predicted_bytes"].as_int64(), links * 8 * exchanges) << what;
+      EXPECT_EQ(m["predicted_bytes"].get<std::int64_t>(), links * 8 * exchanges) << what;
     }
 }
 

@@ -132,7 +132,7 @@ const std::vector<std::vector<std::string>> variants = {
 struct Output {
   std::vector<std::vector<double>> arrays;  // per step and array, every component, flat
   std::vector<std::string> names;
-  json::Value report;
+  Json report;
 };
 
 long steps_of(const Config& c) { return c.steps; }
@@ -143,7 +143,7 @@ Output read_back(const Config& c, const fs::path& dir, int ranks) {
   std::ifstream in(dir / "report.json");
   std::stringstream text;
   text << in.rdbuf();
-  out.report = json::parse(text.str());
+  out.report = Json::parse(text.str());
   std::vector<long> steps;
   for (long s = 0; s < steps_of(c); s += c.output_every) steps.push_back(s);
   steps.push_back(steps_of(c));
@@ -175,16 +175,16 @@ void expect_same_bits(const std::vector<double>& a, const std::vector<double>& b
 }
 
 // The report values a user reads as physics (not timings).
-void expect_same_report(const json::Value& a, const json::Value& ref, const std::string& what) {
-  for (const char* key : {"status", "fields_hash"}) EXPECT_EQ(a[key].as_string(), ref[key].as_string()) << what << " " << key;
-  for (const char* key : {"steps", "fluid_cells"}) EXPECT_EQ(a[key].as_int64(), ref[key].as_int64()) << what << " " << key;
+void expect_same_report(const Json& a, const Json& ref, const std::string& what) {
+  for (const char* key : {"status", "fields_hash"}) EXPECT_EQ(a[key].get<std::string>(), ref[key].get<std::string>()) << what << " " << key;
+  for (const char* key : {"steps", "fluid_cells"}) EXPECT_EQ(a[key].get<std::int64_t>(), ref[key].get<std::int64_t>()) << what << " " << key;
   std::vector<double> values, expected;
   for (const char* key : {"initial", "final", "relative_change"}) {
-    values.push_back(a["mass"][key].as_double());
-    expected.push_back(ref["mass"][key].as_double());
+    values.push_back(a["mass"][key].get<double>());
+    expected.push_back(ref["mass"][key].get<double>());
   }
-  values.push_back(a["observables"]["mass"].as_double());
-  expected.push_back(ref["observables"]["mass"].as_double());
+  values.push_back(a["observables"]["mass"].get<double>());
+  expected.push_back(ref["observables"]["mass"].get<double>());
   expect_same_bits(values, expected, what + " report mass (initial, final, relative change, observable)");
 }
 

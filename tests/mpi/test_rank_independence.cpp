@@ -253,11 +253,11 @@ TEST(RankIndependenceSetup, AutoKernelOnSeveralRanksAgreesAndCaches) {
     auto sim = Simulation::create(with(deck, {"simulation.kernel=\"auto\""}), MPI_COMM_WORLD);
     sim->advance(with(deck, {}).steps);
     EXPECT_EQ(hash_hex(sim->fields_hash()), hash_hex(reference)) << source;
-    const json::Value choice = sim->kernel_choice();
-    EXPECT_EQ(choice["source"].as_string(), source);
+    const Json choice = sim->kernel_choice();
+    EXPECT_EQ(choice["source"].get<std::string>(), source);
     // Every rank chose rank 0's variant.
-    const std::string chosen = choice["chosen"].as_string() + "/" + choice["layout"].as_string() + "/" +
-                         std::to_string(choice["tile"].as_int64());
+    const std::string chosen = choice["chosen"].get<std::string>() + "/" + choice["layout"].get<std::string>() + "/" +
+                         std::to_string(choice["tile"].get<std::int64_t>());
     EXPECT_EQ(chosen, Comm(MPI_COMM_WORLD).broadcast(chosen)) << source;
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -27,20 +27,20 @@ TEST(Instability, StopsAndKeepsLastGoodState) {
   const Config c = blow_up_deck(dir);
   RunOptions quiet;
   quiet.progress = false;
-  const json::Value report = run_deck(c, quiet);
-  EXPECT_EQ(report["status"].as_string(), "unstable");
-  const long step = report["steps"].as_int64();
+  const Json report = run_deck(c, quiet);
+  EXPECT_EQ(report["status"].get<std::string>(), "unstable");
+  const long step = report["steps"].get<std::int64_t>();
   EXPECT_LT(step, c.steps);            // stopped early,
   EXPECT_EQ(step % c.progress_every, 0);  // at the last check that passed,
   EXPECT_TRUE(report.contains("instability"));
-  EXPECT_GT(report["instability"]["step"].as_int64(), step);
+  EXPECT_GT(report["instability"]["step"].get<std::int64_t>(), step);
   // and the state written is that good one: finite everywhere.
   EXPECT_TRUE(std::filesystem::exists(dir + "/report.json"));
   EXPECT_TRUE(std::filesystem::exists(dir + "/test.pvd"));
   auto sim = Simulation::create(c);
   sim->advance(step);
   EXPECT_TRUE(sim->check().ok);
-  EXPECT_EQ(report["fields_hash"].as_string(), hash_hex(sim->fields_hash()));
+  EXPECT_EQ(report["fields_hash"].get<std::string>(), hash_hex(sim->fields_hash()));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Unit tests for io/Json and io/VtkSeries (host only, no Kokkos).
+// Unit tests of io/Json (the properties reports rely on) and io/VtkSeries (host only, no Kokkos).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,152 +26,32 @@ namespace fs = std::filesystem;
 using namespace boreas;
 
 // ---------------------------------------------------------------------------------------------
-// JSON
-
-TEST(Json, BuildAndDumpPretty) {
-  json::Value v = json::Object{};
-  v["lattice"] = "D3Q19";
-  v["steps"] = 100;
-  v["timing"]["lbm"] = 1.5;
-  v["ranks"].push_back(0);
-  v["ranks"].push_back(1);
-  v["empty_a"] = json::Array{};
-  v["empty_o"] = json::Object{};
-  EXPECT_EQ(v.dump(),
-            "{\n"
-            "  \"lattice\": \"D3Q19\",\n"
-            "  \"steps\": 100,\n"
-            "  \"timing\": {\n"
-            "    \"lbm\": 1.5\n"
-            "  },\n"
-            "  \"ranks\": [\n"
-            "    0,\n"
-            "    1\n"
-            "  ],\n"
-            "  \"empty_a\": [],\n"
-            "  \"empty_o\": {}\n"
-            "}");
-  EXPECT_EQ(v.dump(-1),
-            "{\"lattice\":\"D3Q19\",\"steps\":100,\"timing\":{\"lbm\":1.5},\"ranks\":[0,1],"
-            "\"empty_a\":[],\"empty_o\":{}}");
-}
-
-TEST(Json, InsertionOrderAndInitializerLists) {
-  json::Value v = json::Object{{"z", 1}, {"a", json::Array{1, 2.5, "x", nullptr, true}}, {"m", json::Object{{"k", -3}}}};
-  EXPECT_EQ(v.dump(-1), "{\"z\":1,\"a\":[1,2.5,\"x\",null,true],\"m\":{\"k\":-3}}");
-  v["z"] = 7;  // replacing keeps position
-  EXPECT_EQ(v.dump(-1), "{\"z\":7,\"a\":[1,2.5,\"x\",null,true],\"m\":{\"k\":-3}}");
-  EXPECT_EQ(v["a"][1].as_double(), 2.5);
-  EXPECT_EQ(v["m"]["k"].as_int64(), -3);
-  EXPECT_TRUE(v.contains("m"));
-  EXPECT_FALSE(v.contains("q"));
-  EXPECT_EQ(v.size(), 3u);
-  EXPECT_THROW(v["a"][9], std::out_of_range);
-  EXPECT_THROW(v["z"].as_string(), json::TypeError);
-  const json::Value& cv = v;
-  EXPECT_THROW(cv["nope"], std::out_of_range);
-}
-
-TEST(Json, NestedRoundTrip) {
-  json::Value v = json::Object{};
-  v["name"] = "cavity";
-  v["ok"] = false;
-  v["nothing"] = nullptr;
-  v["neg"] = std::int64_t{-1234567890123};
-  v["big"] = std::numeric_limits<std::uint64_t>::max();
-  v["i64min"] = std::numeric_limits<std::int64_t>::min();
-  v["deep"]["a"]["b"]["c"] = json::Array{json::Array{}, json::Object{}, json::Array{1, json::Array{2, 3}}};
-  for (int i = 0; i < 5; ++i) v["list"].push_back(json::Object{{"i", i}, {"x", 0.1 * i}});
-  for (int indent : {-1, 0, 2, 4}) {
-    const json::Value back = json::parse(v.dump(indent));
-    EXPECT_EQ(back, v) << v.dump(indent);
-    EXPECT_EQ(back.dump(indent), v.dump(indent));
-  }
-  const json::Value back = json::parse(v.dump());
-  EXPECT_TRUE(back["big"].is_uint());
-  EXPECT_EQ(back["big"].as_uint64(), std::numeric_limits<std::uint64_t>::max());
-  EXPECT_EQ(back["i64min"].as_int64(), std::numeric_limits<std::int64_t>::min());
-  EXPECT_EQ(v["big"].dump(), "18446744073709551615");
-}
+// JSON: the report relies on doubles reading back bit for bit (tests/mpi/test_output_independence)
+// and on non-finite values staying valid JSON.
 
 TEST(Json, DoublesRoundTripExactly) {
   const double values[] = {0.1, 1e-300, 2.0, -0.0, 1.0 / 3.0, 6.02214076e23, 5e-324,
                            std::numeric_limits<double>::max(), std::numeric_limits<double>::min(),
                            123456789012345680.0, -1.5e-7, 1e21, 0.0};
   for (double d : values) {
-    const std::string s = json::Value(d).dump();
-    const json::Value back = json::parse(s);
-    ASSERT_TRUE(back.is_double()) << s;
-    EXPECT_EQ(std::signbit(back.as_double()), std::signbit(d)) << s;
-    EXPECT_EQ(back.as_double(), d) << s;
+    const std::string s = Json(d).dump();
+    const Json back = Json::parse(s);
+    ASSERT_TRUE(back.is_number_float()) << s;
+    EXPECT_EQ(std::signbit(back.get<double>()), std::signbit(d)) << s;
+    EXPECT_EQ(back.get<double>(), d) << s;
   }
-  EXPECT_EQ(json::Value(2.0).dump(), "2.0");
-  EXPECT_EQ(json::Value(0.1).dump(), "0.1");
-  EXPECT_EQ(json::Value(-3.0).dump(), "-3.0");
-  EXPECT_EQ(json::Value(1e-300).dump(), "1e-300");
-  EXPECT_EQ(json::Value(2).dump(), "2");  // integers stay integers
+  EXPECT_EQ(Json(2.0).dump(), "2.0");
+  EXPECT_EQ(Json(0.1).dump(), "0.1");
+  EXPECT_EQ(Json(-3.0).dump(), "-3.0");
+  EXPECT_EQ(Json(1e-300).dump(), "1e-300");
+  EXPECT_EQ(Json(2).dump(), "2");  // integers stay integers
 }
 
 TEST(Json, NonFiniteDumpsAsNull) {
-  json::Value v = json::Array{std::nan(""), std::numeric_limits<double>::infinity(),
-                              -std::numeric_limits<double>::infinity()};
+  Json v = Json::array({std::nan(""), std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity()});
   EXPECT_EQ(v.dump(-1), "[null,null,null]");
-  EXPECT_TRUE(json::parse(v.dump())[0].is_null());
-}
-
-TEST(Json, StringEscaping) {
-  const std::string s = std::string("quote\" backslash\\ slash/ nl\n tab\t cr\r bs\b ff\f nul") + '\0' +
-                        " bell\x07 del\x7f utf8 \xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80";
-  const json::Value v = s;
-  const std::string d = v.dump();
-  EXPECT_EQ(d,
-            "\"quote\\\" backslash\\\\ slash/ nl\\n tab\\t cr\\r bs\\b ff\\f nul\\u0000 bell\\u0007 del\\u007f "
-            "utf8 \xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"");
-  EXPECT_EQ(json::parse(d).as_string(), s);
-  // \u escapes incl. surrogate pairs decode to UTF-8
-  EXPECT_EQ(json::parse("\"\\u00e9\\u20AC\\ud83d\\ude00\\/\"").as_string(), "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80/");
-  // keys are escaped too
-  json::Value o = json::Object{{"a\"b", 1}};
-  EXPECT_EQ(o.dump(-1), "{\"a\\\"b\":1}");
-  EXPECT_EQ(json::parse(o.dump()), o);
-}
-
-TEST(Json, ParseNumbersAndLiterals) {
-  EXPECT_TRUE(json::parse(" 42 ").is_int());
-  EXPECT_TRUE(json::parse("-0").is_int());
-  EXPECT_TRUE(json::parse("9223372036854775808").is_uint());
-  EXPECT_TRUE(json::parse("18446744073709551616").is_double());  // beyond uint64
-  EXPECT_TRUE(json::parse("1.0").is_double());
-  EXPECT_TRUE(json::parse("1e2").is_double());
-  EXPECT_EQ(json::parse("1e-400").as_double(), 0.0);
-  EXPECT_TRUE(json::parse("true").as_bool());
-  EXPECT_TRUE(json::parse("null").is_null());
-  EXPECT_EQ(json::Value(5u), json::parse("5"));  // uint64 vs int64 of the same value compare equal
-}
-
-TEST(Json, ParseErrorsReportLineAndColumn) {
-  auto error_of = [](const std::string& text) -> std::string {
-    try {
-      json::parse(text);
-    } catch (const json::ParseError& e) {
-      return std::to_string(e.line()) + ":" + std::to_string(e.column()) + " " + e.what();
-    }
-    return "no error";
-  };
-  EXPECT_EQ(error_of("{\n  \"a\": 1,\n  \"b\": tru\n}").substr(0, 4), "3:8 ");
-  EXPECT_NE(error_of("{\n  \"a\": 1,\n  \"b\": tru\n}").find("line 3, column 8"), std::string::npos);
-  EXPECT_EQ(error_of("[1, 2").substr(0, 4), "1:6 ");
-  EXPECT_EQ(error_of("[1,]").substr(0, 4), "1:4 ");
-  EXPECT_EQ(error_of("{} x").substr(0, 4), "1:4 ");
-  EXPECT_EQ(error_of("").substr(0, 4), "1:1 ");
-  EXPECT_NE(error_of("\"abc"), "no error");
-  EXPECT_NE(error_of("01"), "no error");
-  EXPECT_NE(error_of("1."), "no error");
-  EXPECT_NE(error_of("{\"a\" 1}"), "no error");
-  EXPECT_NE(error_of("\"\\x\""), "no error");
-  EXPECT_NE(error_of("\"\\ud800\""), "no error");
-  EXPECT_NE(error_of("\"a\nb\""), "no error");
-  EXPECT_NE(error_of("1e999"), "no error");
+  EXPECT_TRUE(Json::parse(v.dump())[0].is_null());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,7 +211,7 @@ TEST(VtkSeries, PvdListsEveryStep) {
 
   const std::string pvd = read_text(dir / "run.pvd");
   EXPECT_NE(pvd.find("type=\"Collection\""), std::string::npos);
-  EXPECT_NE(pvd.find("<DataSet timestep=\"0.0\""), std::string::npos) << pvd;
+  EXPECT_NE(pvd.find("<DataSet timestep=\"0\""), std::string::npos) << pvd;
   EXPECT_NE(pvd.find("<DataSet timestep=\"2.5\""), std::string::npos) << pvd;
   EXPECT_LT(pvd.find("run_000000.vti"), pvd.find("run_000100.vti"));
   EXPECT_FALSE(fs::exists(dir / "run.pvd.tmp"));

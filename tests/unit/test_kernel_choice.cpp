@@ -40,7 +40,7 @@ radius = 2.5
 vtk = false
 )";
 
-std::uint64_t run(const Config& c, json::Value* choice = nullptr) {
+std::uint64_t run(const Config& c, Json* choice = nullptr) {
   auto sim = Simulation::create(c, MPI_COMM_SELF);
   sim->advance(c.steps);
   if (choice) *choice = sim->kernel_choice();
@@ -67,49 +67,49 @@ TEST_F(KernelChoiceTest, TrialThenCacheSameFieldsAsAbPull) {
   const std::uint64_t expected = run(reference);
   const Config automatic = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\""});
 
-  json::Value first;
+  Json first;
   EXPECT_EQ(run(automatic, &first), expected);
   ASSERT_FALSE(first.is_null());
-  EXPECT_EQ(first["source"].as_string(), "trial");
-  const std::string chosen = first["chosen"].as_string();
+  EXPECT_EQ(first["source"].get<std::string>(), "trial");
+  const std::string chosen = first["chosen"].get<std::string>();
   std::set<std::string> tried;
   double best = 0;
   std::string fastest, fastest_layout;
-  for (const auto& c : first["candidates"].as_array()) {
-    tried.insert(c["kernel"].as_string());
-    tried.insert(c["kernel"].as_string() + " " + c["layout"].as_string());
-    if (c["mlups"].as_double() > best) {
-      best = c["mlups"].as_double();
-      fastest = c["kernel"].as_string();
-      fastest_layout = c["layout"].as_string();
+  for (const auto& c : first["candidates"]) {
+    tried.insert(c["kernel"].get<std::string>());
+    tried.insert(c["kernel"].get<std::string>() + " " + c["layout"].get<std::string>());
+    if (c["mlups"].get<double>() > best) {
+      best = c["mlups"].get<double>();
+      fastest = c["kernel"].get<std::string>();
+      fastest_layout = c["layout"].get<std::string>();
     }
   }
   for (const auto& k : known_kernels()) EXPECT_TRUE(tried.count(k)) << k << " was not tried";
   EXPECT_TRUE(tried.count("ab_pull aosoa")) << "AoSoA storage was not tried";
   EXPECT_EQ(chosen, fastest);
-  EXPECT_EQ(first["layout"].as_string(), fastest_layout);
+  EXPECT_EQ(first["layout"].get<std::string>(), fastest_layout);
   EXPECT_TRUE(std::filesystem::exists(kernel_choice_cache_file()));
 
-  json::Value second;
+  Json second;
   EXPECT_EQ(run(automatic, &second), expected);
-  EXPECT_EQ(second["source"].as_string(), "cache");
-  EXPECT_EQ(second["chosen"].as_string(), chosen);
-  EXPECT_EQ(second["layout"].as_string(), fastest_layout);
+  EXPECT_EQ(second["source"].get<std::string>(), "cache");
+  EXPECT_EQ(second["chosen"].get<std::string>(), chosen);
+  EXPECT_EQ(second["layout"].get<std::string>(), fastest_layout);
 
   // Another problem (float) is another key: a new trial.
   const Config other = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\"", "lattice.precision=\"float\""});
-  json::Value third;
+  Json third;
   run(other, &third);
-  EXPECT_EQ(third["source"].as_string(), "trial");
+  EXPECT_EQ(third["source"].get<std::string>(), "trial");
 }
 
 TEST_F(KernelChoiceTest, UnreadableCacheIsIgnored) {
   std::filesystem::create_directories(dir_);
   std::ofstream(kernel_choice_cache_file()) << "{ not json";
   const Config automatic = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\""});
-  json::Value choice;
+  Json choice;
   run(automatic, &choice);
-  EXPECT_EQ(choice["source"].as_string(), "trial");
+  EXPECT_EQ(choice["source"].get<std::string>(), "trial");
 }
 
 }  // namespace

@@ -53,13 +53,13 @@ inline double order(double coarse_error, double fine_error, double ratio = 2.0) 
   return std::log(coarse_error / fine_error) / std::log(ratio);
 }
 
-inline double observable(const json::Value& obs, const std::string& name, const std::string& key) {
-  const json::Value& o = obs[name];
+inline double observable(const Json& obs, const std::string& name, const std::string& key) {
+  const Json& o = obs[name];
   if (o.contains("error")) {
-    ADD_FAILURE() << name << ": " << o["error"].as_string();
+    ADD_FAILURE() << name << ": " << o["error"].get<std::string>();
     return NAN;
   }
-  return o[key].as_double();
+  return o[key].get<double>();
 }
 
 }  // namespace boreas::testing

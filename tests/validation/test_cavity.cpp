@@ -28,7 +28,7 @@ void check(double reynolds, int cells, double u_tolerance, double v_tolerance) {
   auto sim = Simulation::create(config);
   // Steady: the velocity changes by less than 1e-7 of the lid speed per 1000 steps.
   const long steps = run_to_steady_state(*sim, 1000, 1e-7, 400000);
-  const json::Value obs = compute_observables(config, *sim);
+  const Json obs = compute_observables(config, *sim);
   const double du = observable(obs, "ghia_centerline", "max_u_deviation");
   const double dv = observable(obs, "ghia_centerline", "max_v_deviation");
   std::printf("Re %g, %d^2, lid %g, tau %.4f: steady after %ld steps; max |u - Ghia| %.4f, "

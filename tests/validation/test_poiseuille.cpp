@@ -98,7 +98,7 @@ TEST(Poiseuille, PressureDrivenChannel) {
   const double imposed = config.density * u_in * (ny - 1.0 / 3.0);
   const double spread = (flux_max - flux_min) / imposed;
   const double inlet_error = std::abs(0.5 * (flux_max + flux_min) - imposed) / imposed;
-  const json::Value obs = compute_observables(config, *sim);
+  const Json obs = compute_observables(config, *sim);
   const double profile_error = observable(obs, "poiseuille_profile", "max_relative_error");
   std::printf("steady after %ld steps: flux spread %.3e, flux vs imposed %.3e, profile error %.3e\n",
               steps, spread, inlet_error, profile_error);

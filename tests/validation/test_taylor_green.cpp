@@ -50,7 +50,7 @@ Outcome run(const Config& config) {
       err2 += std::pow(s.u(x, y, 0, 0) - ux, 2) + std::pow(s.u(x, y, 0, 1) - uy, 2);
       ref2 += ux * ux + uy * uy;
     }
-  const json::Value obs = compute_observables(config, *sim);
+  const Json obs = compute_observables(config, *sim);
   return {std::sqrt(err2 / ref2), observable(obs, "taylor_green_decay", "relative_error")};
 }
 
