@@ -54,32 +54,49 @@ bool meets(const Box& a, const Box& b, const std::array<int, 3>& cells, const st
 
 }  // namespace
 
-CellRing::CellRing(const std::vector<Box>& boxes, int rank, const std::array<int, 3>& cells,
-                   const std::array<bool, 3>& periodic)
-    : box_(boxes[rank]), grown_(grow(boxes[rank], cells)) {
+CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cells,
+                   const std::array<bool, 3>& periodic) {
+  const std::vector<int> mine = set.owned_by(rank);
+  std::vector<int> slot_of(set.size(), -1);
+  for (std::size_t s = 0; s < mine.size(); ++s) {
+    slot_of[mine[s]] = int(s);
+    boxes_.push_back(set.blocks[mine[s]].box);
+    grown_.push_back(grow(boxes_.back(), cells));
+  }
   std::map<int, Peer> peers;
-  std::vector<int> near;  // ranks whose boxes meet this ring, or whose rings meet this box
-  for (std::size_t r = 0; r < boxes.size(); ++r)
-    if (meets(grown_, boxes[r], cells, periodic)) near.push_back(int(r));
-  auto owner_of = [&](const std::array<int, 3>& w) {
-    for (int r : near)
-      if (boxes[r].contains(w[0], w[1], w[2])) return r;
+  // The block holding wrapped cell w among `candidates`.
+  auto holder = [&](const std::vector<int>& candidates, const std::array<int, 3>& w) {
+    for (int b : candidates)
+      if (set.blocks[b].box.contains(w[0], w[1], w[2])) return b;
     return -1;
   };
-  for_each_ring_cell(box_, grown_, cells, periodic, [&](const auto& p, const auto& w) {
-    const int owner = owner_of(w);
-    const long at = local_index(grown_, p[0], p[1], p[2]);
-    if (owner == rank) {
-      self_from.push_back(local_index(box_, w[0], w[1], w[2]));
-      self_to.push_back(at);
-    } else {
-      peers[owner].recv.push_back(at);
-    }
-  });
-  for (int r : near) {  // meeting is symmetric for rings of one cell
-    if (r == rank) continue;
-    for_each_ring_cell(boxes[r], grow(boxes[r], cells), cells, periodic, [&](const auto&, const auto& w) {
-      if (box_.contains(w[0], w[1], w[2])) peers[r].send.push_back(local_index(box_, w[0], w[1], w[2]));
+  for (std::size_t s = 0; s < mine.size(); ++s) {
+    std::vector<int> near;  // blocks meeting this ring
+    for (const GridBlock& b : set.blocks)
+      if (meets(grown_[s], b.box, cells, periodic)) near.push_back(b.id);
+    for_each_ring_cell(boxes_[s], grown_[s], cells, periodic, [&](const auto& p, const auto& w) {
+      const int b = holder(near, w);
+      const Cell to{int(s), local_index(grown_[s], p[0], p[1], p[2])};
+      const GridBlock& from = set.blocks[b];
+      if (from.owner == rank) {
+        self_from_.push_back({slot_of[b], local_index(from.box, w[0], w[1], w[2])});
+        self_to_.push_back(to);
+      } else {
+        peers[from.owner].recv.push_back(to);
+      }
+    });
+  }
+  // What this rank's blocks hold of other ranks' rings, block by block in id order.
+  for (const GridBlock& other : set.blocks) {
+    if (other.owner == rank) continue;
+    std::vector<int> near;  // this rank's blocks meeting the other block's ring
+    const Box other_grown = grow(other.box, cells);
+    for (int b : mine)
+      if (meets(other_grown, set.blocks[b].box, cells, periodic)) near.push_back(b);
+    if (near.empty()) continue;
+    for_each_ring_cell(other.box, other_grown, cells, periodic, [&](const auto&, const auto& w) {
+      const int b = holder(near, w);
+      if (b >= 0) peers[other.owner].send.push_back({slot_of[b], local_index(set.blocks[b].box, w[0], w[1], w[2])});
     });
   }
   for (auto& [r, p] : peers) {
@@ -88,18 +105,24 @@ CellRing::CellRing(const std::vector<Box>& boxes, int rank, const std::array<int
   }
 }
 
-std::vector<double> CellRing::gather(Comm& comm, const std::vector<double>& owned, int components) const {
+std::vector<std::vector<double>> CellRing::gather(Comm& comm, const std::vector<std::vector<double>>& owned,
+                                                  int components) const {
   const int k = components;
-  std::vector<double> out(static_cast<std::size_t>(grown_.cells()) * k, std::numeric_limits<double>::quiet_NaN());
-  for (int z = box_.lo[2]; z < box_.hi[2]; ++z)
-    for (int y = box_.lo[1]; y < box_.hi[1]; ++y)
-      for (int x = box_.lo[0]; x < box_.hi[0]; ++x)
-        for (int c = 0; c < k; ++c)
-          out[local_index(grown_, x, y, z) * k + c] = owned[local_index(box_, x, y, z) * k + c];
-  for (std::size_t i = 0; i < self_from.size(); ++i)
-    for (int c = 0; c < k; ++c) out[self_to[i] * k + c] = owned[self_from[i] * k + c];
+  std::vector<std::vector<double>> out;
+  for (std::size_t s = 0; s < boxes_.size(); ++s) {
+    const Box& box = boxes_[s];
+    out.emplace_back(static_cast<std::size_t>(grown_[s].cells()) * k, std::numeric_limits<double>::quiet_NaN());
+    for (int z = box.lo[2]; z < box.hi[2]; ++z)
+      for (int y = box.lo[1]; y < box.hi[1]; ++y)
+        for (int x = box.lo[0]; x < box.hi[0]; ++x)
+          for (int c = 0; c < k; ++c)
+            out[s][local_index(grown_[s], x, y, z) * k + c] = owned[s][local_index(box, x, y, z) * k + c];
+  }
+  for (std::size_t i = 0; i < self_from_.size(); ++i)
+    for (int c = 0; c < k; ++c)
+      out[self_to_[i].slot][self_to_[i].index * k + c] = owned[self_from_[i].slot][self_from_[i].index * k + c];
 
-  constexpr int tag = 1 << 14;  // apart from the halo tags (groups 0-5)
+  constexpr int tag = 1 << 14;  // apart from the halo tags
   std::vector<std::vector<double>> send(peers_.size()), recv(peers_.size());
   std::vector<MPI_Request> requests;
   for (std::size_t i = 0; i < peers_.size(); ++i) {
@@ -108,15 +131,15 @@ std::vector<double> CellRing::gather(Comm& comm, const std::vector<double>& owne
       requests.push_back(comm.irecv(recv[i].data(), long(recv[i].size() * sizeof(double)), peers_[i].rank, tag));
   }
   for (std::size_t i = 0; i < peers_.size(); ++i) {
-    for (long cell : peers_[i].send)
-      for (int c = 0; c < k; ++c) send[i].push_back(owned[cell * k + c]);
+    for (const Cell& cell : peers_[i].send)
+      for (int c = 0; c < k; ++c) send[i].push_back(owned[cell.slot][cell.index * k + c]);
     if (!send[i].empty())
       requests.push_back(comm.isend(send[i].data(), long(send[i].size() * sizeof(double)), peers_[i].rank, tag));
   }
   MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   for (std::size_t i = 0; i < peers_.size(); ++i)
     for (std::size_t j = 0; j < peers_[i].recv.size(); ++j)
-      for (int c = 0; c < k; ++c) out[peers_[i].recv[j] * k + c] = recv[i][j * k + c];
+      for (int c = 0; c < k; ++c) out[peers_[i].recv[j].slot][peers_[i].recv[j].index * k + c] = recv[i][j * k + c];
   return out;
 }
 

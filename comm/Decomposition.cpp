@@ -25,18 +25,21 @@ long long fluid_in(const DomainGeometry& domain, const Box& b) {
   return n;
 }
 
-}  // namespace
-
-double Decomposition::imbalance() const {
-  long long max = 0, total = 0;
-  for (long long f : fluid_cells) {
-    max = std::max(max, f);
-    total += f;
+// Rank of each block: consecutive runs of `per_rank`; fluid cells; neighbour tables.
+void finish(BlockSet& set, const DomainGeometry& domain, int per_rank) {
+  set.ranks = set.size() / per_rank;
+  for (GridBlock& b : set.blocks) {
+    b.owner = b.id / per_rank;
+    set.fluid_cells.push_back(fluid_in(domain, b.box));
   }
-  return total > 0 ? double(max) * double(fluid_cells.size()) / double(total) : 1.0;
+  const auto& n = domain.cells();
+  link_neighbours(set, n, {domain.periodic(0), domain.periodic(1), domain.periodic(2)});
 }
 
-std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int ranks, int dimensions) {
+}  // namespace
+
+std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int blocks, int dimensions) {
+  const int ranks = blocks;  // one block per part of the grid
   std::array<int, 3> best{0, 0, 0};
   double best_cost = std::numeric_limits<double>::max();
   for (int px = 1; px <= ranks; ++px) {
@@ -62,40 +65,44 @@ std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int ranks, in
   }
   if (best[0] == 0)
     throw Error("cannot split a " + std::to_string(cells[0]) + " x " + std::to_string(cells[1]) +
-                " x " + std::to_string(cells[2]) + " domain over " + std::to_string(ranks) +
-                " ranks (at least one cell per rank and axis)");
+                " x " + std::to_string(cells[2]) + " domain into " + std::to_string(ranks) +
+                " blocks (at least one cell per block and axis)");
   return best;
 }
 
-Decomposition cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims) {
-  Decomposition d;
-  d.method = "cartesian";
-  d.dims = dims;
+BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank) {
+  BlockSet set;
+  set.method = "cartesian";
+  set.dims = dims;
   const auto& n = domain.cells();
   for (int k = 0; k < dims[2]; ++k)
     for (int j = 0; j < dims[1]; ++j)
-      for (int i = 0; i < dims[0]; ++i) {  // rank = i + px (j + py k): x fastest
-        Box b;
+      for (int i = 0; i < dims[0]; ++i) {  // block = i + px (j + py k): x fastest
+        GridBlock b;
+        b.id = set.size();
         const int idx[3] = {i, j, k};
-        for (int a = 0; a < 3; ++a) std::tie(b.lo[a], b.hi[a]) = split_range(n[a], dims[a], idx[a]);
-        d.boxes.push_back(b);
-        d.fluid_cells.push_back(fluid_in(domain, b));
+        for (int a = 0; a < 3; ++a) std::tie(b.box.lo[a], b.box.hi[a]) = split_range(n[a], dims[a], idx[a]);
+        set.blocks.push_back(b);
       }
-  return d;
+  finish(set, domain, blocks_per_rank);
+  return set;
 }
 
-Decomposition bisection(const DomainGeometry& domain, int ranks, int dimensions) {
-  Decomposition d;
+BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank) {
+  BlockSet d;
   d.method = "bisection";
   d.dims = {0, 0, 0};
+  const int parts_total = ranks * blocks_per_rank;
   // Fluid count per cell, then recursive halving: split `parts` ranks as floor/ceil halves, cut
   // the box across its longest axis (x last: it is the unit-stride axis) where the low side holds
   // its share of fluid cells.
   const auto& n = domain.cells();
   std::function<void(const Box&, int)> split = [&](const Box& b, int parts) {
     if (parts == 1) {
-      d.boxes.push_back(b);
-      d.fluid_cells.push_back(fluid_in(domain, b));
+      GridBlock block;
+      block.id = d.size();
+      block.box = b;
+      d.blocks.push_back(block);
       return;
     }
     int axis = -1;
@@ -104,7 +111,7 @@ Decomposition bisection(const DomainGeometry& domain, int ranks, int dimensions)
       if (b.extent(a) < 2) continue;
       if (axis < 0 || b.extent(a) > b.extent(axis)) axis = a;
     }
-    if (axis < 0) throw Error("recursive bisection: more ranks than cells");
+    if (axis < 0) throw Error("recursive bisection: more blocks than cells");
     const int low_parts = parts / 2;
     std::vector<long long> slice(b.extent(axis), 0);
     for (int z = b.lo[2]; z < b.hi[2]; ++z)
@@ -136,28 +143,30 @@ Decomposition bisection(const DomainGeometry& domain, int ranks, int dimensions)
     split(lo, low_parts);
     split(hi, parts - low_parts);
   };
-  split(Box{{0, 0, 0}, n}, ranks);
+  split(Box{{0, 0, 0}, n}, parts_total);
+  finish(d, domain, blocks_per_rank);
   return d;
 }
 
-Decomposition decompose(const Config& config, const DomainGeometry& domain, int ranks) {
+BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks) {
+  const int per_rank = config.parallel.blocks_per_rank, blocks = ranks * per_rank;
   if (config.parallel.decomposition == DecompositionKind::Bisection)
-    return bisection(domain, ranks, config.dimensions());
+    return bisection(domain, ranks, config.dimensions(), per_rank);
   std::array<int, 3> dims = config.parallel.dims;
   if (dims[0] == 0) {
-    dims = cartesian_dims(config.cells, ranks, config.dimensions());
+    dims = cartesian_dims(config.cells, blocks, config.dimensions());
   } else {
-    if (dims[0] * dims[1] * dims[2] != ranks)
-      throw Error("parallel.dims = [" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) +
-                  ", " + std::to_string(dims[2]) + "] needs " +
-                  std::to_string(dims[0] * dims[1] * dims[2]) + " ranks, the run has " +
-                  std::to_string(ranks));
+    if (dims[0] * dims[1] * dims[2] != blocks)
+      throw Error("parallel.dims = [" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " +
+                  std::to_string(dims[2]) + "] makes " + std::to_string(dims[0] * dims[1] * dims[2]) +
+                  " blocks, the run has " + std::to_string(ranks) + " ranks x " + std::to_string(per_rank) +
+                  " blocks per rank");
     for (int a = 0; a < 3; ++a)
       if (dims[a] > config.cells[a])
         throw Error("parallel.dims[" + std::to_string(a) + "] = " + std::to_string(dims[a]) +
                     " exceeds the " + std::to_string(config.cells[a]) + " cells along that axis");
   }
-  return cartesian(domain, dims);
+  return cartesian(domain, dims, per_rank);
 }
 
 }  // namespace boreas

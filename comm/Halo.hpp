@@ -1,11 +1,13 @@
 #pragma once
-// Ghost exchange of one block's populations along a HaloPlan (ghost layers `depth` deep, at most
-// the block's allocated ghosts): receives posted before sends,
-// device pack/unpack kernels over flat population indices, buffers either handed to MPI in
-// device memory (CUDA-aware MPI; on host backends this is plain host memory) or staged through
-// separate host buffers, self copies (periodic axes that are not split; a swap plan's parked
-// values) made before anything is packed. The phases are
-// public so that the overlap strategies (comm/Overlap.hpp) can interleave them with compute.
+// Ghost exchange of a rank's blocks along a HaloPlan (ghost layers `depth` deep, at most the
+// blocks' allocated ghosts): receives posted before sends, device pack/unpack kernels over flat
+// population indices of each block's lattice, buffers either handed to MPI in device memory
+// (CUDA-aware MPI; on host backends this is plain host memory) or staged through separate host
+// buffers. Copies between two blocks of the rank go through the send buffer without MPI (unpacked
+// once packed); self copies (periodic axes a block spans; a swap plan's parked values) are made
+// before anything is packed. The phases are public so that the overlap strategies
+// (comm/Overlap.hpp) can interleave them with compute. `Lattices` holds one lattice per block of
+// the rank, in slot order.
 #include <mpi.h>
 
 #include <string>
@@ -17,13 +19,27 @@
 
 namespace boreas {
 
+template <class Real>
+using Lattices = std::vector<Populations<Real>>;
+
+// The storages of a rank's blocks, for build_halo_plan.
+template <class L, class Real>
+std::vector<BlockStorage> block_storages(const std::vector<const Block<L, Real>*>& blocks,
+                                         const std::vector<int>& ids) {
+  std::vector<BlockStorage> out;
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    out.push_back({ids[i], blocks[i]->geometry(), blocks[i]->populations().layout});
+  return out;
+}
+
 template <class L, class Real>
 class Halo {
  public:
-  Halo(const Block<L, Real>& block, const DomainGeometry& domain, const Decomposition& dec, Comm& comm,
-       bool stage_through_host, const std::array<int, 3>& depth, HaloTransfer transfer = HaloTransfer::Pull)
-      : comm_(comm), plan_(build_halo_plan<L>(dec, comm.rank(), domain, block.geometry(),
-                                                  block.populations().layout, depth, transfer)),
+  // `blocks`: the rank's blocks in slot order, `ids` their ids in `set`.
+  Halo(const std::vector<const Block<L, Real>*>& blocks, const std::vector<int>& ids, const DomainGeometry& domain,
+       const BlockSet& set, Comm& comm, bool stage_through_host, const std::array<int, 3>& depth,
+       HaloTransfer transfer = HaloTransfer::Pull)
+      : comm_(comm), plan_(build_halo_plan<L>(set, comm.rank(), domain, block_storages(blocks, ids), depth, transfer)),
         staged_(stage_through_host) {
     send_index_ = to_device("halo_send_index", plan_.send_index);
     recv_index_ = to_device("halo_recv_index", plan_.recv_index);
@@ -41,16 +57,16 @@ class Halo {
   }
 
   const HaloPlan& plan() const { return plan_; }
-  bool remote() const { return !plan_.sends.empty() || !plan_.recvs.empty(); }
   bool staged() const { return staged_; }
 
   // The whole exchange, blocking.
-  void exchange(const Populations<Real>& f) {
+  void exchange(const Lattices<Real>& f) {
     post_receives();
     copy_local(f);
     for (std::size_t m = 0; m < plan_.sends.size(); ++m) pack(int(m), f);
     ExecSpace().fence();
     for (std::size_t m = 0; m < plan_.sends.size(); ++m) send(int(m));
+    unpack_local(f);
     wait_receives(f);
     wait_sends();
   }
@@ -58,38 +74,60 @@ class Halo {
   void post_receives() {
     for (std::size_t m = 0; m < plan_.recvs.size(); ++m) {
       const HaloMessage& msg = plan_.recvs[m];
-      recv_req_[m] = comm_.irecv(recv_ptr(msg), msg.count * long(sizeof(Real)), msg.peer, msg.tag);
       unpacked_[m] = false;
+      if (msg.local()) continue;
+      recv_req_[m] = comm_.irecv(recv_ptr(msg), msg.count * long(sizeof(Real)), msg.peer, msg.tag);
     }
   }
 
   // Packs send message m (and stages it to the host) on `exec`; send(m) after exec is fenced.
-  void pack(int m, const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+  void pack(int m, const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
     const HaloMessage& msg = plan_.sends[m];
     const auto index = send_index_;
     const auto buf = send_buf_;
-    const auto data = f.data;
+    const auto data = f[msg.slot].data;
     Kokkos::parallel_for(
         "boreas::comm::pack", Kokkos::RangePolicy<ExecSpace>(exec, msg.offset, msg.offset + msg.count),
         KOKKOS_LAMBDA(const long i) { buf(i) = data(index(i)); });
-    if (staged_) Kokkos::deep_copy(exec, slice(send_host_, msg), slice(send_buf_, msg));
+    if (staged_ && msg.peer != plan_.rank) Kokkos::deep_copy(exec, slice(send_host_, msg), slice(send_buf_, msg));
   }
 
+  // A message to another rank goes to MPI; one to a block of this rank waits in the send buffer.
   void send(int m) {
     const HaloMessage& msg = plan_.sends[m];
+    if (msg.peer == plan_.rank) return;
     send_req_[m] = comm_.isend(send_ptr(msg), msg.count * long(sizeof(Real)), msg.peer, msg.tag);
   }
 
-  void copy_local(const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+  void copy_local(const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
     const auto src = local_source_, dst = local_target_;
-    const auto data = f.data;
-    Kokkos::parallel_for(
-        "boreas::comm::local_copy", Kokkos::RangePolicy<ExecSpace>(exec, 0, long(src.extent(0))),
-        KOKKOS_LAMBDA(const long i) { data(dst(i)) = data(src(i)); });
+    for (const SelfCopies& c : plan_.self) {
+      const auto data = f[c.slot].data;
+      Kokkos::parallel_for(
+          "boreas::comm::local_copy", Kokkos::RangePolicy<ExecSpace>(exec, c.offset, c.offset + c.count),
+          KOKKOS_LAMBDA(const long i) { data(dst(i)) = data(src(i)); });
+    }
+  }
+
+  // Unpacks the copies between this rank's blocks of `group` (all groups: -1) whose sends are
+  // packed and fenced.
+  void unpack_local(const Lattices<Real>& f, int group = -1, const ExecSpace& exec = ExecSpace()) {
+    for (std::size_t m = 0; m < plan_.recvs.size(); ++m) {
+      const HaloMessage& msg = plan_.recvs[m];
+      if (!msg.local() || unpacked_[m] || (group >= 0 && msg.group != group)) continue;
+      const auto index = recv_index_;
+      const auto buf = send_buf_;
+      const auto data = f[msg.slot].data;
+      const long shift = msg.local_offset - msg.offset;
+      Kokkos::parallel_for(
+          "boreas::comm::unpack_local", Kokkos::RangePolicy<ExecSpace>(exec, msg.offset, msg.offset + msg.count),
+          KOKKOS_LAMBDA(const long i) { data(index(i)) = buf(i + shift); });
+      unpacked_[m] = true;
+    }
   }
 
   // Unpacks whatever has arrived; returns true when every receive has been unpacked.
-  bool progress(const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+  bool progress(const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
     if (recv_req_.empty()) return true;
     int done = 0;
     done_.resize(recv_req_.size());
@@ -99,24 +137,26 @@ class Halo {
     return all_unpacked();
   }
 
-  void wait_receives(const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+  void wait_receives(const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
     for (int m = wait_one(); m != MPI_UNDEFINED; m = wait_one()) unpack(m, f, exec);
   }
 
-  // Blocks until one more receive completes; its index, or MPI_UNDEFINED when none is pending.
+  // Blocks until one more receive from another rank completes; its index, or MPI_UNDEFINED when
+  // none is pending.
   int wait_one() {
     int m = MPI_UNDEFINED;
     if (!recv_req_.empty()) MPI_Waitany(int(recv_req_.size()), recv_req_.data(), &m, MPI_STATUS_IGNORE);
     return m;
   }
 
-  // Copies receive message m into the ghost cells of f (staging it from the host first).
-  void unpack(int m, const Populations<Real>& f, const ExecSpace& exec = ExecSpace()) {
+  // Copies receive message m (from another rank) into the ghost cells of its block (staging it
+  // from the host first).
+  void unpack(int m, const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
     const HaloMessage& msg = plan_.recvs[m];
     if (staged_) Kokkos::deep_copy(exec, slice(recv_buf_, msg), slice(recv_host_, msg));
     const auto index = recv_index_;
     const auto buf = recv_buf_;
-    const auto data = f.data;
+    const auto data = f[msg.slot].data;
     Kokkos::parallel_for(
         "boreas::comm::unpack", Kokkos::RangePolicy<ExecSpace>(exec, msg.offset, msg.offset + msg.count),
         KOKKOS_LAMBDA(const long i) { data(index(i)) = buf(i); });

@@ -1,22 +1,25 @@
 #pragma once
-// Which populations a rank sends and receives at an exchange. The ghost layer is `depth` cells
-// deep (1 for the every-step exchange; h for CRMT, comm/Crmt.hpp). A fluid ghost cell p lies in
-// one of up to 26 ghost regions (face, edge or corner, direction o) and carries the populations
-// a cell computed before the next exchange reads (crossing_populations; depth 1: those q with
-// c_q,d = -o_d whose p + c_q is a cell of the box, D3Q19: 5 per face cell away from the face's
-// rim, 1 per edge, none at corners; deeper layers carry all but the outward-pointing ones, and
-// those too next to a boundary). The cell's owner, found after
-// periodic wrapping, is the peer; a peer's cells travel in one message per boundary-slab group
-// of the sender (at most 3). Sender and receiver enumerate the receiver's ghost cells in the same
-// order, so both sides agree on every message without exchanging lists; a ghost owned by the
-// block itself (a periodic axis that is not split) becomes a local copy.
+// Which populations a rank's blocks send and receive at an exchange, built per (block, neighbour
+// block) of the block set (comm/BlockSet.hpp). The ghost layer is `depth` cells deep (1 for the
+// every-step exchange; h for CRMT, comm/Crmt.hpp). A fluid ghost cell p lies in one of up to 26
+// ghost regions (face, edge or corner, direction o) and carries the populations a cell computed
+// before the next exchange reads (crossing_populations; depth 1: those q with c_q,d = -o_d whose
+// p + c_q is a cell of the box, D3Q19: 5 per face cell away from the face's rim, 1 per edge, none
+// at corners; deeper layers carry all but the outward-pointing ones, and those too next to a
+// boundary). The block holding the cell, found after periodic wrapping, is the source; a source
+// block's cells for one destination block travel in one message per boundary-slab group of the
+// source (at most 3). Sender and receiver enumerate the destination's ghost cells in the same
+// order, so both sides agree on every message without exchanging lists. A message between two
+// blocks of one rank is a local copy (through the send buffer, no MPI); a ghost held by the block
+// itself (a periodic axis the block spans) is a self copy.
 #include <array>
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
-#include "comm/Decomposition.hpp"
+#include "comm/BlockSet.hpp"
 #include "lbm/DenseField.hpp"
 #include "lbm/Geometry.hpp"
 #include "lbm/SwapStep.hpp"
@@ -43,19 +46,48 @@ namespace boreas {
 enum class HaloTransfer { Pull, PullReversed, Push, Swap };
 
 struct HaloMessage {
-  int peer = 0;
-  int tag = 0;      // the group: unique per (sender, receiver) pair within an exchange
+  int peer = 0;     // rank; this rank's own for a local copy
+  int tag = 0;      // unique per (sender, receiver) rank pair within an exchange
   int group = 0;    // the axis whose boundary slabs the sender computes before packing
+  int slot = 0;     // this rank's block (its position among the rank's blocks) the values belong to
   long offset = 0;  // first value in the plan's flat index list / buffer
   long count = 0;   // values (cells x populations)
+  long local_offset = -1;  // a local receive: where the matching send sits in the send buffer
+  bool local() const { return local_offset >= 0; }
+};
+
+// Copies within one block: local_source -> local_target, [offset, offset + count).
+struct SelfCopies {
+  int slot = 0;
+  long offset = 0, count = 0;
 };
 
 struct HaloPlan {
-  std::vector<HaloMessage> sends, recvs;        // remote messages, sorted by (peer, tag)
+  std::vector<HaloMessage> sends, recvs;        // sorted by (peer, tag); local copies among them
   std::vector<long> send_index, recv_index;     // flat population indices (PopulationLayout::index)
-  std::vector<long> local_source, local_target; // self copies
+  std::vector<SelfCopies> self;                 // per block with self copies
+  std::vector<long> local_source, local_target;
   long send_values() const { return send_index.size(); }
   long recv_values() const { return recv_index.size(); }
+  // What goes through MPI: messages to other ranks and their values.
+  long remote_messages() const {
+    long n = 0;
+    for (const HaloMessage& m : sends) n += m.peer != rank;
+    return n;
+  }
+  long remote_values() const {
+    long n = 0;
+    for (const HaloMessage& m : sends) n += m.peer != rank ? m.count : 0;
+    return n;
+  }
+  int rank = 0;
+};
+
+// The storage of one of a rank's blocks, as plans index it.
+struct BlockStorage {
+  int block = 0;  // id in the block set
+  DenseGeometry geom;
+  PopulationLayout layout;
 };
 
 // Populations the ghost cell p of `box` (ghost layer `depth` deep) must carry, as a mask with bit
@@ -149,13 +181,13 @@ constexpr std::uint32_t swap_backward_mask() {
   return mask;
 }
 
-// `depth`: ghost layers to fill per axis, at most the block's allocated ghosts geom.g; `layout`:
-// where the block's populations live; `transfer`: what moves (HaloTransfer; all but Pull have
-// depth 1).
+// `blocks`: this rank's blocks in slot order (BlockSet::owned_by); `depth`: ghost layers to fill
+// per axis, at most every block's allocated ghosts; `transfer`: what moves (HaloTransfer; all but
+// Pull have depth 1).
 template <class L>
-HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometry& domain,
-                         const DenseGeometry& geom, const PopulationLayout& layout,
-                         const std::array<int, 3>& depth, HaloTransfer transfer = HaloTransfer::Pull) {
+HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& domain,
+                         const std::vector<BlockStorage>& blocks, const std::array<int, 3>& depth,
+                         HaloTransfer transfer = HaloTransfer::Pull) {
   const std::array<int, 3> g = depth;
   const bool pull = transfer == HaloTransfer::Pull || transfer == HaloTransfer::PullReversed;
   auto carried = [&](const Box& box, const std::array<int, 3>& p) {
@@ -163,100 +195,144 @@ HaloPlan build_halo_plan(const Decomposition& dec, int rank, const DomainGeometr
     const std::uint32_t pushed = pushed_populations<L>(box, p, domain);
     return transfer == HaloTransfer::Swap ? pushed & swap_backward_mask<L>() : pushed;
   };
-  const Box& mine = dec.boxes[rank];
-  std::vector<int> near;  // ranks whose boxes touch this rank's ghost layer (and vice versa)
-  for (int r = 0; r < dec.ranks(); ++r)
-    if (detail::boxes_touch(detail::grow(mine, g), dec.boxes[r], domain)) near.push_back(r);
-  auto local = [&](const std::array<int, 3>& p, const Box& b) {
-    return geom.index(p[0] - b.lo[0], p[1] - b.lo[1], p[2] - b.lo[2]);
+  // Tags: the group (0-2; a swap's return values 3-5) and the slots of the key's two blocks.
+  const int per_rank = set.max_blocks_per_rank();
+  auto tag_of = [&](int first, int second, int group) {
+    return group + 8 * (set.slot(first) * per_rank + set.slot(second));
   };
-  // One message per peer and boundary-slab group: a peer's data leaves in as few messages as
-  // the systolic strategy allows (it sends each group as soon as that group is computed).
-  using Key = std::pair<int, int>;  // (peer, group); the group is the MPI tag
+  // One message per (peer rank, source block, destination block, group), the block pair in the
+  // direction a pull moves data (for push-type transfers values travel the other way).
+  struct Key {
+    int peer, from, to, group;
+    bool operator<(const Key& o) const {
+      return std::tie(peer, from, to, group) < std::tie(o.peer, o.from, o.to, o.group);
+    }
+  };
   struct Cells {
+    int slot = 0;  // the local block the cells belong to
     std::vector<long> cells;
     std::vector<std::uint32_t> pops;  // per cell, bit q set when population q is carried
   };
   std::map<Key, Cells> recv, send;
   HaloPlan plan;
+  plan.rank = rank;
+  auto local = [](const std::array<int, 3>& p, const Box& b, const DenseGeometry& geom) {
+    return geom.index(p[0] - b.lo[0], p[1] - b.lo[1], p[2] - b.lo[2]);
+  };
 
-  detail::for_each_fluid_ghost(mine, g, domain, [&](auto p, auto w) {
-    int owner = -1;
-    for (int r : near)
-      if (dec.boxes[r].contains(w[0], w[1], w[2])) owner = r;
-    const auto pops = carried(mine, p);
-    if (owner == rank) {
-      if (transfer != HaloTransfer::Pull) return;
-      for (int q = 0; q < L::Q; ++q)
-        if (pops >> q & 1) {
-          plan.local_source.push_back(layout.index(q, local(w, mine)));
-          plan.local_target.push_back(layout.index(q, local(p, mine)));
-        }
-      return;
-    }
-    if (pops == 0) return;
-    Cells& c = recv[{owner, detail::ready_group(w, dec.boxes[owner], g)}];
-    c.pops.push_back(pops);
-    c.cells.push_back(local(p, mine));
-  });
-
-  for (int r : near) {
-    if (r == rank) continue;
-    detail::for_each_fluid_ghost(dec.boxes[r], g, domain, [&](auto p, auto w) {
-      if (!mine.contains(w[0], w[1], w[2])) return;
-      const auto pops = carried(dec.boxes[r], p);
+  for (int s = 0; s < int(blocks.size()); ++s) {
+    const BlockStorage& st = blocks[s];
+    const Box& mine = set.blocks[st.block].box;
+    std::vector<int> near;  // blocks whose boxes touch this block's ghost layer (and vice versa)
+    for (const GridBlock& b : set.blocks)
+      if (detail::boxes_touch(detail::grow(mine, g), b.box, domain)) near.push_back(b.id);
+    SelfCopies self{s, long(plan.local_source.size()), 0};
+    detail::for_each_fluid_ghost(mine, g, domain, [&](auto p, auto w) {
+      int owner = -1;
+      for (int b : near)
+        if (set.blocks[b].box.contains(w[0], w[1], w[2])) owner = b;
+      const auto pops = carried(mine, p);
+      if (owner == st.block) {
+        if (transfer != HaloTransfer::Pull) return;
+        for (int q = 0; q < L::Q; ++q)
+          if (pops >> q & 1) {
+            plan.local_source.push_back(st.layout.index(q, local(w, mine, st.geom)));
+            plan.local_target.push_back(st.layout.index(q, local(p, mine, st.geom)));
+          }
+        return;
+      }
       if (pops == 0) return;
-      Cells& c = send[{r, detail::ready_group(w, mine, g)}];
+      const GridBlock& from = set.blocks[owner];
+      Cells& c = recv[{from.owner, owner, st.block, detail::ready_group(w, from.box, g)}];
+      c.slot = s;
       c.pops.push_back(pops);
-      c.cells.push_back(local(w, mine));
+      c.cells.push_back(local(p, mine, st.geom));
     });
+    self.count = long(plan.local_source.size()) - self.offset;
+    if (self.count > 0) plan.self.push_back(self);
+
+    for (int nb : near) {
+      if (nb == st.block) continue;
+      const GridBlock& to = set.blocks[nb];
+      detail::for_each_fluid_ghost(to.box, g, domain, [&](auto p, auto w) {
+        if (!mine.contains(w[0], w[1], w[2])) return;
+        const auto pops = carried(to.box, p);
+        if (pops == 0) return;
+        Cells& c = send[{to.owner, st.block, nb, detail::ready_group(w, mine, g)}];
+        c.slot = s;
+        c.pops.push_back(pops);
+        c.cells.push_back(local(w, mine, st.geom));
+      });
+    }
   }
 
-  // One message per (peer, group) of `in`, tags shifted by `tag_base`; slot(q, cell) is the
-  // flat index population q of a listed cell travels from or to.
+  // One message per key of `in`, tags shifted by `tag_base`; slot(q, cells, cell) is the flat
+  // index population q of a listed cell travels from or to.
   auto flatten = [&](const std::map<Key, Cells>& in, std::vector<HaloMessage>& msgs, std::vector<long>& index,
                      int tag_base, const auto& slot) {
     for (const auto& [key, c] : in) {
       HaloMessage m;
-      m.peer = key.first;
-      m.tag = tag_base + key.second;
-      m.group = key.second;
+      m.peer = key.peer;
+      m.tag = tag_of(key.from, key.to, tag_base + key.group);
+      m.group = key.group;
+      m.slot = c.slot;
       m.offset = static_cast<long>(index.size());
       for (int q = 0; q < L::Q; ++q)
         for (std::size_t i = 0; i < c.cells.size(); ++i)
-          if (c.pops[i] >> q & 1) index.push_back(slot(q, c.cells[i]));
+          if (c.pops[i] >> q & 1) index.push_back(slot(q, c.slot, c.cells[i]));
       m.count = static_cast<long>(index.size()) - m.offset;
       msgs.push_back(m);
     }
   };
-  const auto same = [&](int q, long cell) { return layout.index(q, cell); };
-  const auto reversed = [&](int q, long cell) { return layout.index(opposite<L>(q), cell); };
+  // Receives from this rank's own blocks read the matching send (same tag) from the send buffer.
+  auto link_local = [&] {
+    for (HaloMessage& r : plan.recvs)
+      if (r.peer == rank)
+        for (const HaloMessage& m : plan.sends)
+          if (m.peer == rank && m.tag == r.tag) r.local_offset = m.offset;
+  };
+  const auto same = [&](int q, int s, long cell) { return blocks[s].layout.index(q, cell); };
+  const auto reversed = [&](int q, int s, long cell) { return blocks[s].layout.index(opposite<L>(q), cell); };
   if (pull) {
-    const auto slot = [&](int q, long cell) {
-      return transfer == HaloTransfer::PullReversed ? reversed(q, cell) : same(q, cell);
+    const auto slot = [&](int q, int s, long cell) {
+      return transfer == HaloTransfer::PullReversed ? reversed(q, s, cell) : same(q, s, cell);
     };
     flatten(recv, plan.recvs, plan.recv_index, 0, slot);
     flatten(send, plan.sends, plan.send_index, 0, slot);
+    link_local();
     return plan;
   }
   // Ghost slots travel to the owners' cells.
   flatten(recv, plan.sends, plan.send_index, 0, same);
   flatten(send, plan.recvs, plan.recv_index, 0, same);
-  if (transfer != HaloTransfer::Swap) return plan;
+  if (transfer != HaloTransfer::Swap) {
+    link_local();
+    return plan;
+  }
   // Swap: the parked f*_b(P) of each such owned slot (a, P) goes to M = P - c_a of the peer (tags
-  // after the three groups), and stays readable in this rank's ghost slot (b, P + c_b).
-  const auto shifted = [&](int q, long cell) {
-    return layout.index(opposite<L>(q), cell - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+  // after the three groups), and stays readable in this block's ghost slot (b, P + c_b).
+  const auto shifted = [&](int q, int s, long cell) {
+    return blocks[s].layout.index(opposite<L>(q), cell - blocks[s].geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
   };
   flatten(send, plan.sends, plan.send_index, 3, same);
   flatten(recv, plan.recvs, plan.recv_index, 3, shifted);
-  for (const auto& [key, c] : send)
-    for (std::size_t i = 0; i < c.cells.size(); ++i)
-      for (int q = 0; q < L::Q; ++q)
-        if (c.pops[i] >> q & 1) {
-          plan.local_source.push_back(same(q, c.cells[i]));
-          plan.local_target.push_back(shifted(q, c.cells[i]));
-        }
+  std::map<int, SelfCopies> parked;  // per slot, contiguous
+  for (const auto& [key, c] : send) parked[c.slot].slot = c.slot;
+  for (auto& [s, copies] : parked) {
+    copies.offset = long(plan.local_source.size());
+    for (const auto& [key, c] : send) {
+      if (c.slot != s) continue;
+      for (std::size_t i = 0; i < c.cells.size(); ++i)
+        for (int q = 0; q < L::Q; ++q)
+          if (c.pops[i] >> q & 1) {
+            plan.local_source.push_back(same(q, s, c.cells[i]));
+            plan.local_target.push_back(shifted(q, s, c.cells[i]));
+          }
+    }
+    copies.count = long(plan.local_source.size()) - copies.offset;
+    if (copies.count > 0) plan.self.push_back(copies);
+  }
+  link_local();
   return plan;
 }
 

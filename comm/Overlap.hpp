@@ -1,6 +1,7 @@
 #pragma once
-// One time step of a block whose ghosts come from other ranks, under the five overlap strategies
-// of [parallel] overlap (seed 001 systolic scheme, seed 003 strategies 1-3):
+// One time step of a rank's blocks whose ghosts come from other blocks, under the five overlap
+// strategies of [parallel] overlap (seed 001 systolic scheme, seed 003 strategies 1-3); every
+// phase below runs over all of the rank's blocks before the next:
 //   none         compute all cells, then the blocking exchange
 //   nonblocking  receives posted first, compute all cells, then pack, send, wait
 //   interior     boundary slabs, pack + send, interior in chunks while polling (MPI_Testsome) and
@@ -83,6 +84,7 @@ struct StepRegions {
   std::array<std::vector<Range>, 3> groups;
   Range interior;
   std::vector<Range> interior_chunks;  // the interior cut along its slowest axis, for polling
+  Range empty{{0, 0, 0}, {0, 0, 0}};
 
   StepRegions(const DenseGeometry& g, int chunks, int thickness) {
     std::array<int, 3> in_lo{0, 0, 0}, in_hi{g.n[0], g.n[1], g.n[2]};
@@ -131,15 +133,28 @@ std::vector<long long> fluid_shell_cells(const Block<L, Real>& block, int max_de
   return within;
 }
 
+// The same, summed over a rank's blocks.
+template <class L, class Real>
+std::vector<long long> fluid_shell_cells(const std::vector<Block<L, Real>*>& blocks, int max_depth) {
+  std::vector<long long> sum(max_depth + 1, 0);
+  for (const Block<L, Real>* b : blocks) {
+    const std::vector<long long> one = fluid_shell_cells(*b, max_depth);
+    for (int d = 0; d <= max_depth; ++d) sum[d] += one[d];
+  }
+  return sum;
+}
+
 template <class L, class Real>
 class OverlapStepper {
  public:
-  // `halo` fills the schedule's ghost width (at most the block's allocated ghosts).
-  OverlapStepper(Block<L, Real>& block, Halo<L, Real>& halo, OverlapKind kind, const CrmtSchedule& schedule)
-      : block_(block), halo_(halo), kind_(kind), schedule_(schedule),
-        regions_(block.geometry(), 4, schedule.ghost_width()),
+  // `halo` fills the schedule's ghost width (at most the blocks' allocated ghosts) of `blocks`
+  // (the rank's, in the halo's slot order).
+  OverlapStepper(const std::vector<Block<L, Real>*>& blocks, Halo<L, Real>& halo, OverlapKind kind,
+                 const CrmtSchedule& schedule)
+      : blocks_(blocks), halo_(halo), kind_(kind), schedule_(schedule),
         instances_(kind == OverlapKind::Streams ? 4 : 0) {
-    const std::vector<long long> shells = fluid_shell_cells(block_, schedule_.ghost_width());
+    for (const Block<L, Real>* b : blocks_) regions_.emplace_back(b->geometry(), 4, schedule.ghost_width());
+    const std::vector<long long> shells = fluid_shell_cells(blocks_, schedule_.ghost_width());
     for (int s = 1; s < schedule_.steps_per_exchange(); ++s) shell_cells_.push_back(shells[schedule_.computed_depth(s)]);
   }
 
@@ -166,32 +181,41 @@ class OverlapStepper {
       ++t_.exchanges;
     }
     Kokkos::fence();  // unpacks done before the receive buffers are posted again
-    block_.finish_step();
+    for (Block<L, Real>* b : blocks_) b->finish_step();
     ++t_.steps;
   }
 
  private:
   using Clock = std::chrono::steady_clock;
-  void compute(const StepRegions::Range& r) { block_.collide_stream(r.first, r.second); }
+  // Region `r` of every block: r(regions of block b) -> range.
+  template <class Pick>
+  void compute(const Pick& pick) {
+    for (std::size_t b = 0; b < blocks_.size(); ++b) {
+      const StepRegions::Range& r = pick(regions_[b]);
+      blocks_[b]->collide_stream(r.first, r.second);
+    }
+  }
 
   void compute_all(double& into) {
     const auto t0 = Clock::now();
-    block_.collide_stream_all();
+    for (Block<L, Real>* b : blocks_) b->collide_stream_all();
     ExecSpace().fence();
     into += seconds_since(t0);
   }
 
   // A CRMT step without exchange: the owned box and the ghost cells to `depth`, in one sweep.
   void step_local(int depth) {
-    const DenseGeometry& g = block_.geometry();
-    std::array<int, 3> lo{}, hi{};
-    for (int d = 0; d < 3; ++d) {
-      const int e = g.g[d] ? depth : 0;
-      lo[d] = -e;
-      hi[d] = g.n[d] + e;
-    }
     const auto t0 = Clock::now();
-    block_.collide_stream(lo, hi);
+    for (Block<L, Real>* b : blocks_) {
+      const DenseGeometry& g = b->geometry();
+      std::array<int, 3> lo{}, hi{};
+      for (int d = 0; d < 3; ++d) {
+        const int e = g.g[d] ? depth : 0;
+        lo[d] = -e;
+        hi[d] = g.n[d] + e;
+      }
+      b->collide_stream(lo, hi);
+    }
     ExecSpace().fence();
     t_.interior += seconds_since(t0);
   }
@@ -210,22 +234,25 @@ class OverlapStepper {
 
   void compute_group(int d) {
     const auto t0 = Clock::now();
-    for (const auto& r : regions_.groups[d]) compute(r);
+    for (std::size_t b = 0; b < blocks_.size(); ++b)
+      for (const auto& r : regions_[b].groups[d]) blocks_[b]->collide_stream(r.first, r.second);
     ExecSpace().fence();
     t_.boundary += seconds_since(t0);
   }
 
-  // The lattice this step writes: the one finish_step() will make current (the block exposes only
-  // the current one, so look across and back).
-  Populations<Real> target() const {
-    Block<L, Real>& b = block_;
-    b.finish_step();
-    Populations<Real> f = b.populations();
-    b.finish_step();
+  // The lattices this step writes: those finish_step() will make current (blocks expose only the
+  // current one, so look across and back).
+  Lattices<Real> target() const {
+    Lattices<Real> f;
+    for (Block<L, Real>* b : blocks_) {
+      b->finish_step();
+      f.push_back(b->populations());
+      b->finish_step();
+    }
     return f;
   }
 
-  void pack_and_send_all(const Populations<Real>& f) {
+  void pack_and_send_all(const Lattices<Real>& f) {
     auto t0 = Clock::now();
     const auto& sends = halo_.plan().sends;
     for (std::size_t m = 0; m < sends.size(); ++m) halo_.pack(int(m), f);
@@ -234,9 +261,18 @@ class OverlapStepper {
     t_.pack += seconds_since(t0);
     first_send_ = Clock::now();
     for (std::size_t m = 0; m < sends.size(); ++m) send(int(m));
+    unpack_local(f, -1);
   }
 
-  void pack_and_send_group(const Populations<Real>& f, int d) {
+  // Copies between the rank's own blocks, once their sends are packed.
+  void unpack_local(const Lattices<Real>& f, int group) {
+    const auto t0 = Clock::now();
+    halo_.unpack_local(f, group);
+    ExecSpace().fence();
+    t_.unpack += seconds_since(t0);
+  }
+
+  void pack_and_send_group(const Lattices<Real>& f, int d) {
     auto t0 = Clock::now();
     const auto& sends = halo_.plan().sends;
     bool any = false;
@@ -252,20 +288,25 @@ class OverlapStepper {
     sending_ = true;
     for (std::size_t m = 0; m < sends.size(); ++m)
       if (sends[m].group == d) send(int(m));
+    unpack_local(f, d);
   }
 
   // Polls between interior chunks; notes when the last message is in.
-  void interior_with_progress(const Populations<Real>& f) {
-    for (const auto& r : regions_.interior_chunks) {
+  void interior_with_progress(const Lattices<Real>& f) {
+    std::size_t chunks = 0;
+    for (const StepRegions& r : regions_) chunks = std::max(chunks, r.interior_chunks.size());
+    for (std::size_t c = 0; c < chunks; ++c) {
       const auto t0 = Clock::now();
-      compute(r);
+      compute([&](const StepRegions& r) -> const StepRegions::Range& {
+        return c < r.interior_chunks.size() ? r.interior_chunks[c] : r.empty;
+      });
       ExecSpace().fence();
       t_.interior += seconds_since(t0);
       poll(f);
     }
   }
 
-  void poll(const Populations<Real>& f) {
+  void poll(const Lattices<Real>& f) {
     if (arrived_) return;
     const auto t0 = Clock::now();
     if (halo_.progress(f)) {
@@ -276,7 +317,7 @@ class OverlapStepper {
     t_.unpack += seconds_since(t0);
   }
 
-  void finish(const Populations<Real>& f) {
+  void finish(const Lattices<Real>& f) {
     if (!arrived_) {
       const auto t0 = Clock::now();
       halo_.wait_receives(f);
@@ -341,12 +382,13 @@ class OverlapStepper {
         instances_[m].fence();
         send(int(m));
       }
+      halo_.unpack_local(f);
     };
     // On devices the interior runs on the default instance while the packs drain on theirs; on
     // host backends kernels return only when done, so the sends must go out first.
     if (exec_is_host) send_all();
     const auto t_interior = Clock::now();
-    compute(regions_.interior);
+    compute([](const StepRegions& r) -> const StepRegions::Range& { return r.interior; });
     halo_.copy_local(f);
     if (!exec_is_host) send_all();
     ExecSpace().fence();
@@ -360,11 +402,11 @@ class OverlapStepper {
     halo_.wait_sends();
   }
 
-  Block<L, Real>& block_;
+  std::vector<Block<L, Real>*> blocks_;
   Halo<L, Real>& halo_;
   OverlapKind kind_;
   CrmtSchedule schedule_;
-  StepRegions regions_;
+  std::vector<StepRegions> regions_;  // per block
   std::vector<long long> shell_cells_;  // per local step s of a cycle: fluid_shell_cells(depth)
   int cycle_step_ = 0;
   ExecInstances instances_;

@@ -61,6 +61,8 @@ struct ParallelConfig {
   // (chosen at start-up from measured costs among 1..max_ghost_width).
   int ghost_width = 1;
   int max_ghost_width = 6;
+  // Blocks per rank (comm/BlockSet.hpp): the domain is cut into ranks x blocks_per_rank blocks.
+  int blocks_per_rank = 1;
 };
 
 struct Config {

@@ -454,7 +454,8 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every"}},
       {"validation", {"observables"}},
-      {"parallel", {"dims", "overlap", "decomposition", "buffers", "ghost_width", "max_ghost_width"}},
+      {"parallel",
+       {"dims", "overlap", "decomposition", "buffers", "ghost_width", "max_ghost_width", "blocks_per_rank"}},
   };
   return m;
 }
@@ -1072,6 +1073,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   }
   if (auto h = c.integer(par, "max_ghost_width", "an integer from 1 to 16", 1, 16))
     cfg.parallel.max_ghost_width = int(*h);
+  // Message tags carry both blocks' slots on their ranks (comm/HaloPlan.hpp): at most 64.
+  if (auto b = c.integer(par, "blocks_per_rank", "an integer from 1 to 64", 1, 64))
+    cfg.parallel.blocks_per_rank = int(*b);
   if (cfg.parallel.decomposition == DecompositionKind::Bisection && par.get("dims"))
     c.at(par.get("dims"), "parallel.dims: only used with decomposition = \"cartesian\"");
   if (cells_ok && cfg.parallel.dims[0] > 0)

@@ -29,24 +29,28 @@ void check_run(const Config& config, int ranks, int ranks_on_node) {
                          (ranks == 1 ? " rank" : " ranks") + "), " + format_bytes(need.host_bytes * ranks_on_node) +
                          " for the " + std::to_string(ranks_on_node) + " on this node, which has " +
                          format_bytes(available) + " available; " + memory_hint(config));
+  const int per_rank = config.parallel.blocks_per_rank, blocks = ranks * per_rank;
+  const std::string block_count =
+      std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") +
+      (per_rank > 1 ? " x " + std::to_string(per_rank) + " blocks per rank" : "");
   if (config.parallel.decomposition == DecompositionKind::Bisection) {
     const long long cells = 1LL * config.cells[0] * config.cells[1] * config.cells[2];
-    if (cells < ranks)
+    if (cells < blocks)
       throw_deck_error(config, "domain.cells",
-                       std::to_string(cells) + " cells cannot be bisected over " + std::to_string(ranks) + " ranks");
+                       std::to_string(cells) + " cells cannot be bisected into " + block_count);
     return;
   }
   const std::array<int, 3>& dims = config.parallel.dims;
   if (dims[0] > 0) {
-    if (1LL * dims[0] * dims[1] * dims[2] != ranks)
+    if (1LL * dims[0] * dims[1] * dims[2] != blocks)
       throw_deck_error(config, "parallel.dims",
                        "[" + std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " + std::to_string(dims[2]) +
-                           "] needs " + std::to_string(1LL * dims[0] * dims[1] * dims[2]) + " ranks, the run has " +
-                           std::to_string(ranks));
+                           "] makes " + std::to_string(1LL * dims[0] * dims[1] * dims[2]) +
+                           " blocks, the run has " + block_count);
     return;
   }
   try {
-    cartesian_dims(config.cells, ranks, config.dimensions());
+    cartesian_dims(config.cells, blocks, config.dimensions());
   } catch (const Error& e) {
     throw_deck_error(config, "domain.cells", e.what());
   }

@@ -14,6 +14,7 @@
 #include <numeric>
 
 #include "comm/CellRing.hpp"
+#include "comm/BlockSet.hpp"
 #include "comm/Decomposition.hpp"
 #include "comm/Halo.hpp"
 #include "comm/Mpi.hpp"
@@ -37,11 +38,11 @@ std::array<int, 3> ghost_widths(const Config& c, int h) {
 }
 
 // The ghost layers a block allocates: the deck's width, or the largest candidate of "auto";
-// merged<k> with a halo (several ranks, or a ghost width set) exchanges k layers per sweep
+// merged<k> with a halo (several blocks, or a ghost width set) exchanges k layers per sweep
 // (merged_aa<k> takes single aa steps there).
-int allocated_ghost_width(const Config& c, int ranks) {
+int allocated_ghost_width(const Config& c, int blocks) {
   const int k = merged_steps(c.kernel);
-  if (streaming_kernel(c.kernel) == StreamingKernel::Merged && (ranks > 1 || c.parallel.ghost_width != 1)) return k;
+  if (streaming_kernel(c.kernel) == StreamingKernel::Merged && (blocks > 1 || c.parallel.ghost_width != 1)) return k;
   return c.parallel.ghost_width == 0 ? c.parallel.max_ghost_width : c.parallel.ghost_width;
 }
 
@@ -84,41 +85,42 @@ class SimulationImpl final : public Simulation {
       : config_(config),
         comm_(comm),
         domain_(config),
-        decomposition_(decompose(config, domain_, comm_.size())),
-        block_(config, domain_, decomposition_.boxes[comm_.rank()],
-               ghost_widths(config, allocated_ghost_width(config, comm_.size()))),
+        set_(decompose(config, domain_, comm_.size())),
+        ids_(set_.owned_by(comm_.rank())),
         output_comm_(comm),
-        ring_(decomposition_.boxes, comm_.rank(), config.cells,
-              {domain_.periodic(0), domain_.periodic(1), domain_.periodic(2)}) {
+        ring_(set_, comm_.rank(), config.cells, {domain_.periodic(0), domain_.periodic(1), domain_.periodic(2)}) {
+    const std::array<int, 3> ghosts = ghost_widths(config, allocated_ghost_width(config, set_.size()));
+    for (int id : ids_) {
+      blocks_.push_back(std::make_unique<Block<L, Real>>(config, domain_, set_.blocks[id].box, ghosts));
+      block_ptrs_.push_back(blocks_.back().get());
+      const_blocks_.push_back(blocks_.back().get());
+    }
     // Moments gather from ghost cells; an in-place variant's canonical state is a fresh copy
     // whose ghosts only an exchange fills (natural-layout lattices keep theirs filled).
-    if (comm_.size() > 1 && !block_.two_natural_lattices())
-      output_halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, output_comm_,
-                                                     !exec_is_host && !mpi_is_cuda_aware(), ghost_widths(config, 1));
+    if (set_.size() > 1 && !front().two_natural_lattices())
+      output_halo_ = make_halo(output_comm_, !exec_is_host && !mpi_is_cuda_aware(), 1, HaloTransfer::Pull);
     // One block exchanging one layer per step steps itself, periodic copies included. Ghost
     // widths a kernel cannot take were refused with the deck (core/Deck.cpp).
-    if (comm_.size() == 1 && config.parallel.ghost_width == 1) return;
-    const StreamingKernel kernel = block_.kernel();
+    if (set_.size() == 1 && config.parallel.ghost_width == 1) return;
+    const StreamingKernel kernel = front().kernel();
     const bool merged = kernel == StreamingKernel::Merged;
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
     if (kernel != StreamingKernel::ABPull) {  // blocking exchanges, no overlap stepper (advance_with_halo)
-      const int k = merged ? block_.merge_steps() : 1;
+      const int k = merged ? front().merge_steps() : 1;
       std::vector<HaloTransfer> transfers{HaloTransfer::Pull};
       if (kernel == StreamingKernel::ABPush) transfers = {HaloTransfer::Push};
-      if (block_.aa_pattern()) transfers = {HaloTransfer::PullReversed, HaloTransfer::Push};
+      if (front().aa_pattern()) transfers = {HaloTransfer::PullReversed, HaloTransfer::Push};
       if (kernel == StreamingKernel::Swap || kernel == StreamingKernel::SwapPrism)
         transfers = {HaloTransfer::Push, HaloTransfer::Swap};
       halo_mode_ = merged ? "k ghost layers once per sweep of k steps"
                    : kernel == StreamingKernel::ABPush
                        ? "reverse: what the step pushed into ghost cells goes to their owners after every step"
-                   : block_.aa_pattern()
+                   : front().aa_pattern()
                        ? "alternating: ghosts filled after the local step, pushes returned after the neighbour step"
-                       : "swap: the sweep's links across ranks are swapped after every step";
-      for (HaloTransfer t : transfers)
-        blocking_halos_[t] = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
-                                                              ghost_widths(config, k), t);
+                       : "swap: the sweep's links across blocks are swapped after every step";
+      for (HaloTransfer t : transfers) blocking_halos_[t] = make_halo(comm_, host_buffers, k, t);
       comm_.reset_counters();
       // Ghosts of the initial state; for streamed layouts, what the conversion wrote into ghosts.
       exchange_ghosts();
@@ -128,11 +130,10 @@ class SimulationImpl final : public Simulation {
     int h = config.parallel.ghost_width;
     if (h == 0) h = choose_ghost_width(reach, host_buffers);
     CrmtSchedule schedule = make_schedule(h, reach);
-    halo_ = std::make_unique<Halo<L, Real>>(block_, domain_, decomposition_, comm_, host_buffers,
-                                            ghost_widths(config, h));
+    halo_ = make_halo(comm_, host_buffers, h, HaloTransfer::Pull);
     comm_.reset_counters();  // count the run's exchanges only, not the probes of "auto"
-    halo_->exchange(block_.populations());  // ghosts of the initial state
-    stepper_ = std::make_unique<OverlapStepper<L, Real>>(block_, *halo_, config.parallel.overlap, schedule);
+    halo_->exchange(lattices());  // ghosts of the initial state
+    stepper_ = std::make_unique<OverlapStepper<L, Real>>(block_ptrs_, *halo_, config.parallel.overlap, schedule);
   }
 
   const Config& config() const override { return config_; }
@@ -144,7 +145,7 @@ class SimulationImpl final : public Simulation {
     }
     if (!stepper_) {
       auto t = timers_.scope("lbm");
-      block_.advance(steps);
+      front().advance(steps);
       step_ += steps;
       return;
     }
@@ -160,9 +161,14 @@ class SimulationImpl final : public Simulation {
   }
 
   long step() const override { return step_; }
-  std::uint64_t fields_hash() const override { return comm_.sum(block_.fields_hash()); }
+  std::uint64_t fields_hash() const override {
+    std::uint64_t h = 0;
+    for (const auto& b : blocks_) h += b->fields_hash();
+    return comm_.sum(h);
+  }
   double total_mass() const override {
-    ExactSum local = block_.total_mass(), all;
+    ExactSum local, all;
+    for (const auto& b : blocks_) local += b->total_mass();
     all.whole = comm_.sum(local.whole);
     all.high = comm_.sum(local.high);
     all.low = comm_.sum(local.low);
@@ -170,7 +176,11 @@ class SimulationImpl final : public Simulation {
     return all.value();
   }
   Health check() const override {
-    const Health local = block_.check();
+    Health local;
+    for (const auto& b : blocks_) {
+      const Health h = b->check();
+      if (!h.ok && (local.ok || h.first_bad_cell < local.first_bad_cell)) local = h;
+    }
     const long long first = comm_.min(local.ok ? LLONG_MAX : local.first_bad_cell);
     Health h;
     if (first == LLONG_MAX) return h;
@@ -180,31 +190,44 @@ class SimulationImpl final : public Simulation {
     return h;
   }
   HostMacroscopic macroscopic() const override {
-    HostMacroscopic local = local_macroscopic();
-    if (comm_.size() == 1) return local;
+    std::vector<HostMacroscopic> local = local_macroscopic();
+    if (set_.size() == 1) return local.front();
     return gather_macroscopic(local);
   }
-  HostMacroscopic local_macroscopic() const override {
-    const Populations<Real> natural = block_.canonical();
+  std::vector<HostMacroscopic> local_macroscopic() const override {
+    Lattices<Real> natural;
+    for (const auto& b : blocks_) natural.push_back(b->canonical());
     if (output_halo_) output_halo_->exchange(natural);
-    return block_.macroscopic(natural);
+    std::vector<HostMacroscopic> out;
+    for (std::size_t i = 0; i < blocks_.size(); ++i) out.push_back(blocks_[i]->macroscopic(natural[i]));
+    return out;
   }
-  std::vector<double> local_vorticity_magnitude(const HostMacroscopic& local) const override {
-    return curl_magnitude(block_.box(), ring_.grown(), ring_.gather(output_comm_, local.velocity, 3), domain_);
+  std::vector<std::vector<double>> local_vorticity_magnitude(const std::vector<HostMacroscopic>& local) const override {
+    std::vector<std::vector<double>> velocity;
+    for (const HostMacroscopic& m : local) velocity.push_back(m.velocity);
+    const std::vector<std::vector<double>> grown = ring_.gather(output_comm_, velocity, 3);
+    std::vector<std::vector<double>> out;
+    for (std::size_t i = 0; i < blocks_.size(); ++i)
+      out.push_back(curl_magnitude(blocks_[i]->box(), ring_.grown()[i], grown[i], domain_));
+    return out;
   }
-  Box local_box() const override { return block_.box(); }
-  std::vector<Box> all_boxes() const override { return decomposition_.boxes; }
+  std::vector<int> local_blocks() const override { return ids_; }
+  std::vector<Box> all_boxes() const override { return set_.boxes(); }
   int rank() const override { return comm_.rank(); }
   int ranks() const override { return comm_.size(); }
-  long long fluid_cells() const override { return comm_.sum(block_.fluid_cells()); }
+  long long fluid_cells() const override {
+    long long n = 0;
+    for (const auto& b : blocks_) n += b->fluid_cells();
+    return comm_.sum(n);
+  }
   void save_state() override {
-    block_.save_state();
+    for (const auto& b : blocks_) b->save_state();
     saved_step_ = step_;
   }
   void restore_state() override {
-    block_.restore_state();
+    for (const auto& b : blocks_) b->restore_state();
     if (stepper_) {
-      halo_->exchange(block_.populations());
+      halo_->exchange(lattices());
       stepper_->restart_cycle();
       ++restores_;
     } else if (!blocking_halos_.empty()) {
@@ -217,11 +240,11 @@ class SimulationImpl final : public Simulation {
   Json parallel_report() const override {
     Json p = Json::object();
     p["ranks"] = comm_.size();
-    p["decomposition"] = decomposition_.method;
-    Json dims = Json::array();
-    for (int d : decomposition_.dims) dims.push_back(d);
-    p["dims"] = dims;
-    p["load_imbalance"] = decomposition_.imbalance();  // max / mean fluid cells
+    p["blocks"] = set_.size();
+    p["blocks_per_rank"] = config_.parallel.blocks_per_rank;
+    p["decomposition"] = set_.method;
+    p["dims"] = set_.dims;
+    p["load_imbalance"] = set_.imbalance();  // max / mean fluid cells per rank
     Json slowest_timer = Json::object(), mean_timer = Json::object();
     for (const char* cat : {"lbm", "boundaries", "output", "others"}) {
       const auto all = comm_.gather(timers_.get(cat));
@@ -282,7 +305,7 @@ class SimulationImpl final : public Simulation {
     }
   };
   static PlannedTraffic planned(const HaloPlan& plan) {
-    return {(long long)plan.sends.size(), (long long)plan.send_values() * (long long)sizeof(Real)};
+    return {(long long)plan.remote_messages(), (long long)plan.remote_values() * (long long)sizeof(Real)};
   }
 
   // Messages and bytes: the plans' prediction for all exchanges of the run (`predicted`, this
@@ -304,17 +327,31 @@ class SimulationImpl final : public Simulation {
     return msgs;
   }
 
-  // The exchange the block's state needs before its next step (comm/HaloPlan.hpp).
+  Block<L, Real>& front() const { return *blocks_.front(); }
+  // Every block's current lattice, in slot order.
+  Lattices<Real> lattices() const {
+    Lattices<Real> f;
+    for (const auto& b : blocks_) f.push_back(b->populations());
+    return f;
+  }
+  std::unique_ptr<Halo<L, Real>> make_halo(Comm& comm, bool host_buffers, int depth, HaloTransfer t) const {
+    return std::make_unique<Halo<L, Real>>(const_blocks_, ids_, domain_, set_, comm, host_buffers,
+                                           ghost_widths(config_, depth), t);
+  }
+
+  // The exchange the blocks' state needs before their next step (comm/HaloPlan.hpp); all blocks
+  // step together, so the first tells.
   HaloTransfer ghost_transfer() const {
-    switch (block_.kernel()) {
+    const Block<L, Real>& block = front();
+    switch (block.kernel()) {
       case StreamingKernel::ABPush:
         return HaloTransfer::Push;
       case StreamingKernel::AA:
       case StreamingKernel::MergedAA:
-        return block_.layout() == Block<L, Real>::Layout::Reversed ? HaloTransfer::PullReversed : HaloTransfer::Push;
+        return block.layout() == Block<L, Real>::Layout::Reversed ? HaloTransfer::PullReversed : HaloTransfer::Push;
       case StreamingKernel::Swap:
       case StreamingKernel::SwapPrism:
-        return block_.swap_links_open() ? HaloTransfer::Swap : HaloTransfer::Push;
+        return block.swap_links_open() ? HaloTransfer::Swap : HaloTransfer::Push;
       default:
         return HaloTransfer::Pull;
     }
@@ -322,7 +359,7 @@ class SimulationImpl final : public Simulation {
 
   void exchange_ghosts() {
     Halo<L, Real>& halo = *blocking_halos_.at(ghost_transfer());
-    halo.exchange(block_.populations());
+    halo.exchange(lattices());
     predicted_ += planned(halo.plan());
   }
 
@@ -331,17 +368,19 @@ class SimulationImpl final : public Simulation {
   // Other variants (merged_aa<k> too): a step, then the exchange its new state needs
   // (ghost_transfer).
   void advance_with_halo(long steps) {
-    const int k = block_.kernel() == StreamingKernel::Merged ? block_.merge_steps() : 1;
+    const int k = front().kernel() == StreamingKernel::Merged ? front().merge_steps() : 1;
     for (long s = 0; s < steps;) {
       auto t0 = std::chrono::steady_clock::now();
-      if (k > 1 && steps - s >= k) {
-        block_.merged_sweep_from_ghosts();
-        s += k;
-      } else {
-        block_.collide_stream_all();
-        block_.finish_step();
-        ++s;
+      const bool sweep = k > 1 && steps - s >= k;
+      for (const auto& b : blocks_) {
+        if (sweep) {
+          b->merged_sweep_from_ghosts();
+        } else {
+          b->collide_stream_all();
+          b->finish_step();
+        }
       }
+      s += sweep ? k : 1;
       ExecSpace().fence();
       timers_.add("lbm", seconds_since(t0));
       t0 = std::chrono::steady_clock::now();
@@ -371,11 +410,10 @@ class SimulationImpl final : public Simulation {
   // Neither probe changes the state: exchanges only fill ghosts from the owned cells, and the
   // update writes the lattice the next step overwrites.
   int choose_ghost_width(const OperatorReach& reach, bool host_buffers) {
-    const Box& mine = block_.box();
     std::vector<double> updates;
     auto timed_update = [&] {
       const auto t0 = std::chrono::steady_clock::now();
-      block_.collide_stream({0, 0, 0}, {mine.extent(0), mine.extent(1), mine.extent(2)});
+      for (const auto& b : blocks_) b->collide_stream({0, 0, 0}, {b->box().extent(0), b->box().extent(1), b->box().extent(2)});
       ExecSpace().fence();
       updates.push_back(seconds_since(t0));
     };
@@ -383,24 +421,27 @@ class SimulationImpl final : public Simulation {
     std::vector<std::pair<int, double>> exchange;  // (h, median exchange time on this rank)
     for (int h = 1; h <= config_.parallel.max_ghost_width; ++h) {
       if (CrmtSchedule::steps_per_exchange(h, reach) < 1) continue;
-      Halo<L, Real> probe(block_, domain_, decomposition_, comm_, host_buffers, ghost_widths(config_, h));
-      probe.exchange(block_.populations());
+      const auto probe_halo = make_halo(comm_, host_buffers, h, HaloTransfer::Pull);
+      Halo<L, Real>& probe = *probe_halo;
+      probe.exchange(lattices());
       std::vector<double> times;
       for (int i = 0; i < 5; ++i) {
         timed_update();
         const auto t0 = std::chrono::steady_clock::now();
-        probe.exchange(block_.populations());
+        probe.exchange(lattices());
         times.push_back(seconds_since(t0));
       }
       exchange.push_back({h, median(times)});
       Json c = Json::object();
       c["ghost_width"] = h;
-      c["messages_per_exchange"] = comm_.sum((long long)probe.plan().sends.size());
-      c["bytes_per_exchange"] = comm_.sum((long long)probe.plan().send_values() * (long long)sizeof(Real));
+      c["messages_per_exchange"] = comm_.sum((long long)probe.plan().remote_messages());
+      c["bytes_per_exchange"] = comm_.sum((long long)probe.plan().remote_values() * (long long)sizeof(Real));
       candidates.push_back(c);
     }
-    const double cell_update = median(updates) / double(std::max(1LL, block_.fluid_cells()));
-    const std::vector<long long> shells = fluid_shell_cells(block_, config_.parallel.max_ghost_width);
+    long long fluid = 0;
+    for (const auto& b : blocks_) fluid += b->fluid_cells();
+    const double cell_update = median(updates) / double(std::max(1LL, fluid));
+    const std::vector<long long> shells = fluid_shell_cells(block_ptrs_, config_.parallel.max_ghost_width);
     double best_cost = 0;
     int best = 1;
     for (std::size_t i = 0; i < exchange.size(); ++i) {
@@ -437,39 +478,46 @@ class SimulationImpl final : public Simulation {
     c["exchanges_in_steps"] = comm_.sum((long long)t.exchanges) / comm_.size();
     c["redundant_cells_per_step"] = double(comm_.sum(t.redundant_cells)) / steps;
     c["redundant_fraction"] = double(comm_.sum(t.redundant_cells)) / steps /
-                              double(std::max(1LL, comm_.sum(block_.fluid_cells())));
+                              double(std::max(1LL, fluid_cells()));
     if (!auto_choice_.is_null()) c["auto"] = auto_choice_;
     return c;
   }
 
-  HostMacroscopic gather_macroscopic(const HostMacroscopic& local) const {
+  // The whole domain on every rank: each rank's blocks in slot order, concatenated.
+  HostMacroscopic gather_macroscopic(const std::vector<HostMacroscopic>& local) const {
     const int n = comm_.size();
-    std::vector<int> counts(n), displs(n);
-    for (int r = 0; r < n; ++r) {
-      counts[r] = int(decomposition_.boxes[r].cells());
-      displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
+    std::vector<int> counts(n, 0), displs(n, 0);
+    for (const GridBlock& b : set_.blocks) counts[b.owner] += int(b.box.cells());
+    for (int r = 1; r < n; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    HostMacroscopic mine;
+    for (const HostMacroscopic& m : local) {
+      mine.density.insert(mine.density.end(), m.density.begin(), m.density.end());
+      mine.velocity.insert(mine.velocity.end(), m.velocity.begin(), m.velocity.end());
+      mine.flags.insert(mine.flags.end(), m.flags.begin(), m.flags.end());
     }
     const long total = displs[n - 1] + counts[n - 1];
     std::vector<double> rho(total), vel(3 * total);
     std::vector<std::uint8_t> flags(total);
-    MPI_Allgatherv(local.density.data(), counts[comm_.rank()], MPI_DOUBLE, rho.data(), counts.data(),
+    MPI_Allgatherv(mine.density.data(), counts[comm_.rank()], MPI_DOUBLE, rho.data(), counts.data(),
                    displs.data(), MPI_DOUBLE, comm_.get());
-    MPI_Allgatherv(local.flags.data(), counts[comm_.rank()], MPI_UINT8_T, flags.data(), counts.data(),
+    MPI_Allgatherv(mine.flags.data(), counts[comm_.rank()], MPI_UINT8_T, flags.data(), counts.data(),
                    displs.data(), MPI_UINT8_T, comm_.get());
+    std::vector<int> counts3(n), displs3(n);
     for (int r = 0; r < n; ++r) {
-      counts[r] *= 3;
-      displs[r] *= 3;
+      counts3[r] = 3 * counts[r];
+      displs3[r] = 3 * displs[r];
     }
-    MPI_Allgatherv(local.velocity.data(), counts[comm_.rank()], MPI_DOUBLE, vel.data(), counts.data(),
-                   displs.data(), MPI_DOUBLE, comm_.get());
+    MPI_Allgatherv(mine.velocity.data(), counts3[comm_.rank()], MPI_DOUBLE, vel.data(), counts3.data(),
+                   displs3.data(), MPI_DOUBLE, comm_.get());
     const auto& N = config_.cells;
     HostMacroscopic out;
     out.density.assign(static_cast<std::size_t>(N[0]) * N[1] * N[2], 0.0);
     out.velocity.assign(3 * out.density.size(), 0.0);
     out.flags.assign(out.density.size(), 0);
-    for (int r = 0; r < n; ++r) {
-      const Box& b = decomposition_.boxes[r];
-      long k = displs[r] / 3;
+    std::vector<long> next(displs.begin(), displs.end());  // per rank: where its next block starts
+    for (const GridBlock& block : set_.blocks) {
+      const Box& b = block.box;
+      long k = next[block.owner];
       for (int z = b.lo[2]; z < b.hi[2]; ++z)
         for (int y = b.lo[1]; y < b.hi[1]; ++y)
           for (int x = b.lo[0]; x < b.hi[0]; ++x, ++k) {
@@ -478,6 +526,7 @@ class SimulationImpl final : public Simulation {
             out.flags[g] = flags[k];
             for (int d = 0; d < 3; ++d) out.velocity[3 * g + d] = vel[3 * k + d];
           }
+      next[block.owner] = k;
     }
     return out;
   }
@@ -485,11 +534,14 @@ class SimulationImpl final : public Simulation {
   Config config_;
   mutable Comm comm_;
   DomainGeometry domain_;
-  Decomposition decomposition_;
-  Block<L, Real> block_;
+  BlockSet set_;
+  std::vector<int> ids_;  // this rank's blocks, in slot order
+  std::vector<std::unique_ptr<Block<L, Real>>> blocks_;
+  std::vector<Block<L, Real>*> block_ptrs_;
+  std::vector<const Block<L, Real>*> const_blocks_;
   mutable Comm output_comm_;  // output's exchanges, counted apart from the run's halo traffic
   std::unique_ptr<Halo<L, Real>> output_halo_;  // ghosts of an in-place variant's canonical state
-  CellRing ring_;  // velocity around this rank's box, for the vorticity
+  CellRing ring_;  // velocity around this rank's blocks, for the vorticity
   std::unique_ptr<Halo<L, Real>> halo_;  // the overlap stepper's (ab_pull)
   // The blocking exchanges of the other variants, by what they move.
   std::map<HaloTransfer, std::unique_ptr<Halo<L, Real>>> blocking_halos_;
@@ -529,21 +581,26 @@ std::string hash_hex(std::uint64_t h) {
 
 namespace {
 
-// Each rank writes its own piece; rank 0 adds the .pvti that joins them.
-void write_output(VtkSeries& series, const Simulation& sim) {
+// One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
+void write_output(std::vector<VtkSeries>& series, const Simulation& sim) {
   const Config& c = sim.config();
-  HostMacroscopic m = sim.local_macroscopic();
-  const Box box = sim.local_box();
-  CellFields fields;
-  fields.dims = {box.extent(0), box.extent(1), box.extent(2)};
-  fields.origin = box.lo;
-  fields.vorticity_magnitude = sim.local_vorticity_magnitude(m);
-  fields.density = std::move(m.density);
-  fields.velocity = std::move(m.velocity);
-  fields.flags = std::move(m.flags);
+  std::vector<HostMacroscopic> m = sim.local_macroscopic();
+  std::vector<std::vector<double>> vorticity = sim.local_vorticity_magnitude(m);
+  const std::vector<Box> boxes = sim.all_boxes();
   std::vector<VtkSeries::PieceBox> pieces;
-  for (const Box& b : sim.all_boxes()) pieces.push_back({b.lo, {b.extent(0), b.extent(1), b.extent(2)}});
-  series.write(sim.step(), double(sim.step()), fields, c.cells, pieces);
+  for (const Box& b : boxes) pieces.push_back({b.lo, {b.extent(0), b.extent(1), b.extent(2)}});
+  const std::vector<int> ids = sim.local_blocks();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const Box& box = boxes[ids[i]];
+    CellFields fields;
+    fields.dims = {box.extent(0), box.extent(1), box.extent(2)};
+    fields.origin = box.lo;
+    fields.vorticity_magnitude = std::move(vorticity[i]);
+    fields.density = std::move(m[i].density);
+    fields.velocity = std::move(m[i].velocity);
+    fields.flags = std::move(m[i].flags);
+    series[i].write(sim.step(), double(sim.step()), fields, c.cells, pieces);
+  }
 }
 
 class Progress {
@@ -573,7 +630,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   const bool root = sim->rank() == 0;
   Timers& timers = sim->timers();
   std::filesystem::create_directories(config.output_dir);
-  VtkSeries series(config.output_dir, config.name, sim->rank(), sim->ranks());
+  std::vector<VtkSeries> series;
+  for (int id : sim->local_blocks()) series.emplace_back(config.output_dir, config.name, id, int(sim->all_boxes().size()));
   const double initial_mass = sim->total_mass();
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -656,7 +714,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   report["observables"] = compute_observables(config, *sim);
   if (!instability.is_null()) report["instability"] = instability;
   report["output_files"] = Json::array();
-  for (const auto& f : series.files_written()) report["output_files"].push_back(f);
+  for (const VtkSeries& piece : series)
+    for (const auto& f : piece.files_written()) report["output_files"].push_back(f);
   if (root) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << report.dump(2) << "\n";
   return report;
 }

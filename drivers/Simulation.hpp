@@ -1,9 +1,9 @@
 #pragma once
-// A run of a deck: the block(s), their halo and the time loop, behind a type-erased interface so
-// that drivers and tests choose lattice and precision at run time. On several MPI ranks every
-// rank owns one block (its box of the decomposition, comm/Decomposition.hpp); the queries below
-// are collective and return global values, bitwise independent of the rank count where the
-// result is exact (fields_hash, fluid_cells, macroscopic).
+// A run of a deck: the blocks, their halo and the time loop, behind a type-erased interface so
+// that drivers and tests choose lattice and precision at run time. The domain is a block set
+// (comm/BlockSet.hpp, comm/Decomposition.hpp); every rank owns `parallel.blocks_per_rank` blocks.
+// The queries below are collective and return global values, bitwise independent of the rank
+// and block count where the result is exact (fields_hash, fluid_cells, macroscopic, mass).
 #include <mpi.h>
 
 #include <cstdint>
@@ -29,12 +29,13 @@ class Simulation {
   virtual double total_mass() const = 0;  // exact sum: the same bits on every decomposition
   virtual Health check() const = 0;
   virtual HostMacroscopic macroscopic() const = 0;  // the whole domain, on every rank
-  virtual HostMacroscopic local_macroscopic() const = 0;  // this rank's box
-  // |curl u| of this rank's box from its local_macroscopic(), the same on every decomposition
-  // (differences reach into the neighbours' cells). Collective.
-  virtual std::vector<double> local_vorticity_magnitude(const HostMacroscopic& local) const = 0;
-  virtual Box local_box() const = 0;
-  virtual std::vector<Box> all_boxes() const = 0;
+  // This rank's blocks (ids in the block set, in slot order) and their macroscopic fields.
+  virtual std::vector<int> local_blocks() const = 0;
+  virtual std::vector<HostMacroscopic> local_macroscopic() const = 0;
+  // |curl u| of this rank's blocks from their local_macroscopic(), the same on every
+  // decomposition (differences reach into the neighbours' cells). Collective.
+  virtual std::vector<std::vector<double>> local_vorticity_magnitude(const std::vector<HostMacroscopic>& local) const = 0;
+  virtual std::vector<Box> all_boxes() const = 0;  // every block's, by id
   virtual int rank() const = 0;
   virtual int ranks() const = 0;
   // Decomposition, overlap timing (seed 001 model terms), message counts: this rank's values

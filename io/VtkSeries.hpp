@@ -1,9 +1,10 @@
 // Boreas — ParaView-readable time series of uniform-grid cell data (VTK XML ImageData).
 //
 // Serial:   <dir>/<base>_<step>.vti per output, <dir>/<base>.pvd listing all outputs so far.
-// Parallel: rank r writes <dir>/<base>_<step>_<r>.vti (its piece); rank 0 writes
-//           <dir>/<base>_<step>.pvti (hand-written XML referencing every piece) and the .pvd,
-//           which then references the .pvti files.
+// Pieces:   piece r (a block of the grid, written by the rank that holds it) goes to
+//           <dir>/<base>_<step>_<r>.vti; piece 0's writer adds <dir>/<base>_<step>.pvti
+//           (hand-written XML referencing every piece) and the .pvd, which then references the
+//           .pvti files. One series object per piece.
 // <step> is zero-padded to at least 6 digits. The .pvd is rewritten (atomically, via rename)
 // after every output, so an interrupted run still leaves a valid series.
 //
@@ -37,8 +38,8 @@ class VtkSeries {
  public:
   using PieceBox = std::pair<std::array<int, 3>, std::array<int, 3>>;  // (origin, dims) in cells
 
-  // Writes into `directory` (created if missing). Every rank of a parallel run constructs one
-  // with the same directory/basename. Throws std::invalid_argument on bad rank/nranks.
+  // Writes piece `rank` of `nranks` into `directory` (created if missing); every piece of a run
+  // has one, with the same directory/basename. Throws std::invalid_argument on bad rank/nranks.
   VtkSeries(std::string directory, std::string basename, int rank = 0, int nranks = 1);
 
   // Writes one output. `piece` is this rank's data; `global_dims` the whole domain's cells;

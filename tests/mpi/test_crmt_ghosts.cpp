@@ -83,18 +83,18 @@ TEST(CrmtGhosts, LocalStepsKeepExactlyTheClaimedDepthValid) {
   ASSERT_EQ(comm.size(), 4) << "run under mpiexec with 4 ranks (dims 2 x 1 x 2)";
   const Config config = parse_deck_string(deck, "crmt_ghosts", ".");
   const DomainGeometry domain(config);
-  const Decomposition dec = decompose(config, domain, comm.size());
+  const BlockSet set = decompose(config, domain, comm.size());  // one block per rank
   const OperatorReach reach = uniform_grid_reach<L>();
   for (OverlapKind overlap : {OverlapKind::None, OverlapKind::NonBlocking, OverlapKind::Interior,
                               OverlapKind::Streams, OverlapKind::Systolic})
     for (int h = 2; h <= 4; ++h) {
       const std::array<int, 3> depth{h, h, h};
-      Block<L, Real> block(config, domain, dec.boxes[comm.rank()], depth);
+      Block<L, Real> block(config, domain, set.blocks[comm.rank()].box, depth);
       Block<L, Real> whole(config, domain, Box{{0, 0, 0}, config.cells}, {1, 1, 1});
-      Halo<L, Real> halo(block, domain, dec, comm, false, depth);
-      halo.exchange(block.populations());
+      Halo<L, Real> halo({&block}, {comm.rank()}, domain, set, comm, false, depth);
+      halo.exchange({block.populations()});
       const CrmtSchedule schedule(h, reach);
-      OverlapStepper<L, Real> stepper(block, halo, overlap, schedule);
+      OverlapStepper<L, Real> stepper({&block}, halo, overlap, schedule);
       long checked_steps = 0;
       for (int step = 1; step <= config.steps; ++step) {
         stepper.step();

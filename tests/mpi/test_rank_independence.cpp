@@ -1,5 +1,5 @@
-// Results are bitwise independent of the rank count, the decomposition, the overlap strategy, the
-// buffer placement and CRMT's ghost width: every run's fields_hash must equal the one-rank hash of
+// Results are bitwise independent of the rank count, the decomposition, the blocks per rank, the
+// overlap strategy, the buffer placement and CRMT's ghost width: every run's fields_hash must equal the one-rank hash of
 // the same deck (one ghost layer, exchanged every step). Step counts are chosen so that some
 // ghost widths do not divide them.
 // The binary runs under mpiexec with N ranks and tests every rank count n in {1, 2, 3, 4, 8}
@@ -218,6 +218,15 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
     }
     variants.push_back({"simulation.kernel=\"swap\"", "parallel.decomposition=\"bisection\"",
                         "simulation.layout=\"aosoa\"", "parallel.buffers=\"host\""});
+    // Several blocks per rank: copies between a rank's blocks without MPI, every kernel, overlap
+    // strategies and CRMT over the blocks of a rank.
+    k = 0;
+    for (const char* kernel : {"ab_pull", "ab_push", "aa", "swap", "swap_prism", "merged3", "merged_aa2"})
+      variants.push_back({std::string("simulation.kernel=\"") + kernel + "\"",
+                          "parallel.blocks_per_rank=" + std::to_string(2 + (k++) % 3)});
+    variants.push_back({"parallel.blocks_per_rank=3", "parallel.overlap=\"streams\"", "parallel.ghost_width=2"});
+    variants.push_back({"parallel.blocks_per_rank=2", "parallel.overlap=\"systolic\"", "parallel.decomposition=\"bisection\""});
+    variants.push_back({"parallel.blocks_per_rank=2", "parallel.ghost_width=\"auto\"", "parallel.max_ghost_width=3"});
     // AoSoA storage: halo plans index populations through the layout.
     variants.push_back({"simulation.layout=\"aosoa\"", "simulation.bundle=5", "parallel.overlap=\"interior\""});
     variants.push_back({"simulation.layout=\"aosoa\"", "parallel.ghost_width=3", "parallel.overlap=\"streams\""});
