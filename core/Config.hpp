@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/Scheme.hpp"
+
 namespace boreas {
 
 enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
@@ -77,7 +79,7 @@ struct Config {
   Precision precision = Precision::Double;
   CollisionKind collision = CollisionKind::BGK;
   double trt_magic = 3.0 / 16.0;
-  std::string kernel = "ab_pull";
+  Scheme kernel;  // [simulation] kernel, parsed (core/Scheme.hpp)
   int tile = 16;  // [simulation] tile: prism tile width of swap_prism / merged<k> (rows)
   MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form
   StorageLayout layout = StorageLayout::SoA;  // [simulation] layout

@@ -30,12 +30,6 @@
 
 namespace boreas {
 
-const std::vector<std::string>& known_kernels() {
-  static const std::vector<std::string> k{"ab_pull", "ab_push", "aa", "swap", "swap_prism", "merged2", "merged3",
-                                          "merged_aa2", "merged_aa3"};
-  return k;
-}
-
 const std::vector<std::string>& known_observables() {
   static const std::vector<std::string> k{"poiseuille_profile", "taylor_green_decay",
                                           "ghia_centerline", "mass"};
@@ -547,11 +541,12 @@ void apply_overrides(toml::table& doc, const std::vector<std::string>& overrides
 // Keys that only some kernels, layouts or ghost widths use, and ghost widths a kernel cannot
 // exchange: refused here rather than ignored or found at run time.
 void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl& par) {
-  const std::string& k = cfg.kernel;
-  const bool is_auto = k == "auto", merged = k == "merged2" || k == "merged3",
-             merged_aa = k == "merged_aa2" || k == "merged_aa3";
+  const StreamingKernel kind = cfg.kernel.kind;
+  const std::string k = scheme_name(cfg.kernel);
+  const bool is_auto = kind == StreamingKernel::Auto, merged = kind == StreamingKernel::Merged,
+             merged_aa = kind == StreamingKernel::MergedAA;
   const std::string kernel_is = " (simulation.kernel is \"" + k + "\")";
-  if (!is_auto && !merged && !merged_aa && k != "swap_prism")
+  if (!is_auto && !merged && !merged_aa && kind != StreamingKernel::SwapPrism)
     c.not_used(sim, "tile", "only used by swap_prism, merged2/merged3, merged_aa2/merged_aa3 and auto" + kernel_is);
   if (!is_auto && !merged) c.not_used(sim, "merge_form", "only used by merged2/merged3 and auto" + kernel_is);
   if (!is_auto && cfg.layout != StorageLayout::AoSoA)
@@ -560,9 +555,9 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
     c.not_used(par, "max_ghost_width", "only used with ghost_width = \"auto\"");
   const int h = cfg.parallel.ghost_width;
   const toml::node* gw = par.get("ghost_width");
-  if (!gw || h == 1 || is_auto || k == "ab_pull") return;
+  if (!gw || h == 1 || is_auto || kind == StreamingKernel::ABPull) return;
   if (merged) {
-    const int steps = k.back() - '0';
+    const int steps = cfg.kernel.steps;
     if (h > 1 && h != steps)
       c.at(gw, "parallel.ghost_width = " + std::to_string(h) + " with simulation.kernel = \"" + k +
                    "\": merged<k> exchanges k = " + std::to_string(steps) +
@@ -641,7 +636,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   {
     std::vector<std::string> kernels = known_kernels();
     kernels.push_back("auto");  // drivers/KernelChoice.hpp
-    if (auto k = c.choice(sim, "kernel", kernels)) cfg.kernel = kernels[*k];
+    if (auto k = c.choice(sim, "kernel", kernels)) cfg.kernel = *parse_scheme(kernels[*k]);
     else kernel_ok = !sim.get("kernel");
   }
   if (auto t = c.integer(sim, "tile", "an integer >= 2", 2)) cfg.tile = int(*t);

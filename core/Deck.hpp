@@ -15,9 +15,6 @@
 
 namespace boreas {
 
-// Streaming/collision kernel variants a deck may name in [simulation] kernel.
-const std::vector<std::string>& known_kernels();
-
 // Validation observables a deck may name in [validation] observables.
 const std::vector<std::string>& known_observables();
 

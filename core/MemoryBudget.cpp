@@ -16,10 +16,9 @@ int lattice_directions(LatticeKind kind) {
   }
 }
 
-int lattice_copies(const std::string& kernel) {
-  const bool in_place = kernel == "aa" || kernel == "swap" || kernel == "swap_prism" || kernel.rfind("merged_aa", 0) == 0;
+int lattice_copies(const Scheme& kernel) {
   // Own lattices, then the saved state; in-place variants materialise the canonical one.
-  return in_place ? 1 + 1 + 1 : 2 + 1;
+  return kernel.in_place() ? 1 + 1 + 1 : 2 + 1;
 }
 
 MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host) {

@@ -23,7 +23,7 @@ int lattice_directions(LatticeKind kind);
 // Population lattices a variant keeps (auto: the most any candidate keeps) plus the copies a run
 // makes of the canonical state: the last good state, and for in-place variants the canonical
 // view that checks and output materialise.
-int lattice_copies(const std::string& kernel);
+int lattice_copies(const Scheme& kernel);
 
 MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host);
 

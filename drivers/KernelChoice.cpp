@@ -106,9 +106,11 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   choice.report["cache_file"] = file;
   const Json* own_hit = member(cache, key);
   const std::string hit_text = world.broadcast(own_hit ? own_hit->dump() : std::string());
-  if (!hit_text.empty()) {
-    const Json hit = Json::parse(hit_text);
-    choice.kernel = hit["kernel"].get<std::string>();
+  const Json hit = hit_text.empty() ? Json() : Json::parse(hit_text);
+  const Json* cached = member(hit, "kernel");
+  // An entry naming no known variant (a cache from another version) is tried anew.
+  if (cached && cached->is_string() && parse_scheme(cached->get<std::string>())) {
+    choice.kernel = cached->get<std::string>();
     choice.tile = int(hit["tile"].get<std::int64_t>());
     const Json* layout = member(hit, "layout");
     choice.layout = layout && layout->get<std::string>() == storage_layout_name(StorageLayout::AoSoA) ? StorageLayout::AoSoA
@@ -123,7 +125,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   double best = -1;
   for (const Candidate& cand : candidates) {
     Config c = config;
-    c.kernel = cand.kernel;
+    c.kernel = *parse_scheme(cand.kernel);
     if (cand.tile) c.tile = cand.tile;
     c.layout = cand.layout;
     auto sim = Simulation::create(c, comm);
@@ -135,7 +137,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     Kokkos::fence();
     const double warm_up = world.max(seconds_since(t0));
     Json t = Json::object();
-    t["kernel"] = c.kernel;
+    t["kernel"] = scheme_name(c.kernel);
     t["tile"] = c.tile;
     t["layout"] = storage_layout_name(c.layout);
     // A warm-up step three times slower than the best candidate's steps cannot win: skip its
@@ -155,7 +157,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     tried.push_back(t);
     if (mlups > best) {
       best = mlups;
-      choice.kernel = c.kernel;
+      choice.kernel = scheme_name(c.kernel);
       choice.tile = c.tile;
       choice.layout = c.layout;
     }

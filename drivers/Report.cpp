@@ -51,7 +51,7 @@ Json config_to_json(const Config& c) {
   j["precision"] = c.precision == Precision::Double ? "double" : "float";
   j["collision"] = c.collision == CollisionKind::TRT ? "TRT" : "BGK";
   if (c.collision == CollisionKind::TRT) j["trt_magic"] = c.trt_magic;
-  j["kernel"] = c.kernel;
+  j["kernel"] = scheme_name(c.kernel);
   j["tile"] = c.tile;
   j["merge_form"] = merge_form_name(c.merge_form);
   j["layout"] = storage_layout_name(c.layout);
@@ -132,7 +132,7 @@ Json make_report(const Config& config, const Simulation& sim, const std::string&
   m["relative_change"] = (mass - initial_mass) / initial_mass;
   r["mass"] = m;
   r["backend"] = backend_json();
-  r["kernel"] = sim.config().kernel;
+  r["kernel"] = scheme_name(sim.config().kernel);
   if (!sim.kernel_choice().is_null()) r["kernel_choice"] = sim.kernel_choice();
   return r;
 }

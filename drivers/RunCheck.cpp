@@ -13,7 +13,7 @@ namespace {
 std::string memory_hint(const Config& config) {
   std::string hint = "hint: run on more ranks or nodes, or a smaller domain.cells";
   if (config.precision == Precision::Double) hint += ", or lattice.precision = \"float\"";
-  if (lattice_copies(config.kernel) > lattice_copies("aa")) hint += ", or an in-place kernel (\"aa\": one lattice)";
+  if (!config.kernel.in_place()) hint += ", or an in-place kernel (\"aa\": one lattice)";
   return hint;
 }
 

@@ -41,8 +41,7 @@ std::array<int, 3> ghost_widths(const Config& c, int h) {
 // merged<k> with a halo (several blocks, or a ghost width set) exchanges k layers per sweep
 // (merged_aa<k> takes single aa steps there).
 int allocated_ghost_width(const Config& c, int blocks) {
-  const int k = merged_steps(c.kernel);
-  if (streaming_kernel(c.kernel) == StreamingKernel::Merged && (blocks > 1 || c.parallel.ghost_width != 1)) return k;
+  if (c.kernel.kind == StreamingKernel::Merged && (blocks > 1 || c.parallel.ghost_width != 1)) return c.kernel.steps;
   return c.parallel.ghost_width == 0 ? c.parallel.max_ghost_width : c.parallel.ghost_width;
 }
 
@@ -555,10 +554,10 @@ class SimulationImpl final : public Simulation {
 }  // namespace
 
 std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm comm) {
-  if (config.kernel == "auto") {
+  if (config.kernel.kind == StreamingKernel::Auto) {
     const KernelChoice choice = choose_kernel(config, comm);
     Config chosen = config;
-    chosen.kernel = choice.kernel;
+    chosen.kernel = *parse_scheme(choice.kernel);
     chosen.tile = choice.tile;
     chosen.layout = choice.layout;
     auto sim = create(chosen, comm);
@@ -638,7 +637,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   auto elapsed = [&] { return seconds_since(t0); };
   // Checks (and progress lines) about every 10 % of the run unless the deck says otherwise, in
   // whole sweeps of a merged<k> kernel (a chunk's remainder runs as single steps).
-  const long sweep = merged_steps(sim->config().kernel);
+  const long sweep = sim->config().kernel.steps;
   const long check_every = config.progress_every > 0
                                ? config.progress_every
                                : std::max(1L, (config.steps / 10 + sweep - 1) / sweep) * sweep;

@@ -52,22 +52,6 @@ struct HostMacroscopic {
   std::vector<std::uint8_t> flags;
 };
 
-enum class StreamingKernel { ABPull, ABPush, AA, Swap, SwapPrism, Merged, MergedAA };
-// The variant a deck names in [simulation] kernel.
-inline StreamingKernel streaming_kernel(const std::string& name) {
-  if (name == "ab_pull") return StreamingKernel::ABPull;
-  if (name == "ab_push") return StreamingKernel::ABPush;
-  if (name == "aa") return StreamingKernel::AA;
-  if (name == "swap") return StreamingKernel::Swap;
-  if (name == "swap_prism") return StreamingKernel::SwapPrism;
-  if (name == "merged2" || name == "merged3") return StreamingKernel::Merged;
-  if (name == "merged_aa2" || name == "merged_aa3") return StreamingKernel::MergedAA;
-  throw Error("unknown streaming kernel '" + name + "'");
-}
-// Steps per sweep of a merged kernel (1 for the others).
-inline int merged_steps(const std::string& name) {
-  return name.compare(0, 6, "merged") == 0 ? name.back() - '0' : 1;
-}
 
 // Whether merged<k> sweeps in tiles (MergedTiles.hpp) rather than slabs (MergedStep.hpp).
 inline bool merges_in_tiles(MergeForm form) {

@@ -48,9 +48,9 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
     : box_(owned),
       geom_({owned.extent(0), owned.extent(1), owned.extent(2)}, ghosts, sizeof(Real)),
       flags_("flags", geom_.cells_alloc),
-      kernel_(streaming_kernel(config.kernel)),
+      kernel_(config.kernel.kind),
       tile_(config.tile),
-      merge_steps_(merged_steps(config.kernel)),
+      merge_steps_(config.kernel.steps),
       merge_tiles_(merges_in_tiles(config.merge_form)),
       storage_(config.layout == StorageLayout::AoSoA
                    ? PopulationLayout::make_aosoa(geom_, L::Q, config.bundle, sizeof(Real))

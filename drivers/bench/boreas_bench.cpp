@@ -100,11 +100,8 @@ Config periodic_box(const Case& c, Config config) {
 // an in-place step 2; merged<k> moves one step's worth per k steps (halo and seam re-reads not
 // counted).
 double variant_bytes_per_update(const Config& config, int lattice_bytes) {
-  const StreamingKernel kind = streaming_kernel(config.kernel);
-  const bool in_place = kind == StreamingKernel::AA || kind == StreamingKernel::MergedAA ||
-                        kind == StreamingKernel::Swap || kind == StreamingKernel::SwapPrism;
-  const int lattices = in_place || !exec_is_host ? 2 : 3;
-  return double(lattices) * lattice_bytes / merged_steps(config.kernel);
+  const int lattices = config.kernel.in_place() || !exec_is_host ? 2 : 3;
+  return double(lattices) * lattice_bytes / config.kernel.steps;
 }
 
 Json run_case(const Case& c, const Config& kernel_settings, long steps, int repeats,
@@ -136,11 +133,11 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
   Json out = Json::object();
   out["kind"] = "kernel";
   out["lattice"] = lattice_name(c.lattice);
-  out["kernel"] = config.kernel;
+  out["kernel"] = scheme_name(config.kernel);
   out["tile"] = config.tile;
   out["layout"] = storage_layout_name(config.layout);
   if (config.layout == StorageLayout::AoSoA) out["bundle"] = config.bundle;
-  if (streaming_kernel(config.kernel) == StreamingKernel::Merged)
+  if (config.kernel.kind == StreamingKernel::Merged)
     out["merge_form"] = merges_in_tiles(config.merge_form) ? "tiles" : "slabs";
   out["precision"] = c.precision == Precision::Float ? "float" : "double";
   out["collision"] = config.collision == CollisionKind::TRT ? "TRT" : "BGK";
@@ -233,7 +230,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   Config kernel_settings;
-  kernel_settings.kernel = kernel;
+  kernel_settings.kernel = *parse_scheme(kernel);
   kernel_settings.collision = collision_name == "TRT" ? CollisionKind::TRT : CollisionKind::BGK;
   kernel_settings.tile = tile;
   kernel_settings.merge_form =

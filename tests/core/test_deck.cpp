@@ -88,7 +88,7 @@ TEST(Deck, MinimalDeckGetsDefaults) {
   EXPECT_EQ(c.name, "deck");  // stem of the source name
   EXPECT_EQ(c.deck_path, "deck.toml");
   EXPECT_EQ(c.steps, 10);
-  EXPECT_EQ(c.kernel, "ab_pull");
+  EXPECT_EQ(scheme_name(c.kernel), "ab_pull");
   EXPECT_EQ(c.merge_form, MergeForm::Auto);
   EXPECT_EQ(c.lattice, LatticeKind::D3Q19);
   EXPECT_EQ(c.precision, Precision::Double);
@@ -146,7 +146,7 @@ TEST(Deck, Full2DDeck) {
       "[output]\ndirectory = \"o\"\nevery = 3\nvtk = false\nprogress_every = 2\n"
       "[validation]\nobservables = [\"poiseuille_profile\", \"mass\"]\n");
   EXPECT_EQ(c.name, "pois");
-  EXPECT_EQ(c.kernel, "merged2");
+  EXPECT_EQ(scheme_name(c.kernel), "merged2");
   EXPECT_EQ(c.merge_form, MergeForm::Tiles);
   EXPECT_EQ(c.lattice, LatticeKind::D2Q9);
   EXPECT_EQ(c.dimensions(), 2);
@@ -577,4 +577,20 @@ TEST(Deck, LocationsOfKeysCheckedAfterParsing) {
   } catch (const DeckError& e) {
     EXPECT_EQ(std::string(e.what()), "deck.toml:12:8: error: parallel.dims: needs 2 ranks, the run has 3\n1 error in deck deck.toml");
   }
+}
+
+// Kernel names are parsed once (core/Scheme.hpp): every known name round-trips, steps per sweep
+// come from the name, unknown names are refused.
+TEST(Deck, SchemeNames) {
+  for (const std::string& name : known_kernels()) {
+    const std::optional<Scheme> s = parse_scheme(name);
+    ASSERT_TRUE(s) << name;
+    EXPECT_EQ(scheme_name(*s), name);
+    EXPECT_EQ(s->steps, name.back() == '2' ? 2 : name.back() == '3' ? 3 : 1) << name;
+  }
+  EXPECT_EQ(parse_scheme("auto")->kind, StreamingKernel::Auto);
+  EXPECT_FALSE(parse_scheme("merged4"));
+  EXPECT_FALSE(parse_scheme("AA"));
+  EXPECT_EQ(parse_deck_string(head + "[physics]\ntau = 0.6\n", "deck.toml", "", {"simulation.kernel=\"merged_aa3\""}).kernel,
+            (Scheme{StreamingKernel::MergedAA, 3}));
 }
