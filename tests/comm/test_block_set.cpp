@@ -73,7 +73,8 @@ TEST(BlockSet, DecompositionsPartitionTheDomain) {
 // the grid has one or two blocks along an axis (the same block then appears with other offsets);
 // the relation is symmetric with opposite offset and direction.
 TEST(BlockSet, NeighbourTablesPeriodicAndWalled) {
-  for (const std::array<int, 3>& dims : {std::array<int, 3>{3, 2, 1}, {2, 2, 2}, {1, 1, 1}, {4, 1, 3}}) {
+  const std::vector<std::array<int, 3>> grids{{3, 2, 1}, {2, 2, 2}, {1, 1, 1}, {4, 1, 3}};
+  for (const std::array<int, 3>& dims : grids) {
     const Config c = deck(periodic_faces());
     const BlockSet set = cartesian(DomainGeometry(c), dims);
     for (const GridBlock& b : set.blocks) {
