@@ -1,4 +1,5 @@
-// Template definitions of lbm/Block.hpp; included by one explicit-instantiation unit per lattice.
+// Template definitions of lbm/Block.hpp; included by one explicit-instantiation unit per lattice and
+// precision (lbm/BlockInstance.cpp.in).
 #include <algorithm>
 #include <cmath>
 
