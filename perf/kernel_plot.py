@@ -2,8 +2,9 @@
 """Kernel table and plot from perf/kernel_sweep.sh results: perf/kernel_plot.py RESULTS.jsonl
 
 Prints a Markdown table (variant x layout x size x precision: MLUPS, the variant's bytes per
-update, the fraction of the one-step roofline = MLUPS x two-lattice bytes / copy bandwidth) and
-writes perf/results/kernels.png next to the results file.
+update, roofline_fraction: MLUPS over the variant's own roofline for results from 2026-11-22 on,
+MLUPS x two-lattice bytes / copy bandwidth before) and writes perf/results/kernels.png next to the
+results file.
 """
 import json
 import os
@@ -29,7 +30,7 @@ def main():
     rows = [json.loads(line) for line in open(path) if line.strip()]
     rows = [r for r in rows if r.get("kind") == "kernel"]
     print("| kernel | layout | cells | precision | MLUPS | min-max | variant B/update | copy GB/s | "
-          "one-step roofline fraction | load after |")
+          "roofline fraction | load after |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['kernel']} | {label(r)} | {r['cells'][0]}^3 | {r['precision']} | {r['mlups']:.2f} | "

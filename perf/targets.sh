@@ -2,10 +2,10 @@
 # The CPU targets of issue 5 at 256^3, D3Q19 double: the best single-step variants against the
 # merged ones, ROUNDS rounds interleaved (the machine is shared: compare medians of rounds and
 # ratios within a round). Appends JSON lines to perf/results/<date>-<host>-targets.jsonl and
-# prints, per round, MLUPS, the fraction of the copy roofline (2 Q sizeof(real) bytes per update
-# over STREAM copy) and merged / best single step. (The reference line's in-place bandwidth is
-# kept in the file but not used: at 256^3 its 19 streams of 128 MiB run at 6-8 GB/s, below what
-# aa itself moves, so it is no roofline there.)
+# prints, per round, MLUPS, the fraction of the variant's own roofline (its traffic without
+# arithmetic, drivers/bench/StreamReference.hpp), the fraction of the copy's actual traffic, and
+# merged / best single step. (The reference line's 19-stream in-place bandwidth is kept in the
+# file but not used: at 256^3 it runs at 6-8 GB/s, below what aa itself moves.)
 #   perf/targets.sh [BUILD_DIR]
 # Environment: THREADS (2), ROUNDS (3), SIZE (256), STEPS (12: a multiple of 2 and 3), REPEATS (5),
 # KERNELS ("ab_pull aa merged3 merged_aa2 merged_aa3").
@@ -39,8 +39,8 @@ for r in sorted({d["round"] for d in rows}):
     best_single = max(d["mlups"] for d in rows if d["round"] == r and not merged(d["kernel"]))
     for d in (d for d in rows if d["round"] == r):
         ratio = f"  {d['mlups'] / best_single:.2f}x best single step" if merged(d["kernel"]) else ""
-        print(f"  {d['kernel']:<11} {d['mlups']:7.1f} MLUPS  {d['roofline_fraction']:.2f} of copy roofline"
-              f"  (copy {d['stream_copy_gbs']:.1f} GB/s){ratio}")
+        print(f"  {d['kernel']:<11} {d['mlups']:7.1f} MLUPS  {d['roofline_fraction']:.2f} of its roofline"
+              f"  {d['copy_fraction']:.2f} of the copy's traffic (copy {d['stream_copy_gbs']:.1f} GB/s){ratio}")
 for k in dict.fromkeys(d["kernel"] for d in rows):
     m = [d["mlups"] for d in rows if d["kernel"] == k]
     print(f"median {k:<11} {statistics.median(m):7.1f} MLUPS over {len(m)} rounds")
