@@ -1,5 +1,7 @@
 #include "drivers/RunCheck.hpp"
 
+#include <limits>
+
 #include "comm/Decomposition.hpp"
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
@@ -29,6 +31,11 @@ void check_run(const Config& config, int ranks, int ranks_on_node) {
                          (ranks == 1 ? " rank" : " ranks") + "), " + format_bytes(need.host_bytes * ranks_on_node) +
                          " for the " + std::to_string(ranks_on_node) + " on this node, which has " +
                          format_bytes(available) + " available; " + memory_hint(config));
+  // Per-rank cell counts travel as MPI's int counts (output gathers).
+  if (need.cells_per_rank > std::numeric_limits<int>::max())
+    throw_deck_error(config, "domain.cells",
+                     std::to_string(need.cells_per_rank) + " cells per rank exceed the 2^31 - 1 a rank can hold; run on at least " +
+                         std::to_string(need.cells_per_rank * ranks / std::numeric_limits<int>::max() + 1) + " ranks");
   const int per_rank = config.parallel.blocks_per_rank, blocks = ranks * per_rank;
   const std::string block_count =
       std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") +

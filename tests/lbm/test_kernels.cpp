@@ -11,6 +11,7 @@
 
 #include "lbm/Block.hpp"
 #include "lbm/Geometry.hpp"
+#include "lbm/MergedStep.hpp"
 
 using namespace boreas;
 
@@ -179,6 +180,25 @@ INSTANTIATE_TEST_SUITE_P(
                                          "merged2_tiles", "merged3_tiles", "merged_aa2", "merged_aa3"),
                        all_lattices, both_precisions, all_boundary_sets, ::testing::Values(StorageLayout::AoSoA)),
     case_name);
+
+// merged<k> and merged_aa<k> on the host split the block into z slabs, one per thread, whose
+// seams a second stage closes: a box tall enough for several slabs, on every thread available.
+TEST(KernelSlabs, MergedSweepsInSeveralSlabs) {
+  if (ExecSpace().concurrency() < 2 || !exec_is_host) GTEST_SKIP() << "needs a host backend with 2 or more threads";
+  for (const char* kernel : {"merged2", "merged3", "merged_aa2", "merged_aa3"})
+    for (Boundaries set : {Boundaries::Periodic, Boundaries::InletOutlet, Boundaries::Obstacles}) {
+      Config c = make_config(LatticeKind::D3Q19, Precision::Double, set);
+      c.cells = {12, 10, 6 * ExecSpace().concurrency() + 5};  // slabs of 2k planes or more, uneven
+      const DenseGeometry g({c.cells[0], c.cells[1], c.cells[2]}, {1, 1, 1}, 8);
+      const int k = parse_scheme(kernel)->steps;
+      EXPECT_EQ(merged_schedule(g, 3, k, c.tile).slabs, std::min(c.cells[2] / (2 * k), ExecSpace().concurrency()))
+          << kernel;
+      EXPECT_GE(merged_schedule(g, 3, k, c.tile).slabs, 2) << kernel;
+      SCOPED_TRACE(std::string(kernel) + " " + name_of(set));
+      compare_with_pull<D3Q19, double>(c, kernel, StorageLayout::SoA);
+      if (set == Boundaries::Obstacles) compare_with_pull<D3Q19, float>(c, kernel, StorageLayout::SoA);
+    }
+}
 
 // Any grouping of directions into bundles (one direction each, uneven last bundle, one bundle of
 // all, more than Q) stores the same state.
