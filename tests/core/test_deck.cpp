@@ -77,7 +77,7 @@ struct TempDir {
   }
 };
 
-const fs::path decks_dir = fs::path(__FILE__).parent_path().parent_path() / "decks";
+const fs::path decks_dir = BOREAS_TEST_DECKS;
 
 }  // namespace
 
