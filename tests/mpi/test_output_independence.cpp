@@ -21,99 +21,19 @@
 #include "core/Deck.hpp"
 #include "drivers/Simulation.hpp"
 #include "tests/io/VtkReadBack.hpp"
+#include "tests/mpi/Decks.hpp"
 
 namespace boreas {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Deck {
-  const char* name;
-  const char* text;
-};
+using test::Deck;
+using test::decks;
 
-// Walls and a moving lid; periodic axes and an obstacle in 2D with a force; inlet, outlet and
-// obstacles in float. Outputs at steps 0, 5, 10 and the last.
-const Deck decks[] = {
-    {"cavity_d3q19", R"(
-[simulation]
-steps = 12
-[lattice]
-model = "D3Q19"
-[domain]
-cells = [12, 10, 8]
-[physics]
-tau = 0.6
-[boundary.y_max]
-type = "moving_wall"
-velocity = [0.05, 0.0, 0.02]
-[output]
-every = 5
-[validation]
-observables = ["mass"]
-)"},
-    {"periodic_cylinder_d2q9_trt", R"(
-[simulation]
-steps = 11
-[lattice]
-model = "D2Q9"
-[domain]
-cells = [20, 12]
-[collision]
-model = "TRT"
-[physics]
-tau = 0.8
-force = [1e-5, 2e-6]
-[initial]
-velocity = [0.02, 0.01]
-[boundary.x_min]
-type = "periodic"
-[boundary.x_max]
-type = "periodic"
-[boundary.y_min]
-type = "periodic"
-[boundary.y_max]
-type = "periodic"
-[[obstacle]]
-shape = "cylinder"
-center = [7, 6]
-radius = 2.5
-axis = "z"
-[output]
-every = 5
-[validation]
-observables = ["mass"]
-)"},
-    {"channel_d3q19_float", R"(
-[simulation]
-steps = 12
-[lattice]
-model = "D3Q19"
-precision = "float"
-[domain]
-cells = [16, 10, 8]
-[physics]
-tau = 0.65
-[boundary.x_min]
-type = "velocity_inlet"
-velocity = [0.04, 0, 0]
-[boundary.x_max]
-type = "pressure_outlet"
-density = 0.99
-[boundary.z_min]
-type = "periodic"
-[boundary.z_max]
-type = "periodic"
-[[obstacle]]
-shape = "sphere"
-center = [6, 5, 4]
-radius = 2.5
-[output]
-every = 5
-[validation]
-observables = ["mass"]
-)"},
-};
+// The decks with output every 5 steps (steps 0, 5, 10 and the last) and the mass observable.
+const std::vector<std::string> with_output = {"output.vtk=true", "output.every=5", "validation.observables=[\"mass\"]"};
+
 
 // Every variant, both layouts, CRMT and an overlap strategy.
 const std::vector<std::vector<std::string>> variants = {
@@ -203,7 +123,8 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
   MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   const fs::path root = fs::temp_directory_path() / ("boreas_output_" + std::to_string(pid) + "_" + deck.name);
 
-  auto config = [&](const std::vector<std::string>& v, const fs::path& dir) {
+  auto config = [&](std::vector<std::string> v, const fs::path& dir) {
+    v.insert(v.begin(), with_output.begin(), with_output.end());
     Config c = parse_deck_string(deck.text, deck.name, ".", v);
     c.output_dir = dir.string();
     return c;
@@ -246,7 +167,7 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
   if (world_rank == 0) fs::remove_all(root);
 }
 
-INSTANTIATE_TEST_SUITE_P(Decks, OutputIndependence, ::testing::Range(0, 3),
+INSTANTIATE_TEST_SUITE_P(Decks, OutputIndependence, ::testing::Range(0, 4),
                          [](const auto& info) { return std::string(decks[info.param].name); });
 
 }  // namespace
