@@ -6,7 +6,8 @@
 // buffers. Copies between two blocks of the rank go through the send buffer without MPI (unpacked
 // once packed); self copies (periodic axes a block spans; a swap plan's parked values) are made
 // before anything is packed. The phases are public so that the overlap strategies
-// (comm/Overlap.hpp) can interleave them with compute. `Lattices` holds one lattice per block of
+// (comm/Overlap.hpp) can interleave them with compute; each is a Kokkos profiling region
+// (boreas::comm::*), as Cabana's halo gather is. `Lattices` holds one lattice per block of
 // the rank, in slot order.
 #include <mpi.h>
 
@@ -15,6 +16,7 @@
 
 #include "comm/HaloPlan.hpp"
 #include "comm/Mpi.hpp"
+#include "core/Timers.hpp"
 #include "lbm/Block.hpp"
 
 namespace boreas {
@@ -61,6 +63,7 @@ class Halo {
 
   // The whole exchange, blocking.
   void exchange(const Lattices<Real>& f) {
+    ProfilingRegion region("boreas::comm::halo_exchange");
     post_receives();
     copy_local(f);
     for (std::size_t m = 0; m < plan_.sends.size(); ++m) pack(int(m), f);
@@ -72,6 +75,7 @@ class Halo {
   }
 
   void post_receives() {
+    ProfilingRegion region("boreas::comm::post_receives");
     for (std::size_t m = 0; m < plan_.recvs.size(); ++m) {
       const HaloMessage& msg = plan_.recvs[m];
       unpacked_[m] = false;
@@ -82,6 +86,7 @@ class Halo {
 
   // Packs send message m (and stages it to the host) on `exec`; send(m) after exec is fenced.
   void pack(int m, const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    ProfilingRegion region("boreas::comm::pack");
     const HaloMessage& msg = plan_.sends[m];
     const auto index = send_index_;
     const auto buf = send_buf_;
@@ -100,6 +105,7 @@ class Halo {
   }
 
   void copy_local(const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    ProfilingRegion region("boreas::comm::self_copies");
     const auto src = local_source_, dst = local_target_;
     for (const SelfCopies& c : plan_.self) {
       const auto data = f[c.slot].data;
@@ -112,6 +118,7 @@ class Halo {
   // Unpacks the copies between this rank's blocks of `group` (all groups: -1) whose sends are
   // packed and fenced.
   void unpack_local(const Lattices<Real>& f, int group = -1, const ExecSpace& exec = ExecSpace()) {
+    ProfilingRegion region("boreas::comm::local_copies");
     for (std::size_t m = 0; m < plan_.recvs.size(); ++m) {
       const HaloMessage& msg = plan_.recvs[m];
       if (!msg.local() || unpacked_[m] || (group >= 0 && msg.group != group)) continue;
@@ -138,6 +145,7 @@ class Halo {
   }
 
   void wait_receives(const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    ProfilingRegion region("boreas::comm::wait_and_unpack");
     for (int m = wait_one(); m != MPI_UNDEFINED; m = wait_one()) unpack(m, f, exec);
   }
 
@@ -152,6 +160,7 @@ class Halo {
   // Copies receive message m (from another rank) into the ghost cells of its block (staging it
   // from the host first).
   void unpack(int m, const Lattices<Real>& f, const ExecSpace& exec = ExecSpace()) {
+    ProfilingRegion region("boreas::comm::unpack");
     const HaloMessage& msg = plan_.recvs[m];
     if (staged_) Kokkos::deep_copy(exec, slice(recv_buf_, msg), slice(recv_host_, msg));
     const auto index = recv_index_;

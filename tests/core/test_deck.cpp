@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "TestPaths.hpp"
 #include "core/Deck.hpp"
 
 namespace fs = std::filesystem;
