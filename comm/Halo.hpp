@@ -30,7 +30,7 @@ std::vector<BlockStorage> block_storages(const std::vector<const Block<L, Real>*
                                          const std::vector<int>& ids) {
   std::vector<BlockStorage> out;
   for (std::size_t i = 0; i < blocks.size(); ++i)
-    out.push_back({ids[i], blocks[i]->geometry(), blocks[i]->populations().layout});
+    out.push_back({ids[i], blocks[i]->field().geom, blocks[i]->populations().layout});
   return out;
 }
 

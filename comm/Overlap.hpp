@@ -118,8 +118,8 @@ struct StepRegions {
 // the flags): the cells a CRMT local step computes beyond the owned ones.
 template <class L, class Real>
 std::vector<long long> fluid_shell_cells(const Block<L, Real>& block, int max_depth) {
-  const DenseGeometry& g = block.geometry();
-  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block.flags());
+  const DenseGeometry& g = block.field().geom;
+  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block.field().flags);
   const int e[3] = {g.g[0] ? max_depth : 0, g.g[1] ? max_depth : 0, g.g[2] ? max_depth : 0};
   auto outside = [](int x, int n) { return x < 0 ? -x : (x >= n ? x - n + 1 : 0); };
   std::vector<long long> within(max_depth + 1, 0);
@@ -153,7 +153,7 @@ class OverlapStepper {
                  const CrmtSchedule& schedule)
       : blocks_(blocks), halo_(halo), kind_(kind), schedule_(schedule),
         instances_(kind == OverlapKind::Streams ? 4 : 0) {
-    for (const Block<L, Real>* b : blocks_) regions_.emplace_back(b->geometry(), 4, schedule.ghost_width());
+    for (const Block<L, Real>* b : blocks_) regions_.emplace_back(b->field().geom, 4, schedule.ghost_width());
     const std::vector<long long> shells = fluid_shell_cells(blocks_, schedule_.ghost_width());
     for (int s = 1; s < schedule_.steps_per_exchange(); ++s) shell_cells_.push_back(shells[schedule_.computed_depth(s)]);
   }
@@ -207,7 +207,7 @@ class OverlapStepper {
   void step_local(int depth) {
     const auto t0 = Clock::now();
     for (Block<L, Real>* b : blocks_) {
-      const DenseGeometry& g = b->geometry();
+      const DenseGeometry& g = b->field().geom;
       std::array<int, 3> lo{}, hi{};
       for (int d = 0; d < 3; ++d) {
         const int e = g.g[d] ? depth : 0;

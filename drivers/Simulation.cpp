@@ -162,12 +162,12 @@ class SimulationImpl final : public Simulation {
   long step() const override { return step_; }
   std::uint64_t fields_hash() const override {
     std::uint64_t h = 0;
-    for (const auto& b : blocks_) h += b->fields_hash();
+    for (const auto& b : blocks_) h += boreas::fields_hash<L>(b->field(), b->canonical());
     return comm_.sum(h);
   }
   double total_mass() const override {
     ExactSum local, all;
-    for (const auto& b : blocks_) local += b->total_mass();
+    for (const auto& b : blocks_) local += boreas::total_mass<L>(b->field(), b->canonical());
     all.whole = comm_.sum(local.whole);
     all.high = comm_.sum(local.high);
     all.low = comm_.sum(local.low);
@@ -177,7 +177,7 @@ class SimulationImpl final : public Simulation {
   Health check() const override {
     Health local;
     for (const auto& b : blocks_) {
-      const Health h = b->check();
+      const Health h = check_health<L>(b->field(), b->canonical(), b->physics().rho0);
       if (!h.ok && (local.ok || h.first_bad_cell < local.first_bad_cell)) local = h;
     }
     const long long first = comm_.min(local.ok ? LLONG_MAX : local.first_bad_cell);
@@ -198,7 +198,10 @@ class SimulationImpl final : public Simulation {
     for (const auto& b : blocks_) natural.push_back(b->canonical());
     if (output_halo_) output_halo_->exchange(natural);
     std::vector<HostMacroscopic> out;
-    for (std::size_t i = 0; i < blocks_.size(); ++i) out.push_back(blocks_[i]->macroscopic(natural[i]));
+    for (std::size_t i = 0; i < blocks_.size(); ++i) {
+      blocks_[i]->fill_periodic_ghosts(natural[i]);
+      out.push_back(boreas::macroscopic<L>(blocks_[i]->field(), natural[i], blocks_[i]->physics()));
+    }
     return out;
   }
   std::vector<std::vector<double>> local_vorticity_magnitude(const std::vector<HostMacroscopic>& local) const override {
@@ -207,7 +210,7 @@ class SimulationImpl final : public Simulation {
     const std::vector<std::vector<double>> grown = ring_.gather(output_comm_, velocity, 3);
     std::vector<std::vector<double>> out;
     for (std::size_t i = 0; i < blocks_.size(); ++i)
-      out.push_back(curl_magnitude(blocks_[i]->box(), ring_.grown()[i], grown[i], domain_));
+      out.push_back(curl_magnitude(blocks_[i]->field().box, ring_.grown()[i], grown[i], domain_));
     return out;
   }
   std::vector<int> local_blocks() const override { return ids_; }
@@ -216,7 +219,7 @@ class SimulationImpl final : public Simulation {
   int ranks() const override { return comm_.size(); }
   long long fluid_cells() const override {
     long long n = 0;
-    for (const auto& b : blocks_) n += b->fluid_cells();
+    for (const auto& b : blocks_) n += b->field().fluid_cells;
     return comm_.sum(n);
   }
   void save_state() override {
@@ -412,7 +415,7 @@ class SimulationImpl final : public Simulation {
     std::vector<double> updates;
     auto timed_update = [&] {
       const auto t0 = std::chrono::steady_clock::now();
-      for (const auto& b : blocks_) b->collide_stream({0, 0, 0}, {b->box().extent(0), b->box().extent(1), b->box().extent(2)});
+      for (const auto& b : blocks_) b->collide_stream({0, 0, 0}, {b->field().box.extent(0), b->field().box.extent(1), b->field().box.extent(2)});
       ExecSpace().fence();
       updates.push_back(seconds_since(t0));
     };
@@ -438,7 +441,7 @@ class SimulationImpl final : public Simulation {
       candidates.push_back(c);
     }
     long long fluid = 0;
-    for (const auto& b : blocks_) fluid += b->fluid_cells();
+    for (const auto& b : blocks_) fluid += b->field().fluid_cells;
     const double cell_update = median(updates) / double(std::max(1LL, fluid));
     const std::vector<long long> shells = fluid_shell_cells(block_ptrs_, config_.parallel.max_ghost_width);
     double best_cost = 0;

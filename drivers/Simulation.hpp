@@ -13,7 +13,7 @@
 #include "core/Config.hpp"
 #include "core/Timers.hpp"
 #include "io/Json.hpp"
-#include "lbm/Block.hpp"
+#include "lbm/FieldOps.hpp"
 
 namespace boreas {
 

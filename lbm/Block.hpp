@@ -1,8 +1,9 @@
 #pragma once
-// One block of the grid in dense storage: its owned box of cells in global coordinates, ghost
-// layers, flags and the population lattice(s) of the streaming variant the deck chose
-// (config.kernel). A uniform single-rank run is one block; ranks and AMR levels add blocks, not
-// code paths.
+// One block of the grid stepped by the streaming variant the deck chose (config.kernel): its storage
+// (a Field: box, ghost layers, flags, population layout), the per-cell physics and the population
+// lattice(s) with the variant's state (which lattice is current, the AA/swap layout, periodic ghost
+// lists, AA outlet saves). A uniform single-rank run is one block; ranks and AMR levels add
+// blocks, not code paths.
 //
 // Streaming variants (lbm/StreamedLayout.hpp describes their storage layouts):
 //   ab_pull  two lattices, pull (PullStep.hpp): the reference
@@ -18,8 +19,8 @@
 // All call the same per-cell physics, so they differ only in memory order.
 //
 // Canonical state: after every completed step the block's state is defined as the post-collision
-// populations f*_q(x) of the fluid cells, exactly what ab_pull stores. fields_hash, check,
-// total_mass, macroscopic and save_state/restore_state work on it for every variant (in-place
+// populations f*_q(x) of the fluid cells, exactly what ab_pull stores. The observables of
+// lbm/FieldOps.hpp and save_state/restore_state work on it for every variant (in-place
 // variants materialise it in a temporary lattice); restore_state rebuilds the variant's own
 // layout from it, so a restored run continues bit for bit.
 #include <cstdint>
@@ -32,26 +33,13 @@
 #include "lbm/Boundary.hpp"
 #include "lbm/Collision.hpp"
 #include "lbm/DenseField.hpp"
+#include "lbm/Field.hpp"
+#include "lbm/FieldOps.hpp"
 #include "lbm/Geometry.hpp"
 #include "lbm/StreamedLayout.hpp"
 #include "lbm/Traversal.hpp"
 
 namespace boreas {
-
-// Result of a stability check over the fluid cells.
-struct Health {
-  bool ok = true;
-  long long first_bad_cell = -1;  // global linear index (x fastest), -1 when ok
-  double bad_density = 0;
-};
-
-// Macroscopic fields of a block's interior on the host, x fastest.
-struct HostMacroscopic {
-  std::vector<double> density;   // 0 in solid cells
-  std::vector<double> velocity;  // 3 per cell
-  std::vector<std::uint8_t> flags;
-};
-
 
 // Whether merged<k> sweeps in tiles (MergedTiles.hpp) rather than slabs (MergedStep.hpp).
 inline bool merges_in_tiles(MergeForm form) {
@@ -81,13 +69,11 @@ class Block {
   Block(const Config& config, const DomainGeometry& domain, const Box& owned,
         const std::array<int, 3>& ghosts);
 
-  const Box& box() const { return box_; }
-  const DenseGeometry& geometry() const { return geom_; }
+  const Field& field() const { return field_; }
+  const CellPhysics<Real>& physics() const { return physics_; }
   StreamingKernel kernel() const { return kernel_; }
   // The lattice a step reads (its layout depends on the variant; see the file comment).
   const Populations<Real>& populations() const { return f_[cur_]; }
-  DeviceView<const std::uint8_t*> flags() const { return flags_; }
-  long long fluid_cells() const { return fluid_cells_; }
 
   // `steps` complete steps of the chosen variant, periodic boundaries included (the block is its
   // own periodic neighbour). The entry point for single-block runs.
@@ -106,14 +92,12 @@ class Block {
   void collide_stream_all();
   void finish_step();
 
-  // Order-independent hash of the post-collision populations of the fluid cells, keyed by global
-  // cell index: equal across kernels, ranks and decompositions iff every bit is equal.
-  std::uint64_t fields_hash() const;
-  Health check() const;
-  // Macroscopic fields of the owned cells from the canonical state `natural` (canonical()) whose
-  // ghosts the caller filled across ranks; periodic images are filled here.
-  HostMacroscopic macroscopic(const Populations<Real>& natural) const;
-  ExactSum total_mass() const;
+  // The canonical state: the current lattice itself (natural layout) or a temporary copy. What
+  // the observables of lbm/FieldOps.hpp read.
+  Populations<Real> canonical() const;
+  // Ghost slots of a canonical state that mirror this block's own cells across a periodic axis it
+  // spans, as the moments' gather reads them (ghosts facing other blocks are the halo's).
+  void fill_periodic_ghosts(const Populations<Real>& natural) const;
 
   // A device copy of the current populations, to fall back to the last good state.
   void save_state();
@@ -129,14 +113,10 @@ class Block {
 
   // Implementation steps, public only because nvcc requires the function enclosing an extended
   // device lambda to be publicly accessible; not meant for callers outside Block.
-  void init_flags(const DomainGeometry& domain);
   void init_periodic(const DomainGeometry& domain);
   void init_outlet_saves();
-  Populations<Real> initial_populations(const Config& config) const;
   // Sets the variant's lattice(s) from a canonical (natural-layout) state.
   void load_canonical(const Populations<Real>& natural);
-  // The canonical state: the current lattice itself (natural layout) or a temporary copy.
-  Populations<Real> canonical() const;
   void step_in_place();
   // Both ab_pull and merged<k> keep two natural-layout lattices and can take plain pull steps.
   bool two_natural_lattices() const {
@@ -156,10 +136,8 @@ class Block {
   void advance_merged_aa(long groups);
 
  private:
-  Box box_;
-  DenseGeometry geom_;
-  CellMap map_;
-  DeviceView<std::uint8_t*> flags_;
+  Field field_;
+  CellPhysics<Real> physics_;
   StreamingKernel kernel_;
   Layout layout_ = Layout::Natural;
   bool swap_links_open_ = false;
@@ -169,7 +147,6 @@ class Block {
   int tile_;
   int merge_steps_;
   bool merge_tiles_;  // merged<k> sweeps in tiles (MergedTiles.hpp) rather than slabs
-  PopulationLayout storage_;
   RowGhosts row_ghosts_;  // merged<k>: periodic ghosts grouped by the row of their image
   DeviceView<int*> outlet_slot_;   // AA: column of a cell in outlet_post_, or -1
   DeviceView<long*> outlet_cells_;
@@ -177,12 +154,6 @@ class Block {
   RowCopies aa_fill_, aa_drain_;        // merged_aa<k>: periodic ghost copies by row
   DeviceView<Real**> outlet_post_;
   DeviceView<Real*> saved_;
-  CollisionKind collision_;
-  CollisionParams<Real> params_;
-  BoundaryValues<Real> bc_;
-  std::array<int, 3> global_cells_;
-  double rho0_;
-  long long fluid_cells_ = 0;
 };
 
 }  // namespace boreas

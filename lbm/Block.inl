@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lbm/Block.hpp"
+#include "lbm/FieldOps.inl"
 #include "lbm/AAStep.hpp"
 #include "lbm/MergedAA.hpp"
 #include "lbm/MergedStep.hpp"
@@ -17,24 +18,6 @@
 namespace boreas {
 
 namespace {
-KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {  // splitmix64 finaliser
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-template <class Real>
-KOKKOS_INLINE_FUNCTION std::uint64_t bits_of(Real v) {
-  if constexpr (sizeof(Real) == 8) {
-    std::uint64_t b;
-    memcpy(&b, &v, 8);
-    return b;
-  } else {
-    std::uint32_t b;
-    memcpy(&b, &v, 4);
-    return b;
-  }
-}
 template <class T>
 DeviceView<T*> to_device(const char* label, const std::vector<T>& v) {
   DeviceView<T*> d(std::string(label), v.size());
@@ -46,58 +29,42 @@ DeviceView<T*> to_device(const char* label, const std::vector<T>& v) {
 template <class L, class Real>
 Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const Box& owned,
                       const std::array<int, 3>& ghosts)
-    : box_(owned),
-      geom_({owned.extent(0), owned.extent(1), owned.extent(2)}, ghosts, sizeof(Real)),
-      flags_("flags", geom_.cells_alloc),
+    : field_(config, domain, owned, ghosts, L::Q, sizeof(Real)),
+      physics_(CellPhysics<Real>::make(config)),
       kernel_(config.kernel.kind),
       tile_(config.tile),
       merge_steps_(config.kernel.steps),
-      merge_tiles_(merges_in_tiles(config.merge_form)),
-      storage_(config.layout == StorageLayout::AoSoA
-                   ? PopulationLayout::make_aosoa(geom_, L::Q, config.bundle, sizeof(Real))
-                   : PopulationLayout::make_soa(geom_, L::Q)),
-      collision_(config.collision),
-      params_(CollisionParams<Real>::make(config.tau, config.trt_magic, config.force)),
-      global_cells_(config.cells),
-      rho0_(config.density) {
-  map_.geom = geom_;
+      merge_tiles_(merges_in_tiles(config.merge_form)) {
   if (tile_ < 2) throw Error("simulation.tile must be at least 2 (prism tiles of adjacent rows)");
-  bc_.rho0 = Real(config.density);
-  for (int face = 0; face < num_faces; ++face) {
-    for (int d = 0; d < 3; ++d) bc_.velocity[face][d] = Real(config.faces[face].velocity[d]);
-    bc_.density[face] = Real(config.faces[face].density);
-  }
-  init_flags(domain);
   init_periodic(domain);
   if (aa_pattern()) init_outlet_saves();
   if (kernel_ == StreamingKernel::Merged) init_row_ghosts();
   if (kernel_ == StreamingKernel::MergedAA) init_aa_row_copies();
   // Two lattices for the ab_* variants, one for the in-place ones.
-  f_[0] = Populations<Real>("populations_a", storage_);
+  f_[0] = Populations<Real>("populations_a", field_.storage);
   if (two_natural_lattices() || kernel_ == StreamingKernel::ABPush)
-    f_[1] = Populations<Real>("populations_b", storage_);
-  load_canonical(initial_populations(config));
+    f_[1] = Populations<Real>("populations_b", field_.storage);
+  load_canonical(initial_populations<L, Real>(field_, config));
 }
 
 template <class L, class Real>
 void Block<L, Real>::init_periodic(const DomainGeometry& domain) {
-  for (int d = 0; d < 3; ++d) map_.periodic[d] = domain.periodic(d) && box_.extent(d) == domain.cells()[d];
-  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
+  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field_.flags);
   std::vector<long> ghost, image;
   std::vector<std::uint32_t> pulled, pushed;
-  const DenseGeometry& g = geom_;
+  const DenseGeometry& g = field_.geom;
   for (int z = -g.g[2]; z < g.n[2] + g.g[2]; ++z)
     for (int y = -g.g[1]; y < g.n[1] + g.g[1]; ++y)
       for (int x = -g.g[0]; x < g.n[0] + g.g[0]; ++x) {
         const long cell = g.index(x, y, z);
-        if (map_.owned(cell) || flags(cell) != flag::fluid) continue;
-        const std::array<int, 3> at{box_.lo[0] + x, box_.lo[1] + y, box_.lo[2] + z};
+        if (field_.map.owned(cell) || flags(cell) != flag::fluid) continue;
+        const std::array<int, 3> at{field_.box.lo[0] + x, field_.box.lo[1] + y, field_.box.lo[2] + z};
         std::array<int, 3> p = at;
-        if (!domain.wrap(p) || !box_.contains(p[0], p[1], p[2])) continue;
+        if (!domain.wrap(p) || !field_.box.contains(p[0], p[1], p[2])) continue;
         ghost.push_back(cell);
-        image.push_back(g.index(p[0] - box_.lo[0], p[1] - box_.lo[1], p[2] - box_.lo[2]));
-        pulled.push_back(pulled_populations<L>(box_, at, domain));
-        pushed.push_back(pushed_populations<L>(box_, at, domain));
+        image.push_back(g.index(p[0] - field_.box.lo[0], p[1] - field_.box.lo[1], p[2] - field_.box.lo[2]));
+        pulled.push_back(pulled_populations<L>(field_.box, at, domain));
+        pushed.push_back(pushed_populations<L>(field_.box, at, domain));
       }
   periodic_.ghost = to_device("periodic_ghost", ghost);
   periodic_.image = to_device("periodic_image", image);
@@ -109,11 +76,11 @@ template <class L, class Real>
 void Block<L, Real>::init_row_ghosts() {
   auto ghost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.ghost);
   auto image = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.image);
-  const long n = periodic_.size(), ny = geom_.n[1];
-  std::vector<long> start(ny * geom_.n[2] + 1, 0), ghosts(n), images(n);
+  const long n = periodic_.size(), ny = field_.geom.n[1];
+  std::vector<long> start(ny * field_.geom.n[2] + 1, 0), ghosts(n), images(n);
   auto row_of = [&](long cell) {
     int x, y, z;
-    map_.coords(cell, x, y, z);
+    field_.map.coords(cell, x, y, z);
     return z * ny + y;
   };
   for (long i = 0; i < n; ++i) ++start[row_of(image(i)) + 1];
@@ -137,20 +104,20 @@ void Block<L, Real>::init_aa_row_copies() {
   auto ghost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.ghost);
   auto image = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.image);
   auto pushed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), periodic_.pushed);
-  const long rows = static_cast<long>(geom_.n[1]) * geom_.n[2];
+  const long rows = static_cast<long>(field_.geom.n[1]) * field_.geom.n[2];
   struct Copy {
     long row, from, to;
   };
   std::vector<Copy> fills, drains;
   for (long k = 0; k < periodic_.size(); ++k) {
     int x, y, z;
-    map_.coords(image(k), x, y, z);
-    const long image_row = static_cast<long>(z) * geom_.n[1] + y;
-    map_.coords(ghost(k), x, y, z);
+    field_.map.coords(image(k), x, y, z);
+    const long image_row = static_cast<long>(z) * field_.geom.n[1] + y;
+    field_.map.coords(ghost(k), x, y, z);
     for (int q = 0; q < L::Q; ++q) {
       if (!(pushed(k) >> q & 1)) continue;
-      const long slot_ghost = storage_.index(q, ghost(k)), slot_image = storage_.index(q, image(k));
-      const long pusher_row = static_cast<long>(z - L::c(q, 2)) * geom_.n[1] + (y - L::c(q, 1));
+      const long slot_ghost = field_.storage.index(q, ghost(k)), slot_image = field_.storage.index(q, image(k));
+      const long pusher_row = static_cast<long>(z - L::c(q, 2)) * field_.geom.n[1] + (y - L::c(q, 1));
       fills.push_back({image_row, slot_image, slot_ghost});
       drains.push_back({pusher_row, slot_ghost, slot_image});
     }
@@ -173,17 +140,17 @@ void Block<L, Real>::init_aa_row_copies() {
 // Fluid cells with an outlet upwind: their AA neighbour step needs saved populations.
 template <class L, class Real>
 void Block<L, Real>::init_outlet_saves() {
-  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
+  auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field_.flags);
   std::vector<long> cells, row_start(1, 0);
-  std::vector<int> slot(geom_.cells_alloc, -1);
-  for (int z = 0; z < geom_.n[2]; ++z)
-    for (int y = 0; y < geom_.n[1]; row_start.push_back(static_cast<long>(cells.size())), ++y)
-      for (int x = 0; x < geom_.n[0]; ++x) {
-        const long cell = geom_.index(x, y, z);
+  std::vector<int> slot(field_.geom.cells_alloc, -1);
+  for (int z = 0; z < field_.geom.n[2]; ++z)
+    for (int y = 0; y < field_.geom.n[1]; row_start.push_back(static_cast<long>(cells.size())), ++y)
+      for (int x = 0; x < field_.geom.n[0]; ++x) {
+        const long cell = field_.geom.index(x, y, z);
         if (flags(cell) != flag::fluid) continue;
         bool outlet = false;
         for (int q = 1; q < L::Q; ++q)
-          outlet |= flag::kind(flags(cell - geom_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)))) == flag::outlet;
+          outlet |= flag::kind(flags(cell - field_.geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)))) == flag::outlet;
         if (!outlet) continue;
         slot[cell] = static_cast<int>(cells.size());
         cells.push_back(cell);
@@ -196,73 +163,16 @@ void Block<L, Real>::init_outlet_saves() {
 }
 
 template <class L, class Real>
-void Block<L, Real>::init_flags(const DomainGeometry& domain) {
-  auto host = Kokkos::create_mirror_view(flags_);
-  // Padding cells stay solid: nothing ever streams from them.
-  for (long i = 0; i < geom_.cells_alloc; ++i) host(i) = flag::wall;
-  fluid_cells_ = 0;
-  for (int z = -geom_.g[2]; z < geom_.n[2] + geom_.g[2]; ++z)
-    for (int y = -geom_.g[1]; y < geom_.n[1] + geom_.g[1]; ++y)
-      for (int x = -geom_.g[0]; x < geom_.n[0] + geom_.g[0]; ++x) {
-        const std::uint8_t fl = domain.flag_at(box_.lo[0] + x, box_.lo[1] + y, box_.lo[2] + z);
-        host(geom_.index(x, y, z)) = fl;
-        if (fl == flag::fluid && x >= 0 && y >= 0 && z >= 0 && x < geom_.n[0] &&
-            y < geom_.n[1] && z < geom_.n[2])
-          ++fluid_cells_;
-      }
-  Kokkos::deep_copy(flags_, host);
-}
-
-template <class L, class Real>
-Populations<Real> Block<L, Real>::initial_populations(const Config& config) const {
-  Populations<Real> natural("initial_populations", storage_);
-  auto host = Kokkos::create_mirror_view(natural.data);
-  Kokkos::deep_copy(host, Real(0));
-  const double pi = 3.14159265358979323846;
-  const auto& N = config.cells;
-  const bool tg = config.initial == InitialCondition::TaylorGreen;
-  const bool tg3d = tg && L::D == 3 && N[2] > 1;
-  const double U = config.taylor_green_u0, r0 = config.density;
-  for (int z = -geom_.g[2]; z < geom_.n[2] + geom_.g[2]; ++z)
-    for (int y = -geom_.g[1]; y < geom_.n[1] + geom_.g[1]; ++y)
-      for (int x = -geom_.g[0]; x < geom_.n[0] + geom_.g[0]; ++x) {
-        double rho = r0, u[3] = {config.initial_velocity[0], config.initial_velocity[1],
-                                 config.initial_velocity[2]};
-        if (tg) {
-          const double X = 2 * pi * (box_.lo[0] + x) / N[0], Y = 2 * pi * (box_.lo[1] + y) / N[1],
-                       Z = 2 * pi * (box_.lo[2] + z) / N[2];
-          if (tg3d) {  // classical 3D Taylor-Green vortex (Brachet et al. 1983)
-            u[0] = U * std::sin(X) * std::cos(Y) * std::cos(Z);
-            u[1] = -U * std::cos(X) * std::sin(Y) * std::cos(Z);
-            u[2] = 0;
-            rho = r0 + 3 * r0 * U * U / 16 * (std::cos(2 * X) + std::cos(2 * Y)) * (std::cos(2 * Z) + 2);
-          } else {  // 2D vortex array, exact solution of the Navier-Stokes equations
-            u[0] = -U * std::cos(X) * std::sin(Y);
-            u[1] = U * std::sin(X) * std::cos(Y);
-            u[2] = 0;
-            rho = r0 - 3 * r0 * U * U / 4 * (std::cos(2 * X) + std::cos(2 * Y));
-          }
-        }
-        Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
-        const long cell = geom_.index(x, y, z);
-        for (int q = 0; q < L::Q; ++q)
-          host(storage_.index(q, cell)) = equilibrium<L, Real>(q, Real(rho), ur);
-      }
-  Kokkos::deep_copy(natural.data, host);
-  return natural;
-}
-
-template <class L, class Real>
 void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
   cur_ = 0;
   // Copies first so that slots no step writes (solid cells, padding) hold defined values.
-  if ((kernel_ == StreamingKernel::Merged || kernel_ == StreamingKernel::MergedAA) && storage_.soa()) {
+  if ((kernel_ == StreamingKernel::Merged || kernel_ == StreamingKernel::MergedAA) && field_.storage.soa()) {
     // First touch of each slab's planes by the thread that sweeps them.
     const auto a = f_[0], b = f_[1];
     const bool two = two_natural_lattices();
-    const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
+    const MergedSchedule s = merged_schedule(field_.geom, L::D, merge_steps_, tile_);
     const int slabs = s.slabs > 0 ? s.slabs : 1;
-    const long plane = geom_.slab, planes = geom_.cells_alloc / geom_.slab, qstride = geom_.qstride;
+    const long plane = field_.geom.slab, planes = field_.geom.cells_alloc / field_.geom.slab, qstride = field_.geom.qstride;
     Kokkos::parallel_for(
         "boreas::lbm::merged_first_touch", Kokkos::RangePolicy<ExecSpace>(0, slabs), KOKKOS_LAMBDA(const int i) {
           const long lo = i * planes / slabs * plane, hi = (i + 1) * planes / slabs * plane;
@@ -277,14 +187,14 @@ void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
     if (f_[1].data.extent(0) > 0) Kokkos::deep_copy(f_[1].data, natural.data);
   }
   const auto f = f_[0];
-  const auto flags = DeviceView<const std::uint8_t*>(flags_);
+  const auto flags = DeviceView<const std::uint8_t*>(field_.flags);
   swap_links_open_ = false;
   if (two_natural_lattices()) {
     layout_ = Layout::Natural;
   } else if (aa_pattern()) {
     layout_ = Layout::Reversed;
     Kokkos::parallel_for(
-        "boreas::lbm::to_reversed", Kokkos::RangePolicy<ExecSpace>(0, geom_.cells_alloc),
+        "boreas::lbm::to_reversed", Kokkos::RangePolicy<ExecSpace>(0, field_.geom.cells_alloc),
         KOKKOS_LAMBDA(const long cell) {
           static_for<L::Q>([&](auto qc) {
             constexpr int q = decltype(qc)::value;
@@ -293,11 +203,11 @@ void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
         });
   } else {
     layout_ = Layout::Streamed;
-    const DenseGeometry g = geom_;
-    const CellMap map = map_;
-    const auto bc = bc_;
-    const auto params = params_;
-    for_each_interior_cell("boreas::lbm::to_streamed", geom_, KOKKOS_LAMBDA(const long cell) {
+    const DenseGeometry g = field_.geom;
+    const CellMap map = field_.map;
+    const auto bc = physics_.bc;
+    const auto params = physics_.params;
+    for_each_interior_cell("boreas::lbm::to_streamed", field_.geom, KOKKOS_LAMBDA(const long cell) {
       if (flags(cell) != flag::fluid) return;
       const auto own_post = [&](int k) { return natural(k, cell); };
       static_for<L::Q>([&](auto qc) {
@@ -318,11 +228,11 @@ void Block<L, Real>::load_canonical(const Populations<Real>& natural) {
 template <class L, class Real>
 Populations<Real> Block<L, Real>::canonical() const {
   if (layout_ == Layout::Natural) return f_[cur_];
-  Populations<Real> natural("canonical_populations", storage_);
+  Populations<Real> natural("canonical_populations", field_.storage);
   const auto f = f_[cur_];
-  const auto flags = DeviceView<const std::uint8_t*>(flags_);
+  const auto flags = DeviceView<const std::uint8_t*>(field_.flags);
   if (layout_ == Layout::Reversed) {
-    for_each_interior_cell("boreas::lbm::from_reversed", geom_, KOKKOS_LAMBDA(const long cell) {
+    for_each_interior_cell("boreas::lbm::from_reversed", field_.geom, KOKKOS_LAMBDA(const long cell) {
       if (flags(cell) != flag::fluid) return;
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
@@ -330,8 +240,8 @@ Populations<Real> Block<L, Real>::canonical() const {
       });
     });
   } else {
-    const StreamedReadout<L, Real> readout{f, flags, map_};
-    for_each_interior_cell("boreas::lbm::from_streamed", geom_, KOKKOS_LAMBDA(const long cell) {
+    const StreamedReadout<L, Real> readout{f, flags, field_.map};
+    for_each_interior_cell("boreas::lbm::from_streamed", field_.geom, KOKKOS_LAMBDA(const long cell) {
       if (flags(cell) != flag::fluid) return;
       for (int q = 0; q < L::Q; ++q) natural(q, cell) = readout(q, cell);
     });
@@ -343,18 +253,18 @@ template <class L, class Real>
 void Block<L, Real>::collide_stream(const std::array<int, 3>& lo, const std::array<int, 3>& hi) {
   if (!two_natural_lattices())
     throw Error("collide_stream on a sub-box needs the ab_pull kernel; use collide_stream_all()");
-  const PullGather<L, Real> gather{f_[cur_], flags_, geom_, bc_, params_};
+  const PullGather<L, Real> gather{f_[cur_], field_.flags, field_.geom, physics_.bc, physics_.params};
   const Populations<Real> dst = f_[cur_ ^ 1];
-  dispatch_collision(collision_, [&](auto collision) {
+  dispatch_collision(physics_.collision, [&](auto collision) {
     using C = decltype(collision);
-    for_each_cell("boreas::lbm::pull", geom_, lo, hi, PullStep<L, Real, C>{gather, dst});
+    for_each_cell("boreas::lbm::pull", field_.geom, lo, hi, PullStep<L, Real, C>{gather, dst});
   });
 }
 
 template <class L, class Real>
 void Block<L, Real>::collide_stream_all() {
   if (two_natural_lattices())
-    collide_stream({0, 0, 0}, {geom_.n[0], geom_.n[1], geom_.n[2]});
+    collide_stream({0, 0, 0}, {field_.geom.n[0], field_.geom.n[1], field_.geom.n[2]});
   else
     step_in_place();
 }
@@ -388,7 +298,7 @@ void Block<L, Real>::advance(long steps) {
 template <class L, class Real>
 void Block<L, Real>::pull_step() {
   fill_ghosts<L>(periodic_, f_[cur_], periodic_.pulled);
-  collide_stream({0, 0, 0}, {geom_.n[0], geom_.n[1], geom_.n[2]});
+  collide_stream({0, 0, 0}, {field_.geom.n[0], field_.geom.n[1], field_.geom.n[2]});
   cur_ ^= 1;
 }
 
@@ -400,16 +310,16 @@ void Block<L, Real>::advance_merged(long groups) {
     advance_merged_tiles(groups, false);
     return;
   }
-  const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
+  const MergedSchedule s = merged_schedule(field_.geom, L::D, merge_steps_, tile_);
   if (!exec_is_host || s.slabs == 0) {
     for (long i = 0; i < groups * merge_steps_; ++i) pull_step();
     return;
   }
   fill_ghosts<L>(periodic_, f_[cur_], periodic_.pulled);
-  dispatch_collision(collision_, [&](auto collision) {
+  dispatch_collision(physics_.collision, [&](auto collision) {
     using C = decltype(collision);
-    const PullStep<L, Real, C> from0{PullGather<L, Real>{f_[0], flags_, geom_, bc_, params_}, f_[1]};
-    const PullStep<L, Real, C> from1{PullGather<L, Real>{f_[1], flags_, geom_, bc_, params_}, f_[0]};
+    const PullStep<L, Real, C> from0{PullGather<L, Real>{f_[0], field_.flags, field_.geom, physics_.bc, physics_.params}, f_[1]};
+    const PullStep<L, Real, C> from1{PullGather<L, Real>{f_[1], field_.flags, field_.geom, physics_.bc, physics_.params}, f_[0]};
     const MergedRows<L, Real, C> rows{{from0, from1}, row_ghosts_};
     for (long g = 0; g < groups; ++g) {
       merged_sweep(s, rows, cur_);
@@ -424,16 +334,16 @@ void Block<L, Real>::advance_merged(long groups) {
 // does.
 template <class L, class Real>
 void Block<L, Real>::advance_merged_aa(long groups) {
-  const MergedSchedule s = merged_schedule(geom_, L::D, merge_steps_, tile_);
+  const MergedSchedule s = merged_schedule(field_.geom, L::D, merge_steps_, tile_);
   if (!exec_is_host || s.slabs == 0) {
     for (long i = 0; i < groups * merge_steps_; ++i) step_in_place();
     return;
   }
   const auto f = f_[0];
-  dispatch_collision(collision_, [&](auto collision) {
+  dispatch_collision(physics_.collision, [&](auto collision) {
     using C = decltype(collision);
-    const MergedAARows<L, Real, C> rows{AALocalStep<L, Real, C>{f, flags_, geom_, params_},
-                                        AANeighbourStep<L, Real, C>{f, flags_, geom_, bc_, params_, outlet_slot_, outlet_post_},
+    const MergedAARows<L, Real, C> rows{AALocalStep<L, Real, C>{f, field_.flags, field_.geom, physics_.params},
+                                        AANeighbourStep<L, Real, C>{f, field_.flags, field_.geom, physics_.bc, physics_.params, outlet_slot_, outlet_post_},
                                         aa_fill_,
                                         aa_drain_,
                                         outlet_row_start_,
@@ -454,19 +364,19 @@ template <class L, class Real>
 void Block<L, Real>::merged_sweep_from_ghosts() {
   if (kernel_ != StreamingKernel::Merged) throw Error("merged_sweep_from_ghosts needs a merged<k> kernel");
   for (int d = 0; d < L::D; ++d)
-    if (geom_.g[d] < merge_steps_)
+    if (field_.geom.g[d] < merge_steps_)
       throw Error("merged" + std::to_string(merge_steps_) + " from ghosts needs " + std::to_string(merge_steps_) +
-                  " ghost layers; the block has " + std::to_string(geom_.g[d]));
+                  " ghost layers; the block has " + std::to_string(field_.geom.g[d]));
   advance_merged_tiles(1, true);
 }
 
 // Every sweep reads lattice cur_ and writes the other one, whatever k.
 template <class L, class Real>
 void Block<L, Real>::advance_merged_tiles(long groups, bool from_ghosts) {
-  const TileSchedule s = tile_schedule(geom_, L::D, merge_steps_, tile_);
+  const TileSchedule s = tile_schedule(field_.geom, L::D, merge_steps_, tile_);
   int wrap[3];
-  for (int d = 0; d < 3; ++d) wrap[d] = from_ghosts ? 0 : map_.periodic[d];
-  dispatch_collision(collision_, [&](auto collision) {
+  for (int d = 0; d < 3; ++d) wrap[d] = from_ghosts ? 0 : field_.map.periodic[d];
+  dispatch_collision(physics_.collision, [&](auto collision) {
     using C = decltype(collision);
     using Tiles = MergedTiles<L, Real, C>;
     const std::size_t bytes = Tiles::scratch_bytes(s);
@@ -475,7 +385,7 @@ void Block<L, Real>::advance_merged_tiles(long groups, bool from_ghosts) {
                             .set_scratch_size(level, Kokkos::PerTeam(bytes));
     for (long g = 0; g < groups; ++g) {
       Kokkos::parallel_for("boreas::lbm::merged_tiles", policy,
-                           Tiles{f_[cur_], f_[cur_ ^ 1], flags_, geom_, {wrap[0], wrap[1], wrap[2]}, bc_, params_, s, level});
+                           Tiles{f_[cur_], f_[cur_ ^ 1], field_.flags, field_.geom, {wrap[0], wrap[1], wrap[2]}, physics_.bc, physics_.params, s, level});
       cur_ ^= 1;
     }
   });
@@ -500,29 +410,29 @@ void Block<L, Real>::prepare_aa_neighbour_step() {
 // there); the steps themselves are functors.
 template <class L, class Real>
 void Block<L, Real>::step_in_place() {
-  const DeviceView<const std::uint8_t*> flags = flags_;
+  const DeviceView<const std::uint8_t*> flags = field_.flags;
   const bool aa_neighbour = aa_pattern() && layout_ == Layout::Reversed;
   if (aa_neighbour) prepare_aa_neighbour_step();
-  dispatch_collision(collision_, [&](auto collision) {
+  dispatch_collision(physics_.collision, [&](auto collision) {
     using C = decltype(collision);
     switch (kernel_) {
       case StreamingKernel::ABPush:
-        for_each_interior_cell("boreas::lbm::push", geom_,
-                               PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, geom_, bc_, params_});
+        for_each_interior_cell("boreas::lbm::push", field_.geom,
+                               PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, field_.geom, physics_.bc, physics_.params});
         break;
       case StreamingKernel::AA:
       case StreamingKernel::MergedAA:
         if (aa_neighbour)
-          for_each_interior_cell("boreas::lbm::aa_neighbour", geom_,
-                                 AANeighbourStep<L, Real, C>{f_[0], flags, geom_, bc_, params_, outlet_slot_, outlet_post_});
+          for_each_interior_cell("boreas::lbm::aa_neighbour", field_.geom,
+                                 AANeighbourStep<L, Real, C>{f_[0], flags, field_.geom, physics_.bc, physics_.params, outlet_slot_, outlet_post_});
         else
-          for_each_interior_cell("boreas::lbm::aa_local", geom_, AALocalStep<L, Real, C>{f_[0], flags, geom_, params_});
+          for_each_interior_cell("boreas::lbm::aa_local", field_.geom, AALocalStep<L, Real, C>{f_[0], flags, field_.geom, physics_.params});
         break;
       case StreamingKernel::SwapPrism:
-        swap_prism_sweep(SwapRow<L, Real, C>{f_[0], flags, geom_, bc_, params_}, tile_);
+        swap_prism_sweep(SwapRow<L, Real, C>{f_[0], flags, field_.geom, physics_.bc, physics_.params}, tile_);
         break;
       default:
-        swap_sweep(SwapRow<L, Real, C>{f_[0], flags, geom_, bc_, params_});
+        swap_sweep(SwapRow<L, Real, C>{f_[0], flags, field_.geom, physics_.bc, physics_.params});
     }
   });
   switch (kernel_) {
@@ -536,125 +446,14 @@ void Block<L, Real>::step_in_place() {
       layout_ = aa_neighbour ? Layout::Streamed : Layout::Reversed;
       break;
     default:
-      swap_periodic<L>(periodic_, f_[0], geom_);
+      swap_periodic<L>(periodic_, f_[0], field_.geom);
       swap_links_open_ = true;
   }
 }
 
 template <class L, class Real>
-std::uint64_t Block<L, Real>::fields_hash() const {
-  const auto f = canonical();
-  const auto flags = flags_;
-  const DenseGeometry g = geom_;
-  const long nx = g.n[0], ny = g.n[1];
-  const long gx0 = box_.lo[0], gy0 = box_.lo[1], gz0 = box_.lo[2];
-  const long gnx = global_cells_[0], gny = global_cells_[1];
-  std::uint64_t hash = 0;
-  Kokkos::parallel_reduce(
-      "boreas::lbm::fields_hash", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
-      KOKKOS_LAMBDA(const long i, std::uint64_t& acc) {
-        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
-        const long cell = g.index(x, y, z);
-        if (flags(cell) != flag::fluid) return;
-        const long gid = ((gz0 + z) * gny + (gy0 + y)) * gnx + (gx0 + x);
-        std::uint64_t h = mix64(static_cast<std::uint64_t>(gid));
-        for (int q = 0; q < L::Q; ++q) h = mix64(h ^ bits_of(f(q, cell)));
-        acc += h;
-      },
-      hash);
-  return hash;
-}
-
-template <class L, class Real>
-Health Block<L, Real>::check() const {
-  const auto f = canonical();
-  const auto flags = flags_;
-  const DenseGeometry g = geom_;
-  const long nx = g.n[0], ny = g.n[1];
-  const long gx0 = box_.lo[0], gy0 = box_.lo[1], gz0 = box_.lo[2];
-  const long gnx = global_cells_[0], gny = global_cells_[1];
-  // Densities outside [0.1, 10] rho0 (or NaN) mean the run has blown up.
-  const double lo = 0.1 * rho0_, hi = 10 * rho0_;
-  long long first = LLONG_MAX;
-  Kokkos::parallel_reduce(
-      "boreas::lbm::check", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
-      KOKKOS_LAMBDA(const long i, long long& acc) {
-        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
-        const long cell = g.index(x, y, z);
-        if (flags(cell) != flag::fluid) return;
-        Real rho = 0;
-        for (int q = 0; q < L::Q; ++q) rho += f(q, cell);
-        if (!(rho > Real(lo) && rho < Real(hi))) {
-          const long long gid = ((gz0 + z) * gny + (gy0 + y)) * gnx + (gx0 + x);
-          if (gid < acc) acc = gid;
-        }
-      },
-      Kokkos::Min<long long>(first));
-  Health h;
-  if (first != LLONG_MAX) {
-    h.ok = false;
-    h.first_bad_cell = first;
-    const long long gx = first % global_cells_[0], gy = (first / global_cells_[0]) % global_cells_[1],
-                    gz = first / (static_cast<long long>(global_cells_[0]) * global_cells_[1]);
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.data);
-    const long cell = g.index(int(gx - gx0), int(gy - gy0), int(gz - gz0));
-    double rho = 0;
-    for (int q = 0; q < L::Q; ++q) rho += host(storage_.index(q, cell));
-    h.bad_density = rho;
-  }
-  return h;
-}
-
-template <class L, class Real>
-HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) const {
-  fill_ghosts<L>(periodic_, natural, periodic_.pulled);  // moments gather through the ghosts
-  const PullGather<L, Real> gather{natural, flags_, geom_, bc_, params_};
-  const DenseGeometry g = geom_;
-  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
-  DeviceView<double*> rho("density", n);
-  DeviceView<double* [3]> vel("velocity", n);
-  Kokkos::parallel_for(
-      "boreas::lbm::macroscopic", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
-        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
-        const long cell = g.index(x, y, z);
-        if (gather.flags(cell) != flag::fluid) return;
-        Real f[L::Q], r, u[3];
-        gather(cell, f);
-        moments<L>(f, gather.params, r, u);
-        rho(i) = r;
-        for (int d = 0; d < 3; ++d) vel(i, d) = u[d];
-      });
-  HostMacroscopic out;
-  out.density.resize(n);
-  out.velocity.resize(3 * n);
-  out.flags.resize(n);
-  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(out.density.data(), n), rho);
-  Kokkos::deep_copy(Kokkos::View<double* [3], Kokkos::LayoutRight, Kokkos::HostSpace>(out.velocity.data(), n), vel);
-  auto flags_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), flags_);
-  for (long i = 0; i < n; ++i)
-    out.flags[i] = flags_host(g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny))));
-  return out;
-}
-
-// Each cell's mass summed in direction order, the cells in an order-independent exact sum.
-template <class L, class Real>
-ExactSum Block<L, Real>::total_mass() const {
-  const auto f = canonical();
-  const auto flags = flags_;
-  const DenseGeometry g = geom_;
-  const long nx = g.n[0], ny = g.n[1];
-  ExactSum mass;
-  Kokkos::parallel_reduce(
-      "boreas::lbm::mass", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
-      KOKKOS_LAMBDA(const long i, ExactSum& acc) {
-        const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
-        if (flags(cell) != flag::fluid) return;
-        double m = 0;
-        for (int q = 0; q < L::Q; ++q) m += double(f(q, cell));
-        acc.add(m);
-      },
-      mass);
-  return mass;
+void Block<L, Real>::fill_periodic_ghosts(const Populations<Real>& natural) const {
+  fill_ghosts<L>(periodic_, natural, periodic_.pulled);
 }
 
 template <class L, class Real>
@@ -670,7 +469,7 @@ template <class L, class Real>
 void Block<L, Real>::restore_state() {
   Populations<Real> natural;
   natural.data = saved_;
-  natural.layout = storage_;
+  natural.layout = field_.storage;
   load_canonical(natural);
 }
 

@@ -9,6 +9,7 @@
 // where qb is the opposite of q and f* are the cell's own post-collision populations.
 #include <Kokkos_Core.hpp>
 
+#include "core/Config.hpp"
 #include "core/Types.hpp"
 #include "lbm/Collision.hpp"
 #include "lbm/DenseField.hpp"
@@ -20,6 +21,29 @@ struct BoundaryValues {
   Real rho0 = 1;
   Real velocity[flag::max_table_entries][3] = {};
   Real density[flag::max_table_entries] = {};
+};
+
+// The per-cell physics of a run: collision operator and parameters, boundary values, reference
+// density. Every streaming scheme and every observable applies the same.
+template <class Real>
+struct CellPhysics {
+  CollisionKind collision = CollisionKind::BGK;
+  CollisionParams<Real> params;
+  BoundaryValues<Real> bc;
+  double rho0 = 1;
+
+  static CellPhysics make(const Config& config) {
+    CellPhysics p;
+    p.collision = config.collision;
+    p.params = CollisionParams<Real>::make(config.tau, config.trt_magic, config.force);
+    p.rho0 = config.density;
+    p.bc.rho0 = Real(config.density);
+    for (int face = 0; face < num_faces; ++face) {
+      for (int d = 0; d < 3; ++d) p.bc.velocity[face][d] = Real(config.faces[face].velocity[d]);
+      p.bc.density[face] = Real(config.faces[face].density);
+    }
+    return p;
+  }
 };
 
 // Velocity of a cell from its post-collision populations (the Guo scheme adds the whole force

@@ -44,8 +44,8 @@ StreamReference stream_reference(Config config, long steps, int repeats) {
   if (kind == StreamingKernel::MergedAA) config.kernel = Scheme{StreamingKernel::AA, 1};
   const DomainGeometry domain(config);
   Block<L, Real> block(config, domain, Box{{0, 0, 0}, config.cells}, {1, 1, config.dimensions() == 3 ? 1 : 0});
-  const DenseGeometry g = block.geometry();
-  const auto flags = block.flags();
+  const DenseGeometry g = block.field().geom;
+  const auto flags = block.field().flags;
   const Populations<Real> a = block.populations();
   const Populations<Real> b("reference_lattice_b", a.layout);
   Kokkos::deep_copy(b.data, a.data);

@@ -60,9 +60,9 @@ long mismatches(const Block<L, Real>& block, const Block<L, Real>& whole, const 
                 int depth) {
   const auto mine = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block.populations().data);
   const auto ref = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), whole.populations().data);
-  const DenseGeometry& g = block.geometry();
-  const DenseGeometry& gw = whole.geometry();
-  const Box& box = block.box();
+  const DenseGeometry& g = block.field().geom;
+  const DenseGeometry& gw = whole.field().geom;
+  const Box& box = block.field().box;
   long bad = 0;
   for (int z = -depth; z < g.n[2] + depth; ++z)
     for (int y = -depth; y < g.n[1] + depth; ++y)
@@ -107,7 +107,7 @@ TEST(CrmtGhosts, LocalStepsKeepExactlyTheClaimedDepthValid) {
       }
       EXPECT_GT(checked_steps, 0);
       // The owned cells too (depth 0 finds no ghosts; compare through the fields hash).
-      EXPECT_EQ(comm.sum(block.fields_hash()), whole.fields_hash()) << overlap_name(overlap) << " h=" << h;
+      EXPECT_EQ(comm.sum(fields_hash<L>(block.field(), block.canonical())), fields_hash<L>(whole.field(), whole.canonical())) << overlap_name(overlap) << " h=" << h;
     }
 }
 

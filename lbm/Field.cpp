@@ -1,0 +1,27 @@
+#include "lbm/Field.hpp"
+
+namespace boreas {
+
+Field::Field(const Config& config, const DomainGeometry& domain, const Box& owned, const std::array<int, 3>& ghosts,
+             int Q, int real_bytes)
+    : box(owned),
+      geom({owned.extent(0), owned.extent(1), owned.extent(2)}, ghosts, real_bytes),
+      storage(config.layout == StorageLayout::AoSoA ? PopulationLayout::make_aosoa(geom, Q, config.bundle, real_bytes)
+                                                    : PopulationLayout::make_soa(geom, Q)),
+      flags("flags", geom.cells_alloc),
+      global_cells(config.cells) {
+  map.geom = geom;
+  for (int d = 0; d < 3; ++d) map.periodic[d] = domain.periodic(d) && box.extent(d) == domain.cells()[d];
+  auto host = Kokkos::create_mirror_view(flags);
+  for (long i = 0; i < geom.cells_alloc; ++i) host(i) = flag::wall;  // padding: nothing streams from it
+  for (int z = -geom.g[2]; z < geom.n[2] + geom.g[2]; ++z)
+    for (int y = -geom.g[1]; y < geom.n[1] + geom.g[1]; ++y)
+      for (int x = -geom.g[0]; x < geom.n[0] + geom.g[0]; ++x) {
+        const std::uint8_t fl = domain.flag_at(box.lo[0] + x, box.lo[1] + y, box.lo[2] + z);
+        host(geom.index(x, y, z)) = fl;
+        if (fl == flag::fluid && map.owned(geom.index(x, y, z))) ++fluid_cells;
+      }
+  Kokkos::deep_copy(flags, host);
+}
+
+}  // namespace boreas

@@ -1,0 +1,38 @@
+#pragma once
+// The storage of one block, without any time-stepping state: its box of global cells, the dense
+// index space with ghost layers, the cell flags and where each population lives. Streaming schemes
+// (lbm/Block.hpp) own the lattices laid out by `storage`; observables are free functions of a
+// field and a canonical lattice (lbm/FieldOps.hpp). The AMR leaves and the sparse fluid-only
+// storage are further kinds of field behind the same neighbour accessor (neighbour<L>, CellMap).
+#include <array>
+#include <cstdint>
+
+#include "core/Config.hpp"
+#include "core/Types.hpp"
+#include "lbm/DenseField.hpp"
+#include "lbm/Geometry.hpp"
+#include "lbm/StreamedLayout.hpp"
+
+namespace boreas {
+
+struct Field {
+  Box box;
+  DenseGeometry geom;
+  CellMap map;  // cell index <-> coordinates; the periodic axes the box spans whole
+  PopulationLayout storage;
+  DeviceView<std::uint8_t*> flags;  // ghost cells included; padding is solid
+  std::array<int, 3> global_cells{};
+  long long fluid_cells = 0;  // owned fluid cells
+
+  Field() = default;
+  Field(const Config& config, const DomainGeometry& domain, const Box& owned, const std::array<int, 3>& ghosts,
+        int Q, int real_bytes);
+
+  // Global linear index (x fastest) of interior cell (x, y, z) of the box.
+  KOKKOS_INLINE_FUNCTION long long global_index(int x, int y, int z) const {
+    return ((static_cast<long long>(box.lo[2]) + z) * global_cells[1] + (box.lo[1] + y)) * global_cells[0] +
+           (box.lo[0] + x);
+  }
+};
+
+}  // namespace boreas

@@ -1,0 +1,53 @@
+#pragma once
+// What a run reads from a field: initial state, hash, health, mass and macroscopic moments, as
+// free functions of a Field and a lattice in the canonical state (the post-collision populations
+// f*_q(x) in natural layout, what every streaming scheme converts to: Block::canonical()).
+// Instantiated per lattice and precision with Block (lbm/BlockInstance.cpp.in).
+#include <cstdint>
+#include <vector>
+
+#include "core/Config.hpp"
+#include "core/ExactSum.hpp"
+#include "lbm/Boundary.hpp"
+#include "lbm/Field.hpp"
+
+namespace boreas {
+
+// Result of a stability check over the fluid cells.
+struct Health {
+  bool ok = true;
+  long long first_bad_cell = -1;  // global linear index (x fastest), -1 when ok
+  double bad_density = 0;
+};
+
+// Macroscopic fields of a block's interior on the host, x fastest.
+struct HostMacroscopic {
+  std::vector<double> density;   // 0 in solid cells
+  std::vector<double> velocity;  // 3 per cell
+  std::vector<std::uint8_t> flags;
+};
+
+// The deck's initial condition in equilibrium, ghost cells included.
+template <class L, class Real>
+Populations<Real> initial_populations(const Field& field, const Config& config);
+
+// Order-independent hash of the populations of the owned fluid cells, keyed by global cell index:
+// equal across schemes, ranks and decompositions iff every bit is equal.
+template <class L, class Real>
+std::uint64_t fields_hash(const Field& field, const Populations<Real>& canonical);
+
+// Densities outside [0.1, 10] rho0 (or NaN) mean the run has blown up; reports the first such
+// cell by global index.
+template <class L, class Real>
+Health check_health(const Field& field, const Populations<Real>& canonical, double rho0);
+
+// Each cell's mass summed in direction order, the cells in an order-independent exact sum.
+template <class L, class Real>
+ExactSum total_mass(const Field& field, const Populations<Real>& canonical);
+
+// Density and velocity of the owned cells, gathered through the ghost cells (which the caller
+// filled: halos across blocks, Block::fill_periodic_ghosts inside one) with the boundary rules.
+template <class L, class Real>
+HostMacroscopic macroscopic(const Field& field, const Populations<Real>& canonical, const CellPhysics<Real>& physics);
+
+}  // namespace boreas

@@ -1,0 +1,178 @@
+// Template definitions of lbm/FieldOps.hpp; included by the instantiation units
+// (lbm/BlockInstance.cpp.in).
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+#include "lbm/FieldOps.hpp"
+#include "lbm/PullStep.hpp"
+
+namespace boreas {
+
+namespace field_detail {
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {  // splitmix64 finaliser
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+template <class Real>
+KOKKOS_INLINE_FUNCTION std::uint64_t bits_of(Real v) {
+  if constexpr (sizeof(Real) == 8) {
+    std::uint64_t b;
+    memcpy(&b, &v, 8);
+    return b;
+  } else {
+    std::uint32_t b;
+    memcpy(&b, &v, 4);
+    return b;
+  }
+}
+}  // namespace field_detail
+
+template <class L, class Real>
+Populations<Real> initial_populations(const Field& field, const Config& config) {
+  const DenseGeometry& g = field.geom;
+  const Box& box = field.box;
+  Populations<Real> natural("initial_populations", field.storage);
+  auto host = Kokkos::create_mirror_view(natural.data);
+  Kokkos::deep_copy(host, Real(0));
+  const double pi = 3.14159265358979323846;
+  const auto& N = config.cells;
+  const bool tg = config.initial == InitialCondition::TaylorGreen;
+  const bool tg3d = tg && L::D == 3 && N[2] > 1;
+  const double U = config.taylor_green_u0, r0 = config.density;
+  for (int z = -g.g[2]; z < g.n[2] + g.g[2]; ++z)
+    for (int y = -g.g[1]; y < g.n[1] + g.g[1]; ++y)
+      for (int x = -g.g[0]; x < g.n[0] + g.g[0]; ++x) {
+        double rho = r0, u[3] = {config.initial_velocity[0], config.initial_velocity[1],
+                                 config.initial_velocity[2]};
+        if (tg) {
+          const double X = 2 * pi * (box.lo[0] + x) / N[0], Y = 2 * pi * (box.lo[1] + y) / N[1],
+                       Z = 2 * pi * (box.lo[2] + z) / N[2];
+          if (tg3d) {  // classical 3D Taylor-Green vortex (Brachet et al. 1983)
+            u[0] = U * std::sin(X) * std::cos(Y) * std::cos(Z);
+            u[1] = -U * std::cos(X) * std::sin(Y) * std::cos(Z);
+            u[2] = 0;
+            rho = r0 + 3 * r0 * U * U / 16 * (std::cos(2 * X) + std::cos(2 * Y)) * (std::cos(2 * Z) + 2);
+          } else {  // 2D vortex array, exact solution of the Navier-Stokes equations
+            u[0] = -U * std::cos(X) * std::sin(Y);
+            u[1] = U * std::sin(X) * std::cos(Y);
+            u[2] = 0;
+            rho = r0 - 3 * r0 * U * U / 4 * (std::cos(2 * X) + std::cos(2 * Y));
+          }
+        }
+        Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
+        const long cell = g.index(x, y, z);
+        for (int q = 0; q < L::Q; ++q) host(field.storage.index(q, cell)) = equilibrium<L, Real>(q, Real(rho), ur);
+      }
+  Kokkos::deep_copy(natural.data, host);
+  return natural;
+}
+
+template <class L, class Real>
+std::uint64_t fields_hash(const Field& field, const Populations<Real>& f) {
+  const auto flags = field.flags;
+  const Field at = field;
+  const DenseGeometry g = field.geom;
+  const long nx = g.n[0], ny = g.n[1];
+  std::uint64_t hash = 0;
+  Kokkos::parallel_reduce(
+      "boreas::lbm::fields_hash", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
+      KOKKOS_LAMBDA(const long i, std::uint64_t& acc) {
+        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
+        const long cell = g.index(x, y, z);
+        if (flags(cell) != flag::fluid) return;
+        std::uint64_t h = field_detail::mix64(static_cast<std::uint64_t>(at.global_index(x, y, z)));
+        for (int q = 0; q < L::Q; ++q) h = field_detail::mix64(h ^ field_detail::bits_of(f(q, cell)));
+        acc += h;
+      },
+      hash);
+  return hash;
+}
+
+template <class L, class Real>
+Health check_health(const Field& field, const Populations<Real>& f, double rho0) {
+  const auto flags = field.flags;
+  const Field at = field;
+  const DenseGeometry g = field.geom;
+  const long nx = g.n[0], ny = g.n[1];
+  const double lo = 0.1 * rho0, hi = 10 * rho0;
+  long long first = LLONG_MAX;
+  Kokkos::parallel_reduce(
+      "boreas::lbm::check", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
+      KOKKOS_LAMBDA(const long i, long long& acc) {
+        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
+        const long cell = g.index(x, y, z);
+        if (flags(cell) != flag::fluid) return;
+        Real rho = 0;
+        for (int q = 0; q < L::Q; ++q) rho += f(q, cell);
+        if (!(rho > Real(lo) && rho < Real(hi))) {
+          const long long gid = at.global_index(x, y, z);
+          if (gid < acc) acc = gid;
+        }
+      },
+      Kokkos::Min<long long>(first));
+  Health h;
+  if (first == LLONG_MAX) return h;
+  h.ok = false;
+  h.first_bad_cell = first;
+  const auto& N = field.global_cells;
+  const long long gx = first % N[0], gy = (first / N[0]) % N[1], gz = first / (static_cast<long long>(N[0]) * N[1]);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f.data);
+  const long cell = g.index(int(gx - field.box.lo[0]), int(gy - field.box.lo[1]), int(gz - field.box.lo[2]));
+  double rho = 0;
+  for (int q = 0; q < L::Q; ++q) rho += host(field.storage.index(q, cell));
+  h.bad_density = rho;
+  return h;
+}
+
+template <class L, class Real>
+HostMacroscopic macroscopic(const Field& field, const Populations<Real>& natural, const CellPhysics<Real>& physics) {
+  const PullGather<L, Real> gather{natural, field.flags, field.geom, physics.bc, physics.params};
+  const DenseGeometry g = field.geom;
+  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
+  DeviceView<double*> rho("density", n);
+  DeviceView<double* [3]> vel("velocity", n);
+  Kokkos::parallel_for(
+      "boreas::lbm::macroscopic", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
+        const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
+        const long cell = g.index(x, y, z);
+        if (gather.flags(cell) != flag::fluid) return;
+        Real f[L::Q], r, u[3];
+        gather(cell, f);
+        moments<L>(f, gather.params, r, u);
+        rho(i) = r;
+        for (int d = 0; d < 3; ++d) vel(i, d) = u[d];
+      });
+  HostMacroscopic out;
+  out.density.resize(n);
+  out.velocity.resize(3 * n);
+  out.flags.resize(n);
+  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(out.density.data(), n), rho);
+  Kokkos::deep_copy(Kokkos::View<double* [3], Kokkos::LayoutRight, Kokkos::HostSpace>(out.velocity.data(), n), vel);
+  auto flags_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.flags);
+  for (long i = 0; i < n; ++i) out.flags[i] = flags_host(g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny))));
+  return out;
+}
+
+template <class L, class Real>
+ExactSum total_mass(const Field& field, const Populations<Real>& f) {
+  const auto flags = field.flags;
+  const DenseGeometry g = field.geom;
+  const long nx = g.n[0], ny = g.n[1];
+  ExactSum mass;
+  Kokkos::parallel_reduce(
+      "boreas::lbm::mass", Kokkos::RangePolicy<ExecSpace>(0, g.interior_cells()),
+      KOKKOS_LAMBDA(const long i, ExactSum& acc) {
+        const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
+        if (flags(cell) != flag::fluid) return;
+        double m = 0;
+        for (int q = 0; q < L::Q; ++q) m += double(f(q, cell));
+        acc.add(m);
+      },
+      mass);
+  return mass;
+}
+
+}  // namespace boreas
