@@ -181,7 +181,7 @@ class OverlapStepper {
       ++t_.exchanges;
     }
     Kokkos::fence();  // unpacks done before the receive buffers are posted again
-    for (Block<L, Real>* b : blocks_) b->finish_step();
+    for (Block<L, Real>* b : blocks_) b->scheme().finish_parts();
     ++t_.steps;
   }
 
@@ -192,13 +192,16 @@ class OverlapStepper {
   void compute(const Pick& pick) {
     for (std::size_t b = 0; b < blocks_.size(); ++b) {
       const StepRegions::Range& r = pick(regions_[b]);
-      blocks_[b]->collide_stream(r.first, r.second);
+      blocks_[b]->scheme().step_part(r.first, r.second);
     }
   }
 
   void compute_all(double& into) {
     const auto t0 = Clock::now();
-    for (Block<L, Real>* b : blocks_) b->collide_stream_all();
+    for (Block<L, Real>* b : blocks_) {
+      const DenseGeometry& g = b->field().geom;
+      b->scheme().step_part({0, 0, 0}, {g.n[0], g.n[1], g.n[2]});
+    }
     ExecSpace().fence();
     into += seconds_since(t0);
   }
@@ -214,7 +217,7 @@ class OverlapStepper {
         lo[d] = -e;
         hi[d] = g.n[d] + e;
       }
-      b->collide_stream(lo, hi);
+      b->scheme().step_part(lo, hi);
     }
     ExecSpace().fence();
     t_.interior += seconds_since(t0);
@@ -235,20 +238,15 @@ class OverlapStepper {
   void compute_group(int d) {
     const auto t0 = Clock::now();
     for (std::size_t b = 0; b < blocks_.size(); ++b)
-      for (const auto& r : regions_[b].groups[d]) blocks_[b]->collide_stream(r.first, r.second);
+      for (const auto& r : regions_[b].groups[d]) blocks_[b]->scheme().step_part(r.first, r.second);
     ExecSpace().fence();
     t_.boundary += seconds_since(t0);
   }
 
-  // The lattices this step writes: those finish_step() will make current (blocks expose only the
-  // current one, so look across and back).
+  // The lattices this step writes.
   Lattices<Real> target() const {
     Lattices<Real> f;
-    for (Block<L, Real>* b : blocks_) {
-      b->finish_step();
-      f.push_back(b->populations());
-      b->finish_step();
-    }
+    for (Block<L, Real>* b : blocks_) f.push_back(b->scheme().parts_target());
     return f;
   }
 

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace boreas {
 
@@ -13,6 +15,14 @@ using HostExec = Kokkos::DefaultHostExecutionSpace;
 
 template <class T>
 using DeviceView = Kokkos::View<T, MemSpace>;
+
+// A device copy of a host vector (index lists built on the host).
+template <class T>
+DeviceView<T*> to_device_view(const char* label, const std::vector<T>& v) {
+  DeviceView<T*> d(std::string(label), v.size());
+  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace>(v.data(), v.size()));
+  return d;
+}
 
 // Cell flags: the low 3 bits give the kind, the high 5 bits index a table of boundary values
 // (wall / inlet velocities, outlet densities).

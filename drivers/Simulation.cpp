@@ -96,30 +96,19 @@ class SimulationImpl final : public Simulation {
     }
     // Moments gather from ghost cells; an in-place variant's canonical state is a fresh copy
     // whose ghosts only an exchange fills (natural-layout lattices keep theirs filled).
-    if (set_.size() > 1 && !front().two_natural_lattices())
+    if (set_.size() > 1 && !front().scheme().canonical_is_stored())
       output_halo_ = make_halo(output_comm_, !exec_is_host && !mpi_is_cuda_aware(), 1, HaloTransfer::Pull);
     // One block exchanging one layer per step steps itself, periodic copies included. Ghost
     // widths a kernel cannot take were refused with the deck (core/Deck.cpp).
     if (set_.size() == 1 && config.parallel.ghost_width == 1) return;
-    const StreamingKernel kernel = front().kernel();
-    const bool merged = kernel == StreamingKernel::Merged;
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
-    if (kernel != StreamingKernel::ABPull) {  // blocking exchanges, no overlap stepper (advance_with_halo)
-      const int k = merged ? front().merge_steps() : 1;
-      std::vector<HaloTransfer> transfers{HaloTransfer::Pull};
-      if (kernel == StreamingKernel::ABPush) transfers = {HaloTransfer::Push};
-      if (front().aa_pattern()) transfers = {HaloTransfer::PullReversed, HaloTransfer::Push};
-      if (kernel == StreamingKernel::Swap || kernel == StreamingKernel::SwapPrism)
-        transfers = {HaloTransfer::Push, HaloTransfer::Swap};
-      halo_mode_ = merged ? "k ghost layers once per sweep of k steps"
-                   : kernel == StreamingKernel::ABPush
-                       ? "reverse: what the step pushed into ghost cells goes to their owners after every step"
-                   : front().aa_pattern()
-                       ? "alternating: ghosts filled after the local step, pushes returned after the neighbour step"
-                       : "swap: the sweep's links across blocks are swapped after every step";
-      for (HaloTransfer t : transfers) blocking_halos_[t] = make_halo(comm_, host_buffers, k, t);
+    const StreamingScheme<L, Real>& scheme = front().scheme();
+    if (!scheme.steps_in_parts()) {  // blocking exchanges, no overlap stepper (advance_with_halo)
+      halo_mode_ = scheme.exchange_description();
+      for (HaloTransfer t : scheme.exchanges())
+        blocking_halos_[t] = make_halo(comm_, host_buffers, scheme.steps_per_sweep(), t);
       comm_.reset_counters();
       // Ghosts of the initial state; for streamed layouts, what the conversion wrote into ghosts.
       exchange_ghosts();
@@ -341,46 +330,26 @@ class SimulationImpl final : public Simulation {
                                            ghost_widths(config_, depth), t);
   }
 
-  // The exchange the blocks' state needs before their next step (comm/HaloPlan.hpp); all blocks
-  // step together, so the first tells.
-  HaloTransfer ghost_transfer() const {
-    const Block<L, Real>& block = front();
-    switch (block.kernel()) {
-      case StreamingKernel::ABPush:
-        return HaloTransfer::Push;
-      case StreamingKernel::AA:
-      case StreamingKernel::MergedAA:
-        return block.layout() == Block<L, Real>::Layout::Reversed ? HaloTransfer::PullReversed : HaloTransfer::Push;
-      case StreamingKernel::Swap:
-      case StreamingKernel::SwapPrism:
-        return block.swap_links_open() ? HaloTransfer::Swap : HaloTransfer::Push;
-      default:
-        return HaloTransfer::Pull;
-    }
-  }
-
   void exchange_ghosts() {
-    Halo<L, Real>& halo = *blocking_halos_.at(ghost_transfer());
+    // All blocks step together, so the first tells what their state needs.
+    Halo<L, Real>& halo = *blocking_halos_.at(front().scheme().exchange_needed());
     halo.exchange(lattices());
     predicted_ += planned(halo.plan());
   }
 
-  // merged<k> on several ranks: a tile sweep of k steps from k exchanged ghost layers, then an
-  // exchange; a remainder of fewer than k steps takes single pull steps, each followed by one.
-  // Other variants (merged_aa<k> too): a step, then the exchange its new state needs
-  // (ghost_transfer).
+  // Schemes that sweep k steps from k exchanged ghost layers (merged<k>) do so while k steps
+  // remain, then single steps; every sweep or step is followed by the exchange its new state
+  // needs (StreamingScheme::exchange_needed).
   void advance_with_halo(long steps) {
-    const int k = front().kernel() == StreamingKernel::Merged ? front().merge_steps() : 1;
+    const int k = front().scheme().steps_per_sweep();
     for (long s = 0; s < steps;) {
       auto t0 = std::chrono::steady_clock::now();
       const bool sweep = k > 1 && steps - s >= k;
       for (const auto& b : blocks_) {
-        if (sweep) {
-          b->merged_sweep_from_ghosts();
-        } else {
-          b->collide_stream_all();
-          b->finish_step();
-        }
+        if (sweep)
+          b->scheme().sweep_from_ghosts();
+        else
+          b->scheme().step_from_ghosts();
       }
       s += sweep ? k : 1;
       ExecSpace().fence();
@@ -415,7 +384,7 @@ class SimulationImpl final : public Simulation {
     std::vector<double> updates;
     auto timed_update = [&] {
       const auto t0 = std::chrono::steady_clock::now();
-      for (const auto& b : blocks_) b->collide_stream({0, 0, 0}, {b->field().box.extent(0), b->field().box.extent(1), b->field().box.extent(2)});
+      for (const auto& b : blocks_) b->scheme().step_part({0, 0, 0}, {b->field().box.extent(0), b->field().box.extent(1), b->field().box.extent(2)});
       ExecSpace().fence();
       updates.push_back(seconds_since(t0));
     };

@@ -28,10 +28,15 @@ struct Field {
   Field(const Config& config, const DomainGeometry& domain, const Box& owned, const std::array<int, 3>& ghosts,
         int Q, int real_bytes);
 
-  // Global linear index (x fastest) of interior cell (x, y, z) of the box.
-  KOKKOS_INLINE_FUNCTION long long global_index(int x, int y, int z) const {
-    return ((static_cast<long long>(box.lo[2]) + z) * global_cells[1] + (box.lo[1] + y)) * global_cells[0] +
-           (box.lo[0] + x);
+  // Global linear index (x fastest) of interior cell (x, y, z) of the box, on the device too.
+  struct GlobalIndex {
+    long long lo[3], nx, ny;
+    KOKKOS_INLINE_FUNCTION long long operator()(int x, int y, int z) const {
+      return ((lo[2] + z) * ny + (lo[1] + y)) * nx + (lo[0] + x);
+    }
+  };
+  GlobalIndex global_index() const {
+    return {{box.lo[0], box.lo[1], box.lo[2]}, global_cells[0], global_cells[1]};
   }
 };
 

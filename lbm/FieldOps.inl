@@ -73,7 +73,7 @@ Populations<Real> initial_populations(const Field& field, const Config& config) 
 template <class L, class Real>
 std::uint64_t fields_hash(const Field& field, const Populations<Real>& f) {
   const auto flags = field.flags;
-  const Field at = field;
+  const Field::GlobalIndex global = field.global_index();
   const DenseGeometry g = field.geom;
   const long nx = g.n[0], ny = g.n[1];
   std::uint64_t hash = 0;
@@ -83,7 +83,7 @@ std::uint64_t fields_hash(const Field& field, const Populations<Real>& f) {
         const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
         const long cell = g.index(x, y, z);
         if (flags(cell) != flag::fluid) return;
-        std::uint64_t h = field_detail::mix64(static_cast<std::uint64_t>(at.global_index(x, y, z)));
+        std::uint64_t h = field_detail::mix64(static_cast<std::uint64_t>(global(x, y, z)));
         for (int q = 0; q < L::Q; ++q) h = field_detail::mix64(h ^ field_detail::bits_of(f(q, cell)));
         acc += h;
       },
@@ -94,7 +94,7 @@ std::uint64_t fields_hash(const Field& field, const Populations<Real>& f) {
 template <class L, class Real>
 Health check_health(const Field& field, const Populations<Real>& f, double rho0) {
   const auto flags = field.flags;
-  const Field at = field;
+  const Field::GlobalIndex global = field.global_index();
   const DenseGeometry g = field.geom;
   const long nx = g.n[0], ny = g.n[1];
   const double lo = 0.1 * rho0, hi = 10 * rho0;
@@ -108,7 +108,7 @@ Health check_health(const Field& field, const Populations<Real>& f, double rho0)
         Real rho = 0;
         for (int q = 0; q < L::Q; ++q) rho += f(q, cell);
         if (!(rho > Real(lo) && rho < Real(hi))) {
-          const long long gid = at.global_index(x, y, z);
+          const long long gid = global(x, y, z);
           if (gid < acc) acc = gid;
         }
       },

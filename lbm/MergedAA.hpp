@@ -18,10 +18,15 @@
 #include <Kokkos_Core.hpp>
 
 #include "lbm/AAStep.hpp"
-#include "lbm/Block.hpp"
 #include "lbm/MergedStep.hpp"
 
 namespace boreas {
+
+// Copies data(to(i)) <- data(from(i)) of the flat population storage for i in [start(r),
+// start(r + 1)), grouped by the interior row r = z n_y + y after whose step they are due.
+struct RowCopies {
+  DeviceView<long*> start, from, to;
+};
 
 template <class L, class Real, class Collision>
 struct MergedAARows {

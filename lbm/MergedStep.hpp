@@ -23,11 +23,16 @@
 // 2D blocks (no z links) have one slab and no stage 2 (they run on one thread).
 #include <Kokkos_Core.hpp>
 
-#include "lbm/Block.hpp"
 #include "lbm/PullStep.hpp"
 #include "lbm/Traversal.hpp"
 
 namespace boreas {
+
+// Periodic ghosts grouped by the interior row (y, z) of their image: ghost(i), image(i) for i in
+// [start(r), start(r + 1)), r = z n_y + y.
+struct RowGhosts {
+  DeviceView<long*> start, ghost, image;
+};
 
 // The geometry of a merged sweep.
 struct MergedSchedule {

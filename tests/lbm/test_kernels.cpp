@@ -240,7 +240,8 @@ TEST(KernelDriving, SubBoxStepsNeedPull) {
     c.kernel = *parse_scheme(kernel);
     const DomainGeometry domain(c);
     Block<D3Q19, double> block = make_block<D3Q19, double>(c, domain);
-    EXPECT_THROW(block.collide_stream({0, 0, 0}, {6, 10, 8}), Error) << kernel;
+    EXPECT_FALSE(block.scheme().steps_in_parts()) << kernel;
+    EXPECT_THROW(block.scheme().step_part({0, 0, 0}, {6, 10, 8}), Error) << kernel;
   }
 }
 
