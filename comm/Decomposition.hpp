@@ -16,7 +16,7 @@
 #include "comm/BlockSet.hpp"
 #include "core/Config.hpp"
 #include "core/Types.hpp"
-#include "lbm/Geometry.hpp"
+#include "lbm/field/Geometry.hpp"
 
 namespace boreas {
 

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "comm/BlockSet.hpp"
-#include "lbm/DenseField.hpp"
-#include "lbm/Geometry.hpp"
-#include "lbm/SwapStep.hpp"
+#include "lbm/field/DenseField.hpp"
+#include "lbm/field/Geometry.hpp"
+#include "lbm/scheme/SwapStep.hpp"
 #include "lbm/scheme/HaloTransfer.hpp"
 
 namespace boreas {
@@ -155,7 +155,7 @@ inline int ready_group(const std::array<int, 3>& w, const Box& owner, const std:
 
 }  // namespace detail
 
-// The backward members a of the swap pairs (lbm/SwapStep.hpp), as a population mask.
+// The backward members a of the swap pairs (lbm/scheme/SwapStep.hpp), as a population mask.
 template <class L>
 constexpr std::uint32_t swap_backward_mask() {
   std::uint32_t mask = 0;

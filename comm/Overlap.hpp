@@ -35,7 +35,7 @@
 #include "core/Config.hpp"
 #include "core/Timers.hpp"
 #include "lbm/Block.hpp"
-#include "lbm/Traversal.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
 

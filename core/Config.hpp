@@ -49,7 +49,7 @@ enum class InitialCondition { Uniform, TaylorGreen };
 // How merged<k> sweeps: slabs with prisms per thread (CPUs) or overlapped tiles in team scratch
 // memory (GPUs); auto takes the form of the execution space.
 enum class MergeForm { Auto, Slabs, Tiles };
-// Population storage (lbm/DenseField.hpp PopulationLayout).
+// Population storage (lbm/field/DenseField.hpp PopulationLayout).
 enum class StorageLayout { SoA, AoSoA };
 enum class OverlapKind { None, NonBlocking, Interior, Streams, Systolic };
 enum class DecompositionKind { Cartesian, Bisection };

@@ -6,7 +6,7 @@
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
 #include "core/MemoryBudget.hpp"
-#include "lbm/Traversal.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
 

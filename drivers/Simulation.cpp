@@ -25,8 +25,8 @@
 #include "drivers/Report.hpp"
 #include "drivers/RunCheck.hpp"
 #include "io/VtkSeries.hpp"
-#include "lbm/Geometry.hpp"
-#include "lbm/Traversal.hpp"
+#include "lbm/field/Geometry.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
 

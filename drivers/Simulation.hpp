@@ -13,7 +13,7 @@
 #include "core/Config.hpp"
 #include "core/Timers.hpp"
 #include "io/Json.hpp"
-#include "lbm/FieldOps.hpp"
+#include "lbm/field/FieldOps.hpp"
 
 namespace boreas {
 

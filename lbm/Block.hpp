@@ -6,15 +6,15 @@
 //
 // Canonical state: after every completed step the block's state is defined as the post-collision
 // populations f*_q(x) of the fluid cells, exactly what ab_pull stores. Every scheme converts to and
-// from it; the observables of lbm/FieldOps.hpp and save_state/restore_state work on it, so all
+// from it; the observables of lbm/field/FieldOps.hpp and save_state/restore_state work on it, so all
 // variants hash, check and restore alike, and a restored run continues bit for bit.
 #include <array>
 #include <memory>
 
 #include "core/Config.hpp"
-#include "lbm/Field.hpp"
-#include "lbm/FieldOps.hpp"
-#include "lbm/Geometry.hpp"
+#include "lbm/field/Field.hpp"
+#include "lbm/field/FieldOps.hpp"
+#include "lbm/field/Geometry.hpp"
 #include "lbm/scheme/StreamingScheme.hpp"
 
 namespace boreas {

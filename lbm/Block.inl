@@ -1,7 +1,7 @@
 // Template definitions of lbm/Block.hpp; included by one explicit-instantiation unit per lattice and
 // precision (lbm/BlockInstance.cpp.in).
 #include "lbm/Block.hpp"
-#include "lbm/FieldOps.inl"
+#include "lbm/field/FieldOps.inl"
 #include "lbm/scheme/AAScheme.hpp"
 #include "lbm/scheme/PullScheme.hpp"
 #include "lbm/scheme/PushScheme.hpp"

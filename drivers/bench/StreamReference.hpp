@@ -13,13 +13,13 @@
 
 #include "core/Config.hpp"
 #include "core/Timers.hpp"
-#include "lbm/AAStep.hpp"
+#include "lbm/scheme/AAStep.hpp"
 #include "lbm/Block.hpp"
-#include "lbm/PullStep.hpp"
-#include "lbm/PushStep.hpp"
-#include "lbm/SwapPrism.hpp"
-#include "lbm/SwapStep.hpp"
-#include "lbm/Traversal.hpp"
+#include "lbm/scheme/PullStep.hpp"
+#include "lbm/scheme/PushStep.hpp"
+#include "lbm/scheme/SwapPrism.hpp"
+#include "lbm/scheme/SwapStep.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace boreas::bench {
 

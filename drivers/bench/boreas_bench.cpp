@@ -24,7 +24,7 @@
 #include "drivers/bench/StreamReference.hpp"
 #include "io/Json.hpp"
 #include "lbm/Block.hpp"
-#include "lbm/Lattice.hpp"
+#include "lbm/physics/Lattice.hpp"
 
 #ifndef BOREAS_GIT_COMMIT
 #define BOREAS_GIT_COMMIT "unknown"

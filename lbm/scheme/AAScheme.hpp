@@ -3,8 +3,8 @@
 // reversed after a local step (the next is a neighbour step), streamed after a neighbour step.
 #include <algorithm>
 
-#include "lbm/AAStep.hpp"
-#include "lbm/MergedAA.hpp"
+#include "lbm/scheme/AAStep.hpp"
+#include "lbm/scheme/MergedAA.hpp"
 #include "lbm/scheme/Conversions.hpp"
 #include "lbm/scheme/StreamingScheme.hpp"
 

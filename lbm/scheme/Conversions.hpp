@@ -1,10 +1,10 @@
 #pragma once
 // Conversions between the canonical state (natural layout) and the layouts the schemes keep
-// (lbm/StreamedLayout.hpp), over the fluid cells of a field.
-#include "lbm/Field.hpp"
-#include "lbm/MergedStep.hpp"
-#include "lbm/StreamedLayout.hpp"
-#include "lbm/Traversal.hpp"
+// (lbm/scheme/StreamedLayout.hpp), over the fluid cells of a field.
+#include "lbm/field/Field.hpp"
+#include "lbm/scheme/MergedStep.hpp"
+#include "lbm/scheme/StreamedLayout.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
 

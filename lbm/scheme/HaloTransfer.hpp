@@ -2,7 +2,7 @@
 
 namespace boreas {
 
-// What an exchange moves, by the storage state of the scheme (lbm/StreamedLayout.hpp):
+// What an exchange moves, by the storage state of the scheme (lbm/scheme/StreamedLayout.hpp):
 //   Pull          ghost slot (q, g) <- owner's slot (q, g): the populations the next pull step
 //                 reads (ab_pull, merged<k>; crossing_populations)
 //   PullReversed  the same links in the reversed layout, slot opposite(q) on both sides (AA after

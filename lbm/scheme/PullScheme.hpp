@@ -1,8 +1,8 @@
 #pragma once
 // ab_pull and merged<k>: two natural-layout lattices; a step reads one and writes the other.
-#include "lbm/MergedStep.hpp"
-#include "lbm/MergedTiles.hpp"
-#include "lbm/PullStep.hpp"
+#include "lbm/scheme/MergedStep.hpp"
+#include "lbm/scheme/MergedTiles.hpp"
+#include "lbm/scheme/PullStep.hpp"
 #include "lbm/scheme/Conversions.hpp"
 #include "lbm/scheme/StreamingScheme.hpp"
 

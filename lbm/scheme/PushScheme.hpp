@@ -1,7 +1,7 @@
 #pragma once
 // ab_push: two lattices in the streamed layout; a step collides each cell's incoming populations
 // and pushes the results into the other lattice.
-#include "lbm/PushStep.hpp"
+#include "lbm/scheme/PushStep.hpp"
 #include "lbm/scheme/Conversions.hpp"
 #include "lbm/scheme/StreamingScheme.hpp"
 

@@ -18,10 +18,10 @@
 
 #include "core/Config.hpp"
 #include "core/Error.hpp"
-#include "lbm/Boundary.hpp"
-#include "lbm/Field.hpp"
-#include "lbm/StreamedLayout.hpp"
-#include "lbm/Traversal.hpp"
+#include "lbm/physics/Boundary.hpp"
+#include "lbm/field/Field.hpp"
+#include "lbm/scheme/StreamedLayout.hpp"
+#include "lbm/scheme/Traversal.hpp"
 #include "lbm/scheme/HaloTransfer.hpp"
 
 namespace boreas {

@@ -2,8 +2,8 @@
 // swap and swap_prism: one lattice in the streamed layout, updated by an ordered sweep that swaps
 // each link's pair of populations in place (Mattila et al. 2007); swap_prism visits the rows in
 // prism order (tiles of `tile` rows sheared along z).
-#include "lbm/SwapPrism.hpp"
-#include "lbm/SwapStep.hpp"
+#include "lbm/scheme/SwapPrism.hpp"
+#include "lbm/scheme/SwapStep.hpp"
 #include "lbm/scheme/Conversions.hpp"
 #include "lbm/scheme/StreamingScheme.hpp"
 

@@ -14,7 +14,7 @@
 #include "comm/Decomposition.hpp"
 #include "comm/HaloPlan.hpp"
 #include "core/Deck.hpp"
-#include "lbm/Lattice.hpp"
+#include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
 namespace {

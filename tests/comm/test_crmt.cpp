@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "comm/Crmt.hpp"
-#include "lbm/Lattice.hpp"
+#include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
 namespace {

@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "lbm/Block.hpp"
-#include "lbm/Geometry.hpp"
-#include "lbm/MergedStep.hpp"
+#include "lbm/field/Geometry.hpp"
+#include "lbm/scheme/MergedStep.hpp"
 
 using namespace boreas;
 

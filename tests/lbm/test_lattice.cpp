@@ -6,8 +6,8 @@
 #include <set>
 #include <tuple>
 
-#include "lbm/Collision.hpp"
-#include "lbm/Lattice.hpp"
+#include "lbm/physics/Collision.hpp"
+#include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
 namespace {

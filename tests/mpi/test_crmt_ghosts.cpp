@@ -15,7 +15,7 @@
 #include "comm/Overlap.hpp"
 #include "core/Deck.hpp"
 #include "lbm/Block.hpp"
-#include "lbm/Lattice.hpp"
+#include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
 namespace {

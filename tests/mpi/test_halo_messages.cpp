@@ -28,7 +28,7 @@
 #include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
 #include "drivers/Simulation.hpp"
-#include "lbm/Lattice.hpp"
+#include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
 namespace {

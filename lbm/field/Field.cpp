@@ -1,4 +1,4 @@
-#include "lbm/Field.hpp"
+#include "lbm/field/Field.hpp"
 
 namespace boreas {
 

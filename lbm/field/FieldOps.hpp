@@ -8,8 +8,8 @@
 
 #include "core/Config.hpp"
 #include "core/ExactSum.hpp"
-#include "lbm/Boundary.hpp"
-#include "lbm/Field.hpp"
+#include "lbm/physics/Boundary.hpp"
+#include "lbm/field/Field.hpp"
 
 namespace boreas {
 

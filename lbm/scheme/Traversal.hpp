@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "core/Types.hpp"
-#include "lbm/DenseField.hpp"
+#include "lbm/field/DenseField.hpp"
 
 namespace boreas {
 

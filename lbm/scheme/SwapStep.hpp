@@ -16,7 +16,7 @@
 // completes the exchange after the sweep.
 #include <Kokkos_Core.hpp>
 
-#include "lbm/StreamedLayout.hpp"
+#include "lbm/scheme/StreamedLayout.hpp"
 
 namespace boreas {
 

@@ -1,4 +1,4 @@
-#include "lbm/Geometry.hpp"
+#include "lbm/field/Geometry.hpp"
 
 #include <fstream>
 #include <iterator>

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "lbm/Collision.hpp"
-#include "lbm/DenseField.hpp"
+#include "lbm/physics/Collision.hpp"
+#include "lbm/field/DenseField.hpp"
 
 // Host compilers may decline to inline the per-direction lambdas of the collision inside the
 // chunk loop, which then cannot vectorise; `flatten` inlines the whole call tree of a function.

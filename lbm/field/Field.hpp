@@ -1,17 +1,17 @@
 #pragma once
 // The storage of one block, without any time-stepping state: its box of global cells, the dense
 // index space with ghost layers, the cell flags and where each population lives. Streaming schemes
-// (lbm/Block.hpp) own the lattices laid out by `storage`; observables are free functions of a
-// field and a canonical lattice (lbm/FieldOps.hpp). The AMR leaves and the sparse fluid-only
-// storage are further kinds of field behind the same neighbour accessor (neighbour<L>, CellMap).
+// (lbm/scheme/) own the lattices laid out by `storage`; observables are free functions of a
+// field and a canonical lattice (lbm/field/FieldOps.hpp). The AMR leaves and the sparse fluid-only
+// storage are further kinds of field behind the same neighbour accessor (neighbour<L>, CellMap:
+// lbm/field/DenseField.hpp).
 #include <array>
 #include <cstdint>
 
 #include "core/Config.hpp"
 #include "core/Types.hpp"
-#include "lbm/DenseField.hpp"
-#include "lbm/Geometry.hpp"
-#include "lbm/StreamedLayout.hpp"
+#include "lbm/field/DenseField.hpp"
+#include "lbm/field/Geometry.hpp"
 
 namespace boreas {
 

@@ -1,11 +1,11 @@
-// Template definitions of lbm/FieldOps.hpp; included by the instantiation units
+// Template definitions of lbm/field/FieldOps.hpp; included by the instantiation units
 // (lbm/BlockInstance.cpp.in).
 #include <climits>
 #include <cmath>
 #include <cstring>
 
-#include "lbm/FieldOps.hpp"
-#include "lbm/PullStep.hpp"
+#include "lbm/field/FieldOps.hpp"
+#include "lbm/scheme/PullStep.hpp"
 
 namespace boreas {
 

@@ -5,7 +5,7 @@
 // arithmetic (the basis of the bitwise-equality contract).
 #include <Kokkos_Core.hpp>
 
-#include "lbm/Lattice.hpp"
+#include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
 

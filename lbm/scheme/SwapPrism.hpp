@@ -17,7 +17,7 @@
 // wave earlier. Units of one wave lie two or more planes apart and share no link.
 #include <Kokkos_Core.hpp>
 
-#include "lbm/SwapStep.hpp"
+#include "lbm/scheme/SwapStep.hpp"
 
 namespace boreas {
 

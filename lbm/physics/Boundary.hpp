@@ -11,8 +11,7 @@
 
 #include "core/Config.hpp"
 #include "core/Types.hpp"
-#include "lbm/Collision.hpp"
-#include "lbm/DenseField.hpp"
+#include "lbm/physics/Collision.hpp"
 
 namespace boreas {
 

@@ -17,8 +17,8 @@
 
 #include <cstddef>
 
-#include "lbm/PullStep.hpp"
-#include "lbm/StreamedLayout.hpp"
+#include "lbm/scheme/PullStep.hpp"
+#include "lbm/scheme/StreamedLayout.hpp"
 
 namespace boreas {
 

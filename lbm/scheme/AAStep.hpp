@@ -12,8 +12,8 @@
 // BulkRows.hpp (no boundary link there, so neither the outlet saves nor the boundary rules apply).
 #include <Kokkos_Core.hpp>
 
-#include "lbm/BulkRows.hpp"
-#include "lbm/StreamedLayout.hpp"
+#include "lbm/scheme/BulkRows.hpp"
+#include "lbm/scheme/StreamedLayout.hpp"
 
 namespace boreas {
 

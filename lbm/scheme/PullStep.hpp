@@ -8,10 +8,10 @@
 // vectorised path of BulkRows.hpp, bitwise identical to the per-cell path.
 #include <Kokkos_Core.hpp>
 
-#include "lbm/Boundary.hpp"
-#include "lbm/BulkRows.hpp"
-#include "lbm/Collision.hpp"
-#include "lbm/DenseField.hpp"
+#include "lbm/physics/Boundary.hpp"
+#include "lbm/scheme/BulkRows.hpp"
+#include "lbm/physics/Collision.hpp"
+#include "lbm/field/DenseField.hpp"
 
 namespace boreas {
 

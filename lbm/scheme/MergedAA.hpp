@@ -17,8 +17,8 @@
 // A ghost's image is a neighbour of the pushing row on the torus, so the schedule orders both.
 #include <Kokkos_Core.hpp>
 
-#include "lbm/AAStep.hpp"
-#include "lbm/MergedStep.hpp"
+#include "lbm/scheme/AAStep.hpp"
+#include "lbm/scheme/MergedStep.hpp"
 
 namespace boreas {
 

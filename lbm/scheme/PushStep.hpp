@@ -5,8 +5,8 @@
 // (a bulk cell has no boundary link, so its push is the plain scatter).
 #include <Kokkos_Core.hpp>
 
-#include "lbm/BulkRows.hpp"
-#include "lbm/StreamedLayout.hpp"
+#include "lbm/scheme/BulkRows.hpp"
+#include "lbm/scheme/StreamedLayout.hpp"
 
 namespace boreas {
 

@@ -23,8 +23,8 @@
 // 2D blocks (no z links) have one slab and no stage 2 (they run on one thread).
 #include <Kokkos_Core.hpp>
 
-#include "lbm/PullStep.hpp"
-#include "lbm/Traversal.hpp"
+#include "lbm/scheme/PullStep.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
 

@@ -113,4 +113,39 @@ struct Populations {
   }
 };
 
+// Block-local cell coordinates and periodic images: `periodic` marks the periodic axes the block
+// spans whole (all of them on one rank), whose ghosts mirror the block's own cells.
+struct CellMap {
+  DenseGeometry geom;
+  int periodic[3] = {0, 0, 0};
+
+  KOKKOS_INLINE_FUNCTION void coords(long cell, int& x, int& y, int& z) const {
+    const long row = cell / geom.sx;
+    x = static_cast<int>(cell % geom.sx) - geom.g[0];
+    y = static_cast<int>(row % geom.sy) - geom.g[1];
+    z = static_cast<int>(row / geom.sy) - geom.g[2];
+  }
+  KOKKOS_INLINE_FUNCTION bool owned(long cell) const {
+    int x, y, z;
+    coords(cell, x, y, z);
+    return x >= 0 && y >= 0 && z >= 0 && x < geom.n[0] && y < geom.n[1] && z < geom.n[2];
+  }
+  // The owned cell a fluid ghost mirrors; the cell itself when owned, or when it mirrors another
+  // rank's cell (a ghost across a split axis keeps what was written into it).
+  KOKKOS_INLINE_FUNCTION long image(long cell) const {
+    int p[3];
+    coords(cell, p[0], p[1], p[2]);
+    for (int d = 0; d < 3; ++d) {
+      if (periodic[d]) p[d] = p[d] < 0 ? p[d] + geom.n[d] : (p[d] >= geom.n[d] ? p[d] - geom.n[d] : p[d]);
+      if (p[d] < 0 || p[d] >= geom.n[d]) return cell;
+    }
+    return geom.index(p[0], p[1], p[2]);
+  }
+};
+
+template <class L>
+KOKKOS_FORCEINLINE_FUNCTION long neighbour(const DenseGeometry& g, long cell, int q) {
+  return cell + g.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+}
+
 }  // namespace boreas
