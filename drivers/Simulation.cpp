@@ -187,10 +187,7 @@ class SimulationImpl final : public Simulation {
     for (const auto& b : blocks_) natural.push_back(b->canonical());
     if (output_halo_) output_halo_->exchange(natural);
     std::vector<HostMacroscopic> out;
-    for (std::size_t i = 0; i < blocks_.size(); ++i) {
-      blocks_[i]->fill_periodic_ghosts(natural[i]);
-      out.push_back(boreas::macroscopic<L>(blocks_[i]->field(), natural[i], blocks_[i]->physics()));
-    }
+    for (std::size_t i = 0; i < blocks_.size(); ++i) out.push_back(blocks_[i]->macroscopic(natural[i]));
     return out;
   }
   std::vector<std::vector<double>> local_vorticity_magnitude(const std::vector<HostMacroscopic>& local) const override {

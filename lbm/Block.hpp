@@ -27,8 +27,8 @@ class Block {
 
   Block(const Config& config, const DomainGeometry& domain, const Box& owned, const std::array<int, 3>& ghosts);
 
-  const Field& field() const { return context_.field; }
-  const CellPhysics<Real>& physics() const { return context_.physics; }
+  const Field& field() const { return scheme_->context().field; }
+  const CellPhysics<Real>& physics() const { return scheme_->context().physics; }
   StreamingScheme<L, Real>& scheme() { return *scheme_; }
   const StreamingScheme<L, Real>& scheme() const { return *scheme_; }
 
@@ -38,16 +38,16 @@ class Block {
   // `steps` complete steps of a block that is its own periodic neighbour (single-block runs).
   void advance(long steps) { scheme_->advance(steps); }
 
-  // Ghost slots of a canonical state that mirror this block's own cells across a periodic axis it
-  // spans, as the moments' gather reads them (ghosts facing other blocks are the halo's).
-  void fill_periodic_ghosts(const Populations<Real>& natural) const;
+  // Density and velocity of the owned cells from a canonical state whose ghosts facing other
+  // blocks the caller filled (a halo); the ghosts that mirror this block's own cells across a
+  // periodic axis it spans are filled here.
+  HostMacroscopic macroscopic(const Populations<Real>& natural) const;
 
   // A device copy of the canonical state, to fall back to the last good state.
   void save_state();
   void restore_state();
 
  private:
-  SchemeContext<Real> context_;
   std::unique_ptr<StreamingScheme<L, Real>> scheme_;
   DeviceView<Real*> saved_;
 };

@@ -62,17 +62,20 @@ template <class L, class Real>
 Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const Box& owned,
                       const std::array<int, 3>& ghosts) {
   if (config.tile < 2) throw Error("simulation.tile must be at least 2 (prism tiles of adjacent rows)");
-  context_.field = Field(config, domain, owned, ghosts, L::Q, sizeof(Real));
-  context_.physics = CellPhysics<Real>::make(config);
-  context_.periodic = periodic_ghosts<L>(context_.field, domain);
-  context_.tile = config.tile;
-  scheme_ = make_scheme<L, Real>(config, context_);
-  scheme_->load_canonical(initial_populations<L, Real>(context_.field, config));
+  SchemeContext<Real> context;
+  context.field = Field(config, domain, owned, ghosts, L::Q, sizeof(Real));
+  context.physics = CellPhysics<Real>::make(config);
+  context.periodic = periodic_ghosts<L>(context.field, domain);
+  context.tile = config.tile;
+  scheme_ = make_scheme<L, Real>(config, context);
+  scheme_->load_canonical(initial_populations<L, Real>(context.field, config));
 }
 
 template <class L, class Real>
-void Block<L, Real>::fill_periodic_ghosts(const Populations<Real>& natural) const {
-  fill_ghosts<L>(context_.periodic, natural, context_.periodic.pulled);
+HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) const {
+  const PeriodicGhosts& periodic = scheme_->context().periodic;
+  fill_ghosts<L>(periodic, natural, periodic.pulled);
+  return boreas::macroscopic<L>(field(), natural, physics());
 }
 
 template <class L, class Real>
@@ -88,7 +91,7 @@ template <class L, class Real>
 void Block<L, Real>::restore_state() {
   Populations<Real> natural;
   natural.data = saved_;
-  natural.layout = context_.field.storage;
+  natural.layout = field().storage;
   scheme_->load_canonical(natural);
 }
 

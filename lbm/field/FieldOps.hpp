@@ -46,7 +46,7 @@ template <class L, class Real>
 ExactSum total_mass(const Field& field, const Populations<Real>& canonical);
 
 // Density and velocity of the owned cells, gathered through the ghost cells (which the caller
-// filled: halos across blocks, Block::fill_periodic_ghosts inside one) with the boundary rules.
+// filled: halos across blocks, Block::macroscopic inside one) with the boundary rules.
 template <class L, class Real>
 HostMacroscopic macroscopic(const Field& field, const Populations<Real>& canonical, const CellPhysics<Real>& physics);
 

@@ -49,6 +49,8 @@ class StreamingScheme {
   StreamingScheme(const StreamingScheme&) = delete;
   StreamingScheme& operator=(const StreamingScheme&) = delete;
 
+  const SchemeContext<Real>& context() const { return c_; }
+
   // Sets the lattice(s) from a canonical state (natural layout, ghost cells included).
   virtual void load_canonical(const Populations<Real>& natural) = 0;
   // The canonical state: the current lattice itself or a fresh copy (canonical_is_stored()).
