@@ -153,6 +153,17 @@ inline int ready_group(const std::array<int, 3>& w, const Box& owner, const std:
   return 2;
 }
 
+// The same for a push-type transfer: ghost p of box `writer` holds what the cells p - c_q (the q
+// of `pops`) pushed there, so it can go once the last of their groups is computed.
+template <class L>
+int pushed_ready_group(const std::array<int, 3>& p, const Box& writer, const std::array<int, 3>& g, std::uint32_t pops) {
+  int group = 0;
+  for (int q = 0; q < L::Q; ++q)
+    if (pops >> q & 1)
+      group = std::max(group, ready_group({p[0] - L::c(q, 0), p[1] - L::c(q, 1), p[2] - L::c(q, 2)}, writer, g));
+  return group;
+}
+
 }  // namespace detail
 
 // The backward members a of the swap pairs (lbm/scheme/SwapStep.hpp), as a population mask.
@@ -225,7 +236,9 @@ HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& do
       }
       if (pops == 0) return;
       const GridBlock& from = set.blocks[owner];
-      Cells& c = recv[{from.owner, owner, st.block, detail::ready_group(w, from.box, g)}];
+      const int group = transfer == HaloTransfer::Push ? detail::pushed_ready_group<L>(p, mine, g, pops)
+                                                       : detail::ready_group(w, from.box, g);
+      Cells& c = recv[{from.owner, owner, st.block, group}];
       c.slot = s;
       c.pops.push_back(pops);
       c.cells.push_back(local(p, mine, st.geom));
@@ -240,7 +253,9 @@ HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& do
         if (!mine.contains(w[0], w[1], w[2])) return;
         const auto pops = carried(to.box, p);
         if (pops == 0) return;
-        Cells& c = send[{to.owner, st.block, nb, detail::ready_group(w, mine, g)}];
+        const int group = transfer == HaloTransfer::Push ? detail::pushed_ready_group<L>(p, to.box, g, pops)
+                                                         : detail::ready_group(w, mine, g);
+        Cells& c = send[{to.owner, st.block, nb, group}];
         c.slot = s;
         c.pops.push_back(pops);
         c.cells.push_back(local(w, mine, st.geom));

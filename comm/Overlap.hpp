@@ -1,7 +1,10 @@
 #pragma once
 // One time step of a rank's blocks whose ghosts come from other blocks, under the five overlap
-// strategies of [parallel] overlap (seed 001 systolic scheme, seed 003 strategies 1-3); every
-// phase below runs over all of the rank's blocks before the next:
+// strategies of [parallel] overlap (seed 001 systolic scheme, seed 003 strategies 1-3), for any
+// scheme that steps in parts (StreamingScheme::step_part: ab_pull, ab_push, aa); the exchange
+// after the step is the one the scheme's new state needs (a pull of ghosts, or the return of what
+// a push-type step wrote into them). Every phase below runs over all of the rank's blocks before
+// the next:
 //   none         compute all cells, then the blocking exchange
 //   nonblocking  receives posted first, compute all cells, then pack, send, wait
 //   interior     boundary slabs, pack + send, interior in chunks while polling (MPI_Testsome) and
@@ -31,7 +34,7 @@
 
 #include "comm/Crmt.hpp"
 #include "comm/ExecInstances.hpp"
-#include "comm/Halo.hpp"
+#include "comm/HaloSet.hpp"
 #include "core/Config.hpp"
 #include "core/Timers.hpp"
 #include "lbm/Block.hpp"
@@ -147,11 +150,11 @@ std::vector<long long> fluid_shell_cells(const std::vector<Block<L, Real>*>& blo
 template <class L, class Real>
 class OverlapStepper {
  public:
-  // `halo` fills the schedule's ghost width (at most the blocks' allocated ghosts) of `blocks`
-  // (the rank's, in the halo's slot order).
-  OverlapStepper(const std::vector<Block<L, Real>*>& blocks, Halo<L, Real>& halo, OverlapKind kind,
+  // `halos` fill the schedule's ghost width (at most the blocks' allocated ghosts) of `blocks`
+  // (the rank's, in the halos' slot order), one halo for each exchange the scheme needs.
+  OverlapStepper(const std::vector<Block<L, Real>*>& blocks, HaloSet<L, Real>& halos, OverlapKind kind,
                  const CrmtSchedule& schedule)
-      : blocks_(blocks), halo_(halo), kind_(kind), schedule_(schedule),
+      : blocks_(blocks), halos_(halos), kind_(kind), schedule_(schedule),
         instances_(kind == OverlapKind::Streams ? 4 : 0) {
     for (const Block<L, Real>* b : blocks_) regions_.emplace_back(b->field().geom, 4, schedule.ghost_width());
     const std::vector<long long> shells = fluid_shell_cells(blocks_, schedule_.ghost_width());
@@ -165,11 +168,16 @@ class OverlapStepper {
   void restart_cycle() { cycle_step_ = 0; }
 
   void step() {
+    for (Block<L, Real>* b : blocks_) b->scheme().begin_parts();
     ++cycle_step_;
     if (!schedule_.exchanges_at(cycle_step_)) {
       step_local(schedule_.computed_depth(cycle_step_));
       t_.redundant_cells += shell_cells_[cycle_step_ - 1];
     } else {
+      // All blocks step together, so the first tells what their new state needs.
+      const HaloTransfer transfer = blocks_.front()->scheme().exchange_after_step();
+      halo_ = &halos_[transfer];
+      halos_.count(transfer);
       switch (kind_) {
         case OverlapKind::None: step_none(); break;
         case OverlapKind::NonBlocking: step_nonblocking(); break;
@@ -225,13 +233,13 @@ class OverlapStepper {
 
   void post_receives() {
     const auto t0 = Clock::now();
-    halo_.post_receives();
+    halo_->post_receives();
     t_.calls += seconds_since(t0);
   }
 
   void send(int m) {
     const auto t0 = Clock::now();
-    halo_.send(m);
+    halo_->send(m);
     t_.calls += seconds_since(t0);
   }
 
@@ -252,9 +260,9 @@ class OverlapStepper {
 
   void pack_and_send_all(const Lattices<Real>& f) {
     auto t0 = Clock::now();
-    const auto& sends = halo_.plan().sends;
-    for (std::size_t m = 0; m < sends.size(); ++m) halo_.pack(int(m), f);
-    halo_.copy_local(f);
+    const auto& sends = halo_->plan().sends;
+    for (std::size_t m = 0; m < sends.size(); ++m) halo_->pack(int(m), f);
+    halo_->copy_local(f);
     ExecSpace().fence();
     t_.pack += seconds_since(t0);
     first_send_ = Clock::now();
@@ -265,18 +273,18 @@ class OverlapStepper {
   // Copies between the rank's own blocks, once their sends are packed.
   void unpack_local(const Lattices<Real>& f, int group) {
     const auto t0 = Clock::now();
-    halo_.unpack_local(f, group);
+    halo_->unpack_local(f, group);
     ExecSpace().fence();
     t_.unpack += seconds_since(t0);
   }
 
   void pack_and_send_group(const Lattices<Real>& f, int d) {
     auto t0 = Clock::now();
-    const auto& sends = halo_.plan().sends;
+    const auto& sends = halo_->plan().sends;
     bool any = false;
     for (std::size_t m = 0; m < sends.size(); ++m)
       if (sends[m].group == d) {
-        halo_.pack(int(m), f);
+        halo_->pack(int(m), f);
         any = true;
       }
     if (!any) return;
@@ -307,7 +315,7 @@ class OverlapStepper {
   void poll(const Lattices<Real>& f) {
     if (arrived_) return;
     const auto t0 = Clock::now();
-    if (halo_.progress(f)) {
+    if (halo_->progress(f)) {
       arrived_ = true;
       t_.comm += seconds_since(first_send_);
     }
@@ -318,12 +326,12 @@ class OverlapStepper {
   void finish(const Lattices<Real>& f) {
     if (!arrived_) {
       const auto t0 = Clock::now();
-      halo_.wait_receives(f);
+      halo_->wait_receives(f);
       ExecSpace().fence();
       t_.wait += seconds_since(t0);
       t_.comm += seconds_since(first_send_);
     }
-    halo_.wait_sends();
+    halo_->wait_sends();
     arrived_ = false;
     sending_ = false;
   }
@@ -361,7 +369,7 @@ class OverlapStepper {
       pack_and_send_group(f, d);
       if (sending_) poll(f);
     }
-    halo_.copy_local(f);
+    halo_->copy_local(f);
     interior_with_progress(f);
     finish(f);
   }
@@ -370,9 +378,9 @@ class OverlapStepper {
     const auto f = target();
     post_receives();
     for (int d = 0; d < 3; ++d) compute_group(d);
-    const auto& sends = halo_.plan().sends;
+    const auto& sends = halo_->plan().sends;
     auto t0 = Clock::now();
-    for (std::size_t m = 0; m < sends.size(); ++m) halo_.pack(int(m), f, instances_[m]);
+    for (std::size_t m = 0; m < sends.size(); ++m) halo_->pack(int(m), f, instances_[m]);
     t_.pack += seconds_since(t0);
     auto send_all = [&] {
       first_send_ = Clock::now();
@@ -380,28 +388,29 @@ class OverlapStepper {
         instances_[m].fence();
         send(int(m));
       }
-      halo_.unpack_local(f);
+      halo_->unpack_local(f);
     };
     // On devices the interior runs on the default instance while the packs drain on theirs; on
     // host backends kernels return only when done, so the sends must go out first.
     if (exec_is_host) send_all();
     const auto t_interior = Clock::now();
     compute([](const StepRegions& r) -> const StepRegions::Range& { return r.interior; });
-    halo_.copy_local(f);
+    halo_->copy_local(f);
     if (!exec_is_host) send_all();
     ExecSpace().fence();
     t_.interior += seconds_since(t_interior);
     const auto t_wait = Clock::now();
-    for (int m = halo_.wait_one(); m != MPI_UNDEFINED; m = halo_.wait_one())
-      halo_.unpack(m, f, instances_[m]);  // on arrival, on the message's own instance
+    for (int m = halo_->wait_one(); m != MPI_UNDEFINED; m = halo_->wait_one())
+      halo_->unpack(m, f, instances_[m]);  // on arrival, on the message's own instance
     instances_.fence();
     t_.comm += seconds_since(first_send_);
     t_.wait += seconds_since(t_wait);
-    halo_.wait_sends();
+    halo_->wait_sends();
   }
 
   std::vector<Block<L, Real>*> blocks_;
-  Halo<L, Real>& halo_;
+  HaloSet<L, Real>& halos_;
+  Halo<L, Real>* halo_ = nullptr;  // the current step's
   OverlapKind kind_;
   CrmtSchedule schedule_;
   std::vector<StepRegions> regions_;  // per block

@@ -56,7 +56,11 @@ enum class DecompositionKind { Cartesian, Bisection };
 enum class BufferKind { Auto, Device, Host };  // auto: device when MPI is CUDA-aware
 struct ParallelConfig {
   std::array<int, 3> dims{0, 0, 0};  // Cartesian process grid; 0 = chosen automatically
+  // The default applies to schemes that step in parts; the others exchange after each sweep.
   OverlapKind overlap = OverlapKind::Interior;
+  // The deck names a strategy other than "none": kernel = "auto" chooses among schemes that can
+  // take it (core/Scheme.hpp steps_in_parts), other kernels must be such a scheme.
+  bool overlap_required = false;
   DecompositionKind decomposition = DecompositionKind::Cartesian;
   BufferKind buffers = BufferKind::Auto;
   // CRMT (comm/Crmt.hpp): ghost layers exchanged at once; 1 = exchange every step, 0 = "auto"

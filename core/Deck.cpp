@@ -553,6 +553,11 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
     c.not_used(sim, "bundle", "only used with layout = \"aosoa\" (or kernel = \"auto\", which tries it)");
   if (cfg.parallel.ghost_width != 0)
     c.not_used(par, "max_ghost_width", "only used with ghost_width = \"auto\"");
+  if (cfg.parallel.overlap_required && !is_auto && !cfg.kernel.steps_in_parts())
+    c.at(par.get("overlap"), "parallel.overlap: simulation.kernel = \"" + k +
+                 "\" sweeps whole blocks and exchanges after each sweep; the overlap strategies split a step into "
+                 "boundary and interior parts, which \"ab_pull\", \"ab_push\" and \"aa\" can do. Use one of "
+                 "those, or overlap = \"none\"");
   const int h = cfg.parallel.ghost_width;
   const toml::node* gw = par.get("ghost_width");
   if (!gw || h == 1 || is_auto || kind == StreamingKernel::ABPull) return;
@@ -1051,7 +1056,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     cfg.parallel.dims = to_int3(*d);
   static const std::vector<std::string> overlaps{"none", "nonblocking", "interior", "streams",
                                                  "systolic"};
-  if (auto k = c.choice(par, "overlap", overlaps)) cfg.parallel.overlap = OverlapKind(*k);
+  if (auto k = c.choice(par, "overlap", overlaps)) {
+    cfg.parallel.overlap = OverlapKind(*k);
+    cfg.parallel.overlap_required = cfg.parallel.overlap != OverlapKind::None;
+  }
   static const std::vector<std::string> decompositions{"cartesian", "bisection"};
   if (auto k = c.choice(par, "decomposition", decompositions))
     cfg.parallel.decomposition = DecompositionKind(*k);

@@ -19,6 +19,11 @@ struct Scheme {
     return kind == StreamingKernel::AA || kind == StreamingKernel::MergedAA || kind == StreamingKernel::Swap ||
            kind == StreamingKernel::SwapPrism;
   }
+  // A step can be computed in any partition of the owned box (StreamingScheme::step_part): what
+  // the overlap strategies need. Sweeps of whole blocks (merged, swap families) cannot.
+  bool steps_in_parts() const {
+    return kind == StreamingKernel::ABPull || kind == StreamingKernel::ABPush || kind == StreamingKernel::AA;
+  }
   bool operator==(const Scheme& o) const { return kind == o.kind && steps == o.steps; }
   bool operator!=(const Scheme& o) const { return !(*this == o); }
 };

@@ -99,7 +99,8 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
                                 ? " bisection"
                                 : " dims " + std::to_string(par.dims[0]) + "x" + std::to_string(par.dims[1]) + "x" +
                                       std::to_string(par.dims[2]);
-  const std::string key = problem_key(config) + " | ranks " + std::to_string(ranks) + split,
+  const std::string key = problem_key(config) + " | ranks " + std::to_string(ranks) + split +
+                          (par.overlap_required ? " | overlap" : ""),
                     file = kernel_choice_cache_file();
   Json cache = rank == 0 ? read_cache(file) : Json(Json::object());
   choice.report["key"] = key;
@@ -126,6 +127,8 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   for (const Candidate& cand : candidates) {
     Config c = config;
     c.kernel = *parse_scheme(cand.kernel);
+    // An overlap strategy the deck names asks for a scheme that steps in parts.
+    if (config.parallel.overlap_required && !c.kernel.steps_in_parts()) continue;
     if (cand.tile) c.tile = cand.tile;
     c.layout = cand.layout;
     auto sim = Simulation::create(c, comm);

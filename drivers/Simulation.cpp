@@ -18,12 +18,12 @@
 #include "comm/Decomposition.hpp"
 #include "comm/Halo.hpp"
 #include "comm/Mpi.hpp"
-#include "comm/Overlap.hpp"
 #include "core/Error.hpp"
 #include "drivers/KernelChoice.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "drivers/RunCheck.hpp"
+#include "drivers/Stepper.hpp"
 #include "io/VtkSeries.hpp"
 #include "lbm/field/Geometry.hpp"
 #include "lbm/scheme/Traversal.hpp"
@@ -98,53 +98,21 @@ class SimulationImpl final : public Simulation {
     // whose ghosts only an exchange fills (natural-layout lattices keep theirs filled).
     if (set_.size() > 1 && !front().scheme().canonical_is_stored())
       output_halo_ = make_halo(output_comm_, !exec_is_host && !mpi_is_cuda_aware(), 1, HaloTransfer::Pull);
-    // One block exchanging one layer per step steps itself, periodic copies included. Ghost
-    // widths a kernel cannot take were refused with the deck (core/Deck.cpp).
-    if (set_.size() == 1 && config.parallel.ghost_width == 1) return;
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
-    const StreamingScheme<L, Real>& scheme = front().scheme();
-    if (!scheme.steps_in_parts()) {  // blocking exchanges, no overlap stepper (advance_with_halo)
-      halo_mode_ = scheme.exchange_description();
-      for (HaloTransfer t : scheme.exchanges())
-        blocking_halos_[t] = make_halo(comm_, host_buffers, scheme.steps_per_sweep(), t);
-      comm_.reset_counters();
-      // Ghosts of the initial state; for streamed layouts, what the conversion wrote into ghosts.
-      exchange_ghosts();
-      return;
-    }
-    const OperatorReach reach = uniform_grid_reach<L>();
-    int h = config.parallel.ghost_width;
-    if (h == 0) h = choose_ghost_width(reach, host_buffers);
-    CrmtSchedule schedule = make_schedule(h, reach);
-    halo_ = make_halo(comm_, host_buffers, h, HaloTransfer::Pull);
-    comm_.reset_counters();  // count the run's exchanges only, not the probes of "auto"
-    halo_->exchange(lattices());  // ghosts of the initial state
-    stepper_ = std::make_unique<OverlapStepper<L, Real>>(block_ptrs_, *halo_, config.parallel.overlap, schedule);
+    StepperSetup<L, Real> setup;
+    setup.config = &config_;
+    setup.blocks = block_ptrs_;
+    setup.comm = &comm_;
+    setup.make_halo = [this, host_buffers](int depth, HaloTransfer t) { return make_halo(comm_, host_buffers, depth, t); };
+    stepper_ = std::make_unique<Stepper<L, Real>>(setup, set_.size());
   }
 
   const Config& config() const override { return config_; }
 
   void advance(long steps) override {
-    if (!blocking_halos_.empty()) {
-      advance_with_halo(steps);
-      return;
-    }
-    if (!stepper_) {
-      auto t = timers_.scope("lbm");
-      front().advance(steps);
-      step_ += steps;
-      return;
-    }
-    const OverlapTiming before = stepper_->timing();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (long s = 0; s < steps; ++s) stepper_->step();
-    const double total = seconds_since(t0);
-    const OverlapTiming& after = stepper_->timing();
-    const double compute = after.boundary + after.interior - before.boundary - before.interior;
-    timers_.add("lbm", compute);
-    timers_.add("boundaries", total - compute);  // exchange time not hidden behind compute
+    stepper_->advance(steps, timers_);
     step_ += steps;
   }
 
@@ -214,14 +182,7 @@ class SimulationImpl final : public Simulation {
   }
   void restore_state() override {
     for (const auto& b : blocks_) b->restore_state();
-    if (stepper_) {
-      halo_->exchange(lattices());
-      stepper_->restart_cycle();
-      ++restores_;
-    } else if (!blocking_halos_.empty()) {
-      exchange_ghosts();
-      ++restores_;
-    }
+    stepper_->reloaded();
     step_ = saved_step_;
   }
 
@@ -242,213 +203,15 @@ class SimulationImpl final : public Simulation {
     p["timers"] = Json::object();
     p["timers"]["slowest_rank"] = slowest_timer;
     p["timers"]["mean"] = mean_timer;
-    if (!stepper_) {
-      if (!blocking_halos_.empty()) {
-        p["overlap"] = "none";
-        p["exchange"] = halo_mode_;
-        p["messages"] = message_report(halo_exchanges_, std::max(1L, step_), predicted_);
-      }
-      return p;
-    }
-    const OverlapTiming& t = stepper_->timing();
-    p["overlap"] = overlap_name(stepper_->kind());
-    p["buffers"] = halo_->staged() ? "host" : "device";
-    const double steps = std::max(1L, t.steps);
-    // Per step, slowest rank and mean (seed 001 reports the slowest rank).
-    Json per_step = Json::object();
-    const std::pair<const char*, double> terms[] = {
-        {"C_B", t.boundary}, {"C_NB", t.interior}, {"M", t.comm},        {"W", t.wait},
-        {"pack", t.pack},    {"unpack", t.unpack}, {"mpi_calls", t.calls}, {"mpi", t.mpi()}};
-    double slowest[8], mean[8];
-    for (int i = 0; i < 8; ++i) {
-      const auto all = comm_.gather(terms[i].second / steps);
-      slowest[i] = *std::max_element(all.begin(), all.end());
-      mean[i] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
-      Json v = Json::object();
-      v["slowest_rank"] = slowest[i];
-      v["mean"] = mean[i];
-      per_step[terms[i].first] = v;
-    }
-    p["time_per_step_s"] = per_step;
-    const OverlapModel model = classify_overlap(stepper_->kind(), slowest[0], slowest[1], slowest[2], slowest[3]);
-    Json mj = Json::object();
-    mj["regime"] = model.regime;
-    mj["predicted_step_s"] = model.predicted_step_s;
-    mj["hidden_fraction_of_M"] = model.hidden_fraction;
-    p["model"] = mj;
-    p["messages"] = message_report(t.exchanges, steps, planned(halo_->plan()) * (t.exchanges + exchanges_outside_steps()));
-    p["crmt"] = crmt_report(t, steps);
+    stepper_->report(p, step_);
     return p;
   }
 
  private:
-  // Messages and bytes a plan sends per exchange from this rank.
-  struct PlannedTraffic {
-    long long messages = 0, bytes = 0;
-    PlannedTraffic operator*(long n) const { return {messages * n, bytes * n}; }
-    PlannedTraffic& operator+=(const PlannedTraffic& o) {
-      messages += o.messages;
-      bytes += o.bytes;
-      return *this;
-    }
-  };
-  static PlannedTraffic planned(const HaloPlan& plan) {
-    return {(long long)plan.remote_messages(), (long long)plan.remote_values() * (long long)sizeof(Real)};
-  }
-
-  // Messages and bytes: the plans' prediction for all exchanges of the run (`predicted`, this
-  // rank; `exchanges` of them inside `steps` steps, the others outside), what the counting wrapper
-  // saw, and the mean per exchange and per time step, all ranks together.
-  Json message_report(long exchanges, double steps, const PlannedTraffic& predicted) const {
-    const long total = exchanges + exchanges_outside_steps();
-    const long long messages = comm_.sum(predicted.messages), bytes = comm_.sum(predicted.bytes);
-    Json msgs = Json::object();
-    msgs["predicted"] = messages;
-    msgs["counted"] = comm_.sum(comm_.messages_sent());
-    msgs["predicted_bytes"] = bytes;
-    msgs["counted_bytes"] = comm_.sum(comm_.bytes_sent());
-    msgs["predicted_per_exchange"] = messages / total;  // the mean where plans alternate (aa, swap)
-    msgs["predicted_bytes_per_exchange"] = bytes / total;
-    msgs["exchanges"] = total;
-    msgs["per_step"] = double(messages) / total * double(exchanges) / steps;
-    msgs["bytes_per_step"] = double(bytes) / total * double(exchanges) / steps;
-    return msgs;
-  }
-
   Block<L, Real>& front() const { return *blocks_.front(); }
-  // Every block's current lattice, in slot order.
-  Lattices<Real> lattices() const {
-    Lattices<Real> f;
-    for (const auto& b : blocks_) f.push_back(b->populations());
-    return f;
-  }
   std::unique_ptr<Halo<L, Real>> make_halo(Comm& comm, bool host_buffers, int depth, HaloTransfer t) const {
     return std::make_unique<Halo<L, Real>>(const_blocks_, ids_, domain_, set_, comm, host_buffers,
                                            ghost_widths(config_, depth), t);
-  }
-
-  void exchange_ghosts() {
-    // All blocks step together, so the first tells what their state needs.
-    Halo<L, Real>& halo = *blocking_halos_.at(front().scheme().exchange_needed());
-    halo.exchange(lattices());
-    predicted_ += planned(halo.plan());
-  }
-
-  // Schemes that sweep k steps from k exchanged ghost layers (merged<k>) do so while k steps
-  // remain, then single steps; every sweep or step is followed by the exchange its new state
-  // needs (StreamingScheme::exchange_needed).
-  void advance_with_halo(long steps) {
-    const int k = front().scheme().steps_per_sweep();
-    for (long s = 0; s < steps;) {
-      auto t0 = std::chrono::steady_clock::now();
-      const bool sweep = k > 1 && steps - s >= k;
-      for (const auto& b : blocks_) {
-        if (sweep)
-          b->scheme().sweep_from_ghosts();
-        else
-          b->scheme().step_from_ghosts();
-      }
-      s += sweep ? k : 1;
-      ExecSpace().fence();
-      timers_.add("lbm", seconds_since(t0));
-      t0 = std::chrono::steady_clock::now();
-      exchange_ghosts();
-      timers_.add("boundaries", seconds_since(t0));
-      ++halo_exchanges_;
-    }
-    step_ += steps;
-  }
-
-  // The initial exchange and one per restore also pass through the counting wrapper.
-  long exchanges_outside_steps() const { return 1 + restores_; }
-
-  static CrmtSchedule make_schedule(int h, const OperatorReach& reach) {
-    try {
-      return CrmtSchedule(h, reach);
-    } catch (const std::invalid_argument& e) {
-      throw Error(std::string("parallel.ghost_width: ") + e.what());
-    }
-  }
-
-  // [parallel] ghost_width = "auto": for every candidate h from 1 to max_ghost_width, measure what
-  // one exchange of an h-deep halo costs right after an owned-box update, as in a run (latency,
-  // bandwidth, pack/unpack, and the wait for the slower partner; median of 5, slowest rank), and
-  // the time of one cell update; take the h with the least modelled cost per step on the slowest
-  // rank:  cost(h) = (exchange(h) + cell_update * redundant cells per cycle(h)) / k(h).
-  // Neither probe changes the state: exchanges only fill ghosts from the owned cells, and the
-  // update writes the lattice the next step overwrites.
-  int choose_ghost_width(const OperatorReach& reach, bool host_buffers) {
-    std::vector<double> updates;
-    auto timed_update = [&] {
-      const auto t0 = std::chrono::steady_clock::now();
-      for (const auto& b : blocks_) b->scheme().step_part({0, 0, 0}, {b->field().box.extent(0), b->field().box.extent(1), b->field().box.extent(2)});
-      ExecSpace().fence();
-      updates.push_back(seconds_since(t0));
-    };
-    Json candidates = Json::array();
-    std::vector<std::pair<int, double>> exchange;  // (h, median exchange time on this rank)
-    for (int h = 1; h <= config_.parallel.max_ghost_width; ++h) {
-      if (CrmtSchedule::steps_per_exchange(h, reach) < 1) continue;
-      const auto probe_halo = make_halo(comm_, host_buffers, h, HaloTransfer::Pull);
-      Halo<L, Real>& probe = *probe_halo;
-      probe.exchange(lattices());
-      std::vector<double> times;
-      for (int i = 0; i < 5; ++i) {
-        timed_update();
-        const auto t0 = std::chrono::steady_clock::now();
-        probe.exchange(lattices());
-        times.push_back(seconds_since(t0));
-      }
-      exchange.push_back({h, median(times)});
-      Json c = Json::object();
-      c["ghost_width"] = h;
-      c["messages_per_exchange"] = comm_.sum((long long)probe.plan().remote_messages());
-      c["bytes_per_exchange"] = comm_.sum((long long)probe.plan().remote_values() * (long long)sizeof(Real));
-      candidates.push_back(c);
-    }
-    long long fluid = 0;
-    for (const auto& b : blocks_) fluid += b->field().fluid_cells;
-    const double cell_update = median(updates) / double(std::max(1LL, fluid));
-    const std::vector<long long> shells = fluid_shell_cells(block_ptrs_, config_.parallel.max_ghost_width);
-    double best_cost = 0;
-    int best = 1;
-    for (std::size_t i = 0; i < exchange.size(); ++i) {
-      const CrmtSchedule s(exchange[i].first, reach);
-      long long redundant = 0;
-      for (int step = 1; step < s.steps_per_exchange(); ++step)
-        redundant += shells[s.computed_depth(step)];
-      const double cost =
-          comm_.max((exchange[i].second + cell_update * double(redundant)) / s.steps_per_exchange());
-      Json& c = candidates[i];
-      c["steps_per_exchange"] = s.steps_per_exchange();
-      c["exchange_s"] = comm_.max(exchange[i].second);
-      c["redundant_cells_per_step"] = double(comm_.sum(redundant)) / s.steps_per_exchange();
-      c["modelled_cost_per_step_s"] = cost;
-      if (i == 0 || cost < best_cost) {
-        best_cost = cost;
-        best = exchange[i].first;
-      }
-    }
-    auto_choice_ = Json::object();
-    auto_choice_["cell_update_s"] = comm_.max(cell_update);
-    auto_choice_["candidates"] = candidates;
-    auto_choice_["chosen"] = best;
-    return best;
-  }
-
-  Json crmt_report(const OverlapTiming& t, double steps) const {
-    const CrmtSchedule& s = stepper_->schedule();
-    Json c = Json::object();
-    c["ghost_width"] = s.ghost_width();
-    c["steps_per_exchange"] = s.steps_per_exchange();
-    c["reach_per_step"] = s.reach().per_step;
-    c["reach_per_exchange"] = s.reach().per_exchange;
-    c["exchanges_in_steps"] = comm_.sum((long long)t.exchanges) / comm_.size();
-    c["redundant_cells_per_step"] = double(comm_.sum(t.redundant_cells)) / steps;
-    c["redundant_fraction"] = double(comm_.sum(t.redundant_cells)) / steps /
-                              double(std::max(1LL, fluid_cells()));
-    if (!auto_choice_.is_null()) c["auto"] = auto_choice_;
-    return c;
   }
 
   // The whole domain on every rank: each rank's blocks in slot order, concatenated.
@@ -510,14 +273,8 @@ class SimulationImpl final : public Simulation {
   mutable Comm output_comm_;  // output's exchanges, counted apart from the run's halo traffic
   std::unique_ptr<Halo<L, Real>> output_halo_;  // ghosts of an in-place variant's canonical state
   CellRing ring_;  // velocity around this rank's blocks, for the vorticity
-  std::unique_ptr<Halo<L, Real>> halo_;  // the overlap stepper's (ab_pull)
-  // The blocking exchanges of the other variants, by what they move.
-  std::map<HaloTransfer, std::unique_ptr<Halo<L, Real>>> blocking_halos_;
-  PlannedTraffic predicted_;  // what blocking_halos_ sent from this rank so far, by their plans
-  std::unique_ptr<OverlapStepper<L, Real>> stepper_;
-  Json auto_choice_;  // the measurements behind ghost_width = "auto"
-  long step_ = 0, saved_step_ = 0, restores_ = 0, halo_exchanges_ = 0;
-  std::string halo_mode_;  // how the blocking exchanges go
+  std::unique_ptr<Stepper<L, Real>> stepper_;
+  long step_ = 0, saved_step_ = 0;
 };
 
 }  // namespace

@@ -25,8 +25,27 @@ class AAScheme : public StreamingScheme<L, Real> {
   }
   const Populations<Real>& current() const override { return f_; }
 
-  void step_from_ghosts() override;
+  void step_from_ghosts() override {
+    const DenseGeometry& g = this->c_.field.geom;
+    begin_parts();
+    step_part({0, 0, 0}, {g.n[0], g.n[1], g.n[2]});
+    finish_parts();
+  }
   HaloTransfer exchange_needed() const override { return reversed_ ? HaloTransfer::PullReversed : HaloTransfer::Push; }
+  HaloTransfer exchange_after_step() const override {
+    return reversed_ ? HaloTransfer::Push : HaloTransfer::PullReversed;
+  }
+  // Every cell's step reads and writes only its own set of slots (the AA property), so a step
+  // can be split into any parts; the periodic and outlet preparations bracket them.
+  bool steps_in_parts() const override { return true; }
+  void begin_parts() override {
+    if (reversed_) prepare_neighbour_step();
+  }
+  void step_part(const std::array<int, 3>& lo, const std::array<int, 3>& hi) override;
+  void finish_parts() override {
+    if (reversed_) drain_ghosts<L>(this->c_.periodic, f_);
+    reversed_ = !reversed_;
+  }
   std::vector<HaloTransfer> exchanges() const override { return {HaloTransfer::PullReversed, HaloTransfer::Push}; }
   std::string exchange_description() const override {
     return "alternating: ghosts filled after the local step, pushes returned after the neighbour step";
@@ -65,6 +84,9 @@ class MergedAAScheme : public AAScheme<L, Real> {
     for (long s = groups * k_; s < steps; ++s) this->step_from_ghosts();
   }
   void sweep(long groups);
+  // Its sweeps take whole blocks (on several blocks it takes single aa steps, but keeps to one
+  // statement per variant: scheme_steps_in_parts).
+  bool steps_in_parts() const override { return false; }
 
  private:
   int k_;
@@ -109,25 +131,22 @@ void AAScheme<L, Real>::prepare_neighbour_step() {
       });
 }
 
-// Periodic links of the block's own cells are completed inside the step (ghost fills before a
+// Periodic links of the block's own cells are completed by the step (ghost fills before a
 // neighbour step, drains after it); links to other blocks wait for the exchange.
 template <class L, class Real>
-void AAScheme<L, Real>::step_from_ghosts() {
+void AAScheme<L, Real>::step_part(const std::array<int, 3>& lo, const std::array<int, 3>& hi) {
   const SchemeContext<Real>& c = this->c_;
   const DeviceView<const std::uint8_t*> flags = c.field.flags;
   const bool neighbour_step = reversed_;
-  if (neighbour_step) prepare_neighbour_step();
   dispatch_collision(c.physics.collision, [&](auto collision) {
     using C = decltype(collision);
     if (neighbour_step)
-      for_each_interior_cell("boreas::lbm::aa_neighbour", c.field.geom,
-                             AANeighbourStep<L, Real, C>{f_, flags, c.field.geom, c.physics.bc, c.physics.params,
-                                                         outlet_slot_, outlet_post_});
+      for_each_cell("boreas::lbm::aa_neighbour", c.field.geom, lo, hi,
+                    AANeighbourStep<L, Real, C>{f_, flags, c.field.geom, c.physics.bc, c.physics.params, outlet_slot_,
+                                                outlet_post_});
     else
-      for_each_interior_cell("boreas::lbm::aa_local", c.field.geom, AALocalStep<L, Real, C>{f_, flags, c.field.geom, c.physics.params});
+      for_each_cell("boreas::lbm::aa_local", c.field.geom, lo, hi, AALocalStep<L, Real, C>{f_, flags, c.field.geom, c.physics.params});
   });
-  if (neighbour_step) drain_ghosts<L>(c.periodic, f_);
-  reversed_ = !neighbour_step;
 }
 
 // Periodic ghost copies slot by slot: fills (image -> ghost, the reversed slots a neighbour step

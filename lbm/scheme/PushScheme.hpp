@@ -23,17 +23,26 @@ class PushScheme : public StreamingScheme<L, Real> {
   Populations<Real> canonical() const override { return from_streamed<L>(this->c_.field, f_[cur_]); }
   const Populations<Real>& current() const override { return f_[cur_]; }
 
-  // Pushes into periodic ghosts of the block's own cells go to their images at once; those into
-  // other blocks' ghosts wait for the exchange (Push).
+  // Pushes into periodic ghosts of the block's own cells go to their images once all parts are
+  // done; those into other blocks' ghosts wait for the exchange (Push).
   void step_from_ghosts() override {
+    const DenseGeometry& g = this->c_.field.geom;
+    step_part({0, 0, 0}, {g.n[0], g.n[1], g.n[2]});
+    finish_parts();
+  }
+  bool steps_in_parts() const override { return true; }
+  void step_part(const std::array<int, 3>& lo, const std::array<int, 3>& hi) override {
     const SchemeContext<Real>& c = this->c_;
     const DeviceView<const std::uint8_t*> flags = c.field.flags;
     dispatch_collision(c.physics.collision, [&](auto collision) {
       using C = decltype(collision);
-      for_each_interior_cell("boreas::lbm::push", c.field.geom,
-                             PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, c.field.geom, c.physics.bc, c.physics.params});
+      for_each_cell("boreas::lbm::push", c.field.geom, lo, hi,
+                    PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, c.field.geom, c.physics.bc, c.physics.params});
     });
-    drain_ghosts<L>(c.periodic, f_[cur_ ^ 1]);
+  }
+  const Populations<Real>& parts_target() const override { return f_[cur_ ^ 1]; }
+  void finish_parts() override {
+    drain_ghosts<L>(this->c_.periodic, f_[cur_ ^ 1]);
     cur_ ^= 1;
   }
   HaloTransfer exchange_needed() const override { return HaloTransfer::Push; }

@@ -76,15 +76,20 @@ class StreamingScheme {
   virtual int steps_per_sweep() const { return 1; }
   virtual void sweep_from_ghosts() { step_from_ghosts(); }
 
-  // Schemes that can compute one step in any partition of a box (sub-boxes reaching into the
-  // ghosts: CRMT) and only then complete it: what the overlap strategies of comm/Overlap.hpp need.
+  // Schemes that can compute one step in any partition of the owned box (scheme_steps_in_parts,
+  // core/Scheme.hpp): what the overlap strategies of comm/Overlap.hpp need. A step is
+  // begin_parts(), step_part() over the parts, then finish_parts(); the exchange its new state
+  // needs (exchange_after_step(), known before the step) runs between the parts and the finish.
+  // Pull-type schemes also take parts reaching into the ghosts (CRMT's redundant cells).
   virtual bool steps_in_parts() const { return false; }
+  virtual void begin_parts() {}
   virtual void step_part(const std::array<int, 3>&, const std::array<int, 3>&) {
-    throw Error("this streaming variant cannot be stepped in sub-boxes (overlap strategies and CRMT need ab_pull)");
+    throw Error("this streaming variant cannot be stepped in sub-boxes (the overlap strategies need ab_pull, ab_push or aa)");
   }
   // The lattice the parts write, and the completion of the step once all parts are computed.
   virtual const Populations<Real>& parts_target() const { return current(); }
   virtual void finish_parts() {}
+  virtual HaloTransfer exchange_after_step() const { return exchange_needed(); }
 
  protected:
   SchemeContext<Real> c_;

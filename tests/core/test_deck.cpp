@@ -555,6 +555,25 @@ TEST(DeckErrors, GhostWidthsAKernelCannotExchange) {
     EXPECT_EQ(error_of(deck, {std::string("simulation.kernel=\"") + kernel + "\""}), "") << kernel;
 }
 
+// Overlap strategies split a step into parts; schemes that sweep whole blocks cannot take them.
+TEST(DeckErrors, OverlapStrategiesAKernelCannotTake) {
+  const std::string deck = head + "[physics]\ntau = 0.6\n[parallel]\noverlap = \"streams\"\n";  // line 12
+  for (const std::string& kernel : known_kernels()) {
+    const std::string error = error_of(deck, {"simulation.kernel=\"" + kernel + "\""});
+    if (parse_scheme(kernel)->steps_in_parts())
+      EXPECT_EQ(error, "") << kernel;
+    else
+      EXPECT_CONTAINS(error, "deck.toml:12:11: error: parallel.overlap: simulation.kernel = \"" + kernel +
+                                 "\" sweeps whole blocks");
+  }
+  for (const char* kernel : {"ab_pull", "ab_push", "aa", "merged3", "swap", "auto"})
+    EXPECT_EQ(error_of(head + "[physics]\ntau = 0.6\n[parallel]\noverlap = \"none\"\n",
+                       {std::string("simulation.kernel=\"") + kernel + "\""}),
+              "")
+        << kernel;
+  EXPECT_EQ(error_of(deck, {"simulation.kernel=\"auto\""}), "");
+}
+
 TEST(DeckErrors, ProcessGridLargerThanTheDomain) {
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[parallel]\ndims = [1, 9, 1]\n"),
                   "deck.toml:12:8: error: parallel.dims[1] = 9 exceeds the 8 cells along y");

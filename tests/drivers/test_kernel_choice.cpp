@@ -103,6 +103,26 @@ TEST_F(KernelChoiceTest, TrialThenCacheSameFieldsAsAbPull) {
   EXPECT_EQ(third["source"].get<std::string>(), "trial");
 }
 
+// A named overlap strategy needs a scheme that steps in parts: the trial tries only those, under
+// a key of its own (a cached choice without overlap is not taken), and the run is still ab_pull's.
+TEST_F(KernelChoiceTest, NamedOverlapTriesSchemesThatStepInParts) {
+  const std::uint64_t expected = run(parse_deck_string(deck, "auto_deck", "."));
+  const Config plain = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\""});
+  run(plain);  // caches a choice among every variant
+  const Config overlapped =
+      parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\"", "parallel.overlap=\"streams\""});
+  Json choice;
+  EXPECT_EQ(run(overlapped, &choice), expected);
+  EXPECT_EQ(choice["source"].get<std::string>(), "trial");
+  std::set<std::string> tried;
+  for (const auto& c : choice["candidates"]) tried.insert(c["kernel"].get<std::string>());
+  std::set<std::string> parts;
+  for (const auto& k : known_kernels())
+    if (parse_scheme(k)->steps_in_parts()) parts.insert(k);
+  EXPECT_EQ(tried, parts);
+  EXPECT_TRUE(parse_scheme(choice["chosen"].get<std::string>())->steps_in_parts());
+}
+
 TEST_F(KernelChoiceTest, UnreadableCacheIsIgnored) {
   std::filesystem::create_directories(dir_);
   std::ofstream(kernel_choice_cache_file()) << "{ not json";

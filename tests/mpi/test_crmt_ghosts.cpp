@@ -91,10 +91,13 @@ TEST(CrmtGhosts, LocalStepsKeepExactlyTheClaimedDepthValid) {
       const std::array<int, 3> depth{h, h, h};
       Block<L, Real> block(config, domain, set.blocks[comm.rank()].box, depth);
       Block<L, Real> whole(config, domain, Box{{0, 0, 0}, config.cells}, {1, 1, 1});
-      Halo<L, Real> halo({&block}, {comm.rank()}, domain, set, comm, false, depth);
-      halo.exchange({block.populations()});
+      HaloSet<L, Real> halos;
+      halos.add(HaloTransfer::Pull,
+                std::make_unique<Halo<L, Real>>(std::vector<const Block<L, Real>*>{&block}, std::vector<int>{comm.rank()},
+                                                domain, set, comm, false, depth));
+      halos.exchange(HaloTransfer::Pull, {block.populations()});
       const CrmtSchedule schedule(h, reach);
-      OverlapStepper<L, Real> stepper({&block}, halo, overlap, schedule);
+      OverlapStepper<L, Real> stepper({&block}, halos, overlap, schedule);
       long checked_steps = 0;
       for (int step = 1; step <= config.steps; ++step) {
         stepper.step();

@@ -105,6 +105,15 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
                         "simulation.layout=\"aosoa\"", "parallel.buffers=\"host\""});
     // aa: ghosts filled after the local step, pushes returned after the neighbour step.
     for (const auto& g : grids(n, three_d)) variants.push_back({g, "simulation.kernel=\"aa\""});
+    // ab_push and aa step in parts: every overlap strategy, with host and device buffers, with
+    // bisection and several blocks per rank (systolic sends each push message once the last
+    // cell writing it is computed).
+    for (int k = 0; k < 5; ++k)
+      for (const char* kernel : {"ab_push", "aa"})
+        variants.push_back({std::string("simulation.kernel=\"") + kernel + "\"",
+                            std::string("parallel.overlap=\"") + overlaps[k] + "\"",
+                            k % 2 ? "parallel.buffers=\"host\"" : "parallel.decomposition=\"bisection\"",
+                            k > 2 ? "parallel.blocks_per_rank=2" : "parallel.blocks_per_rank=1"});
     // merged_aa<k>: single aa steps on several ranks.
     for (const auto& g : grids(n, three_d)) variants.push_back({g, "simulation.kernel=\"merged_aa3\""});
     variants.push_back({"simulation.kernel=\"aa\"", "parallel.decomposition=\"bisection\"",
