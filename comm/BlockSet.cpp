@@ -40,29 +40,44 @@ int BlockSet::max_blocks_per_rank() const {
   return *std::max_element(count.begin(), count.end());
 }
 
-void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic) {
+std::vector<std::array<int, 3>> GridBlock::self_offsets() const {
+  std::vector<std::array<int, 3>> out;
+  for (const BlockNeighbour& n : neighbours)
+    if (n.block == id) out.push_back(n.offset);
+  return out;
+}
+
+const BlockNeighbour* BlockSet::holder(const GridBlock& b, const std::array<int, 3>& p) const {
+  for (const BlockNeighbour& n : b.neighbours) {
+    const Box& box = blocks[n.block].box;
+    if (box.contains(p[0] - n.offset[0], p[1] - n.offset[1], p[2] - n.offset[2])) return &n;
+  }
+  return nullptr;
+}
+
+void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic, int reach) {
+  // Periodic images up to `wraps` domain lengths away can come within reach.
+  std::array<int, 3> wraps{};
+  for (int d = 0; d < 3; ++d) wraps[d] = periodic[d] ? (reach + cells[d] - 1) / cells[d] : 0;
   for (GridBlock& a : set.blocks) {
     a.neighbours.clear();
     for (const GridBlock& b : set.blocks)
-      for (int kz = -1; kz <= 1; ++kz)
-        for (int ky = -1; ky <= 1; ++ky)
-          for (int kx = -1; kx <= 1; ++kx) {
+      for (int kz = -wraps[2]; kz <= wraps[2]; ++kz)
+        for (int ky = -wraps[1]; ky <= wraps[1]; ++ky)
+          for (int kx = -wraps[0]; kx <= wraps[0]; ++kx) {
             const int k[3] = {kx, ky, kz};
             BlockNeighbour n;
             n.block = b.id;
-            bool touches = true, moved = false;
-            for (int d = 0; d < 3 && touches; ++d) {
-              // Axes one cell long carry no links between blocks; only periodic axes wrap.
-              if (k[d] != 0 && (!periodic[d] || cells[d] == 1)) touches = false;
+            bool near = true, moved = false;
+            for (int d = 0; d < 3 && near; ++d) {
               n.offset[d] = k[d] * cells[d];
               moved = moved || k[d] != 0;
               const int lo = b.box.lo[d] + n.offset[d], hi = b.box.hi[d] + n.offset[d];
-              if (lo > a.box.hi[d] || hi < a.box.lo[d]) touches = false;
+              if (lo >= a.box.hi[d] + reach || hi <= a.box.lo[d] - reach) near = false;
               n.direction[d] = hi <= a.box.lo[d] ? -1 : (lo >= a.box.hi[d] ? 1 : 0);
-              if (cells[d] == 1) n.direction[d] = 0;
             }
-            const bool contact = n.direction != std::array<int, 3>{0, 0, 0};
-            if (touches && contact && (b.id != a.id || moved)) a.neighbours.push_back(n);
+            const bool apart = n.direction != std::array<int, 3>{0, 0, 0};
+            if (near && apart && (b.id != a.id || moved)) a.neighbours.push_back(n);
           }
   }
 }

@@ -5,8 +5,10 @@
 // produce one too. Halo plans (comm/HaloPlan.hpp) are built per (block, neighbour): a neighbour on
 // the same rank is a local copy, one on another rank a message.
 //
-// A periodic wrap is a neighbour with an offset: the neighbour's box moved by `offset` cells
-// touches the block, so one block spanning a periodic axis is its own neighbour on both sides.
+// A periodic wrap is a neighbour with an offset: the neighbour's box moved by `offset` cells lies
+// next to the block, so one block spanning a periodic axis is its own neighbour on both sides.
+// This is the one periodicity mechanism: halo plans, the rings of the output and a block's copies
+// of its own cells (Block's self offsets) all find the cell a ghost mirrors through this table.
 #include <array>
 #include <string>
 #include <vector>
@@ -26,9 +28,13 @@ struct GridBlock {
   Box box;         // global cell coordinates at its level
   int level = 0;   // refinement level (0: the uniform grid)
   int owner = 0;   // rank
-  // Blocks whose (shifted) box shares a face, edge or corner with this box, ordered by
-  // (block, offset); the block itself appears with a non-zero offset across periodic axes.
+  // Blocks whose (shifted) box lies within the set's reach of this box (reach 1: shares a face,
+  // edge or corner), ordered by (block, offset); the block itself appears with a non-zero offset
+  // across periodic axes.
   std::vector<BlockNeighbour> neighbours;
+
+  // The periodic shifts under which the block is its own neighbour.
+  std::vector<std::array<int, 3>> self_offsets() const;
 };
 
 struct BlockSet {
@@ -48,10 +54,14 @@ struct BlockSet {
   int slot(int block) const;
   // Most blocks any rank owns.
   int max_blocks_per_rank() const;
+  // The entry of `b`'s neighbour table whose shifted box holds cell p (global coordinates, not
+  // wrapped; within the reach of b), or nullptr when p lies outside the domain.
+  const BlockNeighbour* holder(const GridBlock& b, const std::array<int, 3>& p) const;
 };
 
-// Fills every block's neighbour list for a domain of `cells` with the given periodic axes (2D
-// lattices: z periodic and one cell thick, so z neighbours are the block itself).
-void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic);
+// Fills every block's neighbour list for a domain of `cells` with the given periodic axes: the
+// blocks within `reach` cells (>= 1, the deepest ghost layer any plan will fill). A periodic axis
+// one cell long (a 3D lattice on a single layer) makes each block its own neighbour along it.
+void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic, int reach);
 
 }  // namespace boreas

@@ -20,42 +20,22 @@ long local_index(const Box& b, int x, int y, int z) {
   return (static_cast<long>(z - b.lo[2]) * b.extent(1) + (y - b.lo[1])) * b.extent(0) + (x - b.lo[0]);
 }
 
-// Calls visit(position in `grown`, wrapped position) for every ring cell of `box` inside the
-// domain, z slowest, x fastest.
+// Calls visit(position in `grown`, the block holding it, its position there) for every ring cell
+// of block `b` inside the domain (through b's neighbour table), z slowest, x fastest.
 template <class Visit>
-void for_each_ring_cell(const Box& box, const Box& grown, const std::array<int, 3>& cells,
-                        const std::array<bool, 3>& periodic, const Visit& visit) {
+void for_each_ring_cell(const BlockSet& set, const GridBlock& b, const Box& grown, const Visit& visit) {
   for (int z = grown.lo[2]; z < grown.hi[2]; ++z)
     for (int y = grown.lo[1]; y < grown.hi[1]; ++y)
       for (int x = grown.lo[0]; x < grown.hi[0]; ++x) {
-        if (box.contains(x, y, z)) continue;
-        std::array<int, 3> w{x, y, z};
-        bool inside = true;
-        for (int d = 0; d < 3; ++d) {
-          if (periodic[d]) w[d] = (w[d] % cells[d] + cells[d]) % cells[d];
-          inside = inside && w[d] >= 0 && w[d] < cells[d];
-        }
-        if (inside) visit(std::array<int, 3>{x, y, z}, w);
+        if (b.box.contains(x, y, z)) continue;
+        const BlockNeighbour* n = set.holder(b, {x, y, z});
+        if (n) visit(std::array<int, 3>{x, y, z}, n->block, std::array<int, 3>{x - n->offset[0], y - n->offset[1], z - n->offset[2]});
       }
-}
-
-// Whether `b` meets `a` or one of its periodic images.
-bool meets(const Box& a, const Box& b, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic) {
-  for (int d = 0; d < 3; ++d) {
-    bool any = false;
-    for (int k = -1; k <= 1; ++k) {
-      if (k != 0 && !periodic[d]) continue;
-      if (a.lo[d] + k * cells[d] < b.hi[d] && b.lo[d] < a.hi[d] + k * cells[d]) any = true;
-    }
-    if (!any) return false;
-  }
-  return true;
 }
 
 }  // namespace
 
-CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cells,
-                   const std::array<bool, 3>& periodic) {
+CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cells) {
   const std::vector<int> mine = set.owned_by(rank);
   std::vector<int> slot_of(set.size(), -1);
   for (std::size_t s = 0; s < mine.size(); ++s) {
@@ -64,18 +44,8 @@ CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cell
     grown_.push_back(grow(boxes_.back(), cells));
   }
   std::map<int, Peer> peers;
-  // The block holding wrapped cell w among `candidates`.
-  auto holder = [&](const std::vector<int>& candidates, const std::array<int, 3>& w) {
-    for (int b : candidates)
-      if (set.blocks[b].box.contains(w[0], w[1], w[2])) return b;
-    return -1;
-  };
   for (std::size_t s = 0; s < mine.size(); ++s) {
-    std::vector<int> near;  // blocks meeting this ring
-    for (const GridBlock& b : set.blocks)
-      if (meets(grown_[s], b.box, cells, periodic)) near.push_back(b.id);
-    for_each_ring_cell(boxes_[s], grown_[s], cells, periodic, [&](const auto& p, const auto& w) {
-      const int b = holder(near, w);
+    for_each_ring_cell(set, set.blocks[mine[s]], grown_[s], [&](const auto& p, int b, const auto& w) {
       const Cell to{int(s), local_index(grown_[s], p[0], p[1], p[2])};
       const GridBlock& from = set.blocks[b];
       if (from.owner == rank) {
@@ -89,14 +59,9 @@ CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cell
   // What this rank's blocks hold of other ranks' rings, block by block in id order.
   for (const GridBlock& other : set.blocks) {
     if (other.owner == rank) continue;
-    std::vector<int> near;  // this rank's blocks meeting the other block's ring
-    const Box other_grown = grow(other.box, cells);
-    for (int b : mine)
-      if (meets(other_grown, set.blocks[b].box, cells, periodic)) near.push_back(b);
-    if (near.empty()) continue;
-    for_each_ring_cell(other.box, other_grown, cells, periodic, [&](const auto&, const auto& w) {
-      const int b = holder(near, w);
-      if (b >= 0) peers[other.owner].send.push_back({slot_of[b], local_index(set.blocks[b].box, w[0], w[1], w[2])});
+    for_each_ring_cell(set, other, grow(other.box, cells), [&](const auto&, int b, const auto& w) {
+      if (set.blocks[b].owner == rank)
+        peers[other.owner].send.push_back({slot_of[b], local_index(set.blocks[b].box, w[0], w[1], w[2])});
     });
   }
   for (auto& [r, p] : peers) {

@@ -2,7 +2,7 @@
 // The cells one layer around each block of a rank, as a centred difference at a block's edge reads
 // them (vorticity in the output): every block's box grown by one cell along every axis the domain
 // extends along, filled with the block's values and, in the ring, the values of the cells there
-// (periodic axes wrapped) from the blocks holding them, on this rank (copies) or others (one
+// (periodic axes wrapped through the block set's neighbour table) from the blocks holding them, on this rank (copies) or others (one
 // message per peer rank). Host data, exchanged at output time only; plans are built once. Sender
 // and receiver enumerate the receiving blocks' rings in the same order, so no index lists travel.
 #include <array>
@@ -16,7 +16,8 @@ namespace boreas {
 
 class CellRing {
  public:
-  CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic);
+  // `cells`: the domain's extent (the ring grows along every axis longer than one cell).
+  CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cells);
 
   // The rank's blocks' boxes grown by the ring (global coordinates, not wrapped), in slot order.
   const std::vector<Box>& grown() const { return grown_; }

@@ -26,14 +26,14 @@ long long fluid_in(const DomainGeometry& domain, const Box& b) {
 }
 
 // Rank of each block: consecutive runs of `per_rank`; fluid cells; neighbour tables.
-void finish(BlockSet& set, const DomainGeometry& domain, int per_rank) {
+void finish(BlockSet& set, const DomainGeometry& domain, int per_rank, int reach) {
   set.ranks = set.size() / per_rank;
   for (GridBlock& b : set.blocks) {
     b.owner = b.id / per_rank;
     set.fluid_cells.push_back(fluid_in(domain, b.box));
   }
   const auto& n = domain.cells();
-  link_neighbours(set, n, {domain.periodic(0), domain.periodic(1), domain.periodic(2)});
+  link_neighbours(set, n, {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, reach);
 }
 
 }  // namespace
@@ -70,7 +70,7 @@ std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int blocks, i
   return best;
 }
 
-BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank) {
+BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank, int reach) {
   BlockSet set;
   set.method = "cartesian";
   set.dims = dims;
@@ -84,11 +84,11 @@ BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims,
         for (int a = 0; a < 3; ++a) std::tie(b.box.lo[a], b.box.hi[a]) = split_range(n[a], dims[a], idx[a]);
         set.blocks.push_back(b);
       }
-  finish(set, domain, blocks_per_rank);
+  finish(set, domain, blocks_per_rank, reach);
   return set;
 }
 
-BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank) {
+BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank, int reach) {
   BlockSet d;
   d.method = "bisection";
   d.dims = {0, 0, 0};
@@ -144,14 +144,14 @@ BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int 
     split(hi, parts - low_parts);
   };
   split(Box{{0, 0, 0}, n}, parts_total);
-  finish(d, domain, blocks_per_rank);
+  finish(d, domain, blocks_per_rank, reach);
   return d;
 }
 
-BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks) {
+BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks, int reach) {
   const int per_rank = config.parallel.blocks_per_rank, blocks = ranks * per_rank;
   if (config.parallel.decomposition == DecompositionKind::Bisection)
-    return bisection(domain, ranks, config.dimensions(), per_rank);
+    return bisection(domain, ranks, config.dimensions(), per_rank, reach);
   std::array<int, 3> dims = config.parallel.dims;
   if (dims[0] == 0) {
     dims = cartesian_dims(config.cells, blocks, config.dimensions());
@@ -166,7 +166,7 @@ BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks
         throw Error("parallel.dims[" + std::to_string(a) + "] = " + std::to_string(dims[a]) +
                     " exceeds the " + std::to_string(config.cells[a]) + " cells along that axis");
   }
-  return cartesian(domain, dims, per_rank);
+  return cartesian(domain, dims, per_rank, reach);
 }
 
 }  // namespace boreas

@@ -24,12 +24,14 @@ namespace boreas {
 // surface; ties go to the grid that leaves x least split.
 std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int blocks, int dimensions);
 
-// `dims` blocks, `blocks_per_rank` consecutive ones per rank.
-BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank = 1);
-BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank = 1);
+// `dims` blocks, `blocks_per_rank` consecutive ones per rank, neighbours within `reach` cells
+// linked (link_neighbours).
+BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank = 1, int reach = 1);
+BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank = 1, int reach = 1);
 
-// The block set a deck asks for on `ranks` ranks, neighbours linked; throws Error when it cannot
-// be made (dims whose product is not the block count, more blocks than cells along an axis).
-BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks);
+// The block set a deck asks for on `ranks` ranks, neighbours within `reach` cells (the blocks'
+// ghost layers) linked; throws Error when it cannot be made (dims whose product is not the block
+// count, more blocks than cells along an axis).
+BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks, int reach);
 
 }  // namespace boreas

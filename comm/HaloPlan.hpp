@@ -104,42 +104,21 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
 
 namespace detail {
 
-inline bool boxes_touch(const Box& grown, const Box& b, const DomainGeometry& domain) {
-  const auto& n = domain.cells();
-  for (int d = 0; d < 3; ++d) {
-    bool any = false;
-    for (int k = -1; k <= 1; ++k) {
-      if (k != 0 && !domain.periodic(d)) continue;
-      const int lo = b.lo[d] + k * n[d], hi = b.hi[d] + k * n[d];
-      if (lo < grown.hi[d] && grown.lo[d] < hi) any = true;
-    }
-    if (!any) return false;
-  }
-  return true;
-}
-
-inline Box grow(const Box& b, const std::array<int, 3>& g) {
-  Box out = b;
-  for (int d = 0; d < 3; ++d) {
-    out.lo[d] -= g[d];
-    out.hi[d] += g[d];
-  }
-  return out;
-}
-
-// Calls visit(ghost position, wrapped owner position) for every fluid ghost cell of `box`, z
-// slowest, x fastest.
+// Calls visit(ghost position, the neighbour entry holding it, the owned position it mirrors) for
+// every fluid ghost cell of block `b` within the domain (found through b's neighbour table; one
+// periodicity mechanism, comm/BlockSet.hpp), z slowest, x fastest.
 template <class Visit>
-void for_each_fluid_ghost(const Box& box, const std::array<int, 3>& g, const DomainGeometry& domain,
-                          const Visit& visit) {
+void for_each_fluid_ghost(const BlockSet& set, const GridBlock& b, const std::array<int, 3>& g,
+                          const DomainGeometry& domain, const Visit& visit) {
+  const Box& box = b.box;
   for (int z = box.lo[2] - g[2]; z < box.hi[2] + g[2]; ++z)
     for (int y = box.lo[1] - g[1]; y < box.hi[1] + g[1]; ++y)
       for (int x = box.lo[0] - g[0]; x < box.hi[0] + g[0]; ++x) {
         if (box.contains(x, y, z) || domain.flag_at(x, y, z) != flag::fluid) continue;
         const std::array<int, 3> p{x, y, z};
-        std::array<int, 3> w = p;
-        domain.wrap(w);
-        visit(p, w);
+        const BlockNeighbour* n = set.holder(b, p);
+        if (!n) continue;
+        visit(p, *n, std::array<int, 3>{x - n->offset[0], y - n->offset[1], z - n->offset[2]});
       }
 }
 
@@ -175,8 +154,8 @@ constexpr std::uint32_t swap_backward_mask() {
 }
 
 // `blocks`: this rank's blocks in slot order (BlockSet::owned_by); `depth`: ghost layers to fill
-// per axis, at most every block's allocated ghosts; `transfer`: what moves (HaloTransfer; all but
-// Pull have depth 1).
+// per axis, at most every block's allocated ghosts and the reach of the set's neighbour tables;
+// `transfer`: what moves (HaloTransfer; all but Pull have depth 1).
 template <class L>
 HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& domain,
                          const std::vector<BlockStorage>& blocks, const std::array<int, 3>& depth,
@@ -215,17 +194,12 @@ HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& do
 
   for (int s = 0; s < int(blocks.size()); ++s) {
     const BlockStorage& st = blocks[s];
-    const Box& mine = set.blocks[st.block].box;
-    std::vector<int> near;  // blocks whose boxes touch this block's ghost layer (and vice versa)
-    for (const GridBlock& b : set.blocks)
-      if (detail::boxes_touch(detail::grow(mine, g), b.box, domain)) near.push_back(b.id);
+    const GridBlock& me = set.blocks[st.block];
+    const Box& mine = me.box;
     SelfCopies self{s, long(plan.local_source.size()), 0};
-    detail::for_each_fluid_ghost(mine, g, domain, [&](auto p, auto w) {
-      int owner = -1;
-      for (int b : near)
-        if (set.blocks[b].box.contains(w[0], w[1], w[2])) owner = b;
+    detail::for_each_fluid_ghost(set, me, g, domain, [&](auto p, const BlockNeighbour& n, auto w) {
       const auto pops = carried(mine, p);
-      if (owner == st.block) {
+      if (n.block == st.block) {
         if (transfer != HaloTransfer::Pull) return;
         for (int q = 0; q < L::Q; ++q)
           if (pops >> q & 1) {
@@ -235,10 +209,10 @@ HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& do
         return;
       }
       if (pops == 0) return;
-      const GridBlock& from = set.blocks[owner];
+      const GridBlock& from = set.blocks[n.block];
       const int group = transfer == HaloTransfer::Push ? detail::pushed_ready_group<L>(p, mine, g, pops)
                                                        : detail::ready_group(w, from.box, g);
-      Cells& c = recv[{from.owner, owner, st.block, group}];
+      Cells& c = recv[{from.owner, n.block, st.block, group}];
       c.slot = s;
       c.pops.push_back(pops);
       c.cells.push_back(local(p, mine, st.geom));
@@ -246,16 +220,20 @@ HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& do
     self.count = long(plan.local_source.size()) - self.offset;
     if (self.count > 0) plan.self.push_back(self);
 
-    for (int nb : near) {
-      if (nb == st.block) continue;
-      const GridBlock& to = set.blocks[nb];
-      detail::for_each_fluid_ghost(to.box, g, domain, [&](auto p, auto w) {
-        if (!mine.contains(w[0], w[1], w[2])) return;
+    // The ghosts of every other block in the table that this block's cells fill (the table is
+    // symmetric and ordered by block).
+    int previous = -1;
+    for (const BlockNeighbour& nb : me.neighbours) {
+      if (nb.block == st.block || nb.block == previous) continue;
+      previous = nb.block;
+      const GridBlock& to = set.blocks[nb.block];
+      detail::for_each_fluid_ghost(set, to, g, domain, [&](auto p, const BlockNeighbour& n, auto w) {
+        if (n.block != st.block) return;
         const auto pops = carried(to.box, p);
         if (pops == 0) return;
         const int group = transfer == HaloTransfer::Push ? detail::pushed_ready_group<L>(p, to.box, g, pops)
                                                          : detail::ready_group(w, mine, g);
-        Cells& c = send[{to.owner, st.block, nb, group}];
+        Cells& c = send[{to.owner, st.block, nb.block, group}];
         c.slot = s;
         c.pops.push_back(pops);
         c.cells.push_back(local(w, mine, st.geom));

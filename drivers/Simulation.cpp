@@ -37,7 +37,8 @@ std::array<int, 3> ghost_widths(const Config& c, int h) {
   return {h, h, c.dimensions() == 3 ? h : 0};
 }
 
-// The ghost layers a block allocates: the deck's width, or the largest candidate of "auto";
+// The ghost layers a block allocates (and the reach of the block set's neighbour tables): the
+// deck's width, or the largest candidate of "auto";
 // merged<k> with a halo (several blocks, or a ghost width set) exchanges k layers per sweep
 // (merged_aa<k> takes single aa steps there).
 int allocated_ghost_width(const Config& c, int blocks) {
@@ -84,13 +85,15 @@ class SimulationImpl final : public Simulation {
       : config_(config),
         comm_(comm),
         domain_(config),
-        set_(decompose(config, domain_, comm_.size())),
+        set_(decompose(config, domain_, comm_.size(),
+                       allocated_ghost_width(config, comm_.size() * config.parallel.blocks_per_rank))),
         ids_(set_.owned_by(comm_.rank())),
         output_comm_(comm),
-        ring_(set_, comm_.rank(), config.cells, {domain_.periodic(0), domain_.periodic(1), domain_.periodic(2)}) {
+        ring_(set_, comm_.rank(), config.cells) {
     const std::array<int, 3> ghosts = ghost_widths(config, allocated_ghost_width(config, set_.size()));
     for (int id : ids_) {
-      blocks_.push_back(std::make_unique<Block<L, Real>>(config, domain_, set_.blocks[id].box, ghosts));
+      blocks_.push_back(std::make_unique<Block<L, Real>>(config, domain_, set_.blocks[id].box, ghosts,
+                                                         set_.blocks[id].self_offsets()));
       block_ptrs_.push_back(blocks_.back().get());
       const_blocks_.push_back(blocks_.back().get());
     }

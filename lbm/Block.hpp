@@ -10,6 +10,7 @@
 // variants hash, check and restore alike, and a restored run continues bit for bit.
 #include <array>
 #include <memory>
+#include <vector>
 
 #include "core/Config.hpp"
 #include "lbm/field/Field.hpp"
@@ -25,7 +26,10 @@ class Block {
   using lattice_type = L;
   using real_type = Real;
 
-  Block(const Config& config, const DomainGeometry& domain, const Box& owned, const std::array<int, 3>& ghosts);
+  // `self_offsets`: the periodic shifts under which the block is its own neighbour
+  // (GridBlock::self_offsets of the block set; its ghosts there mirror its own cells).
+  Block(const Config& config, const DomainGeometry& domain, const Box& owned, const std::array<int, 3>& ghosts,
+        const std::vector<std::array<int, 3>>& self_offsets);
 
   const Field& field() const { return scheme_->context().field; }
   const CellPhysics<Real>& physics() const { return scheme_->context().physics; }

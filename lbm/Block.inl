@@ -11,9 +11,11 @@ namespace boreas {
 
 namespace {
 
-// The fluid ghosts of `field` that mirror its own cells across the periodic axes it spans.
+// The fluid ghosts of `field` that mirror its own cells: those inside the block's box moved by one
+// of its self offsets (the block set's neighbour table).
 template <class L>
-PeriodicGhosts periodic_ghosts(const Field& field, const DomainGeometry& domain) {
+PeriodicGhosts periodic_ghosts(const Field& field, const DomainGeometry& domain,
+                               const std::vector<std::array<int, 3>>& self_offsets) {
   auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.flags);
   std::vector<long> ghost, image;
   std::vector<std::uint32_t> pulled, pushed;
@@ -25,12 +27,15 @@ PeriodicGhosts periodic_ghosts(const Field& field, const DomainGeometry& domain)
         const long cell = g.index(x, y, z);
         if (field.map.owned(cell) || flags(cell) != flag::fluid) continue;
         const std::array<int, 3> at{box.lo[0] + x, box.lo[1] + y, box.lo[2] + z};
-        std::array<int, 3> p = at;
-        if (!domain.wrap(p) || !box.contains(p[0], p[1], p[2])) continue;
-        ghost.push_back(cell);
-        image.push_back(g.index(p[0] - box.lo[0], p[1] - box.lo[1], p[2] - box.lo[2]));
-        pulled.push_back(pulled_populations<L>(box, at, domain));
-        pushed.push_back(pushed_populations<L>(box, at, domain));
+        for (const std::array<int, 3>& o : self_offsets) {
+          const std::array<int, 3> p{at[0] - o[0], at[1] - o[1], at[2] - o[2]};
+          if (!box.contains(p[0], p[1], p[2])) continue;
+          ghost.push_back(cell);
+          image.push_back(g.index(p[0] - box.lo[0], p[1] - box.lo[1], p[2] - box.lo[2]));
+          pulled.push_back(pulled_populations<L>(box, at, domain));
+          pushed.push_back(pushed_populations<L>(box, at, domain));
+          break;
+        }
       }
   PeriodicGhosts p;
   p.ghost = to_device_view("periodic_ghost", ghost);
@@ -60,12 +65,12 @@ std::unique_ptr<StreamingScheme<L, Real>> make_scheme(const Config& config, cons
 
 template <class L, class Real>
 Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const Box& owned,
-                      const std::array<int, 3>& ghosts) {
+                      const std::array<int, 3>& ghosts, const std::vector<std::array<int, 3>>& self_offsets) {
   if (config.tile < 2) throw Error("simulation.tile must be at least 2 (prism tiles of adjacent rows)");
   SchemeContext<Real> context;
   context.field = Field(config, domain, owned, ghosts, L::Q, sizeof(Real));
   context.physics = CellPhysics<Real>::make(config);
-  context.periodic = periodic_ghosts<L>(context.field, domain);
+  context.periodic = periodic_ghosts<L>(context.field, domain, self_offsets);
   context.tile = config.tile;
   scheme_ = make_scheme<L, Real>(config, context);
   scheme_->load_canonical(initial_populations<L, Real>(context.field, config));

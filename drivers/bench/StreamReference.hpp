@@ -43,7 +43,8 @@ StreamReference stream_reference(Config config, long steps, int repeats) {
   if (kind == StreamingKernel::Merged) config.kernel = Scheme{StreamingKernel::ABPull, 1};
   if (kind == StreamingKernel::MergedAA) config.kernel = Scheme{StreamingKernel::AA, 1};
   const DomainGeometry domain(config);
-  Block<L, Real> block(config, domain, Box{{0, 0, 0}, config.cells}, {1, 1, config.dimensions() == 3 ? 1 : 0});
+  // Storage and flags only: the reference moves bytes and completes no periodic links.
+  Block<L, Real> block(config, domain, Box{{0, 0, 0}, config.cells}, {1, 1, config.dimensions() == 3 ? 1 : 0}, {});
   const DenseGeometry g = block.field().geom;
   const auto flags = block.field().flags;
   const Populations<Real> a = block.populations();

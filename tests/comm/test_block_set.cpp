@@ -5,6 +5,7 @@
 // copy has its send, and no value travels twice.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -57,7 +58,7 @@ TEST(BlockSet, DecompositionsPartitionTheDomain) {
                                    "parallel.blocks_per_rank=" + std::to_string(per_rank)});
         const DomainGeometry domain(c);
         SCOPED_TRACE(std::string(method) + " ranks " + std::to_string(ranks) + " x " + std::to_string(per_rank));
-        const BlockSet set = decompose(c, domain, ranks);
+        const BlockSet set = decompose(c, domain, ranks, 1);
         expect_partition(set, c, ranks);
         long long fluid = 0;
         for (long long f : set.fluid_cells) fluid += f;
@@ -100,11 +101,46 @@ TEST(BlockSet, NeighbourTablesPeriodicAndWalled) {
   }
 }
 
+// The neighbour table within a reach deeper than the blocks are thick: every cell within the reach
+// of a block and inside the domain has one entry holding it, and that entry's block owns the
+// cell's periodic image (DomainGeometry::wrap, an independent computation); cells beyond a wall
+// have none. Grids of blocks 1 to 4 cells thick, reaches 1 to 5 (past whole domain lengths along
+// z, 4 cells or a single periodic layer).
+TEST(BlockSet, NeighbourTablesCoverTheirReach) {
+  for (const char* cells : {"domain.cells=[12, 10, 4]", "domain.cells=[12, 10, 1]"}) {
+  const Config mixed = deck("[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n"
+                           "[boundary.z_min]\ntype = \"periodic\"\n[boundary.z_max]\ntype = \"periodic\"\n",
+                           {cells});
+  const DomainGeometry domain(mixed);
+  for (const std::array<int, 3>& dims : std::vector<std::array<int, 3>>{{6, 1, 1}, {3, 5, 1}, {12, 2, 1}})
+    for (int reach = 1; reach <= 5; ++reach) {
+      const BlockSet set = cartesian(domain, dims, 1, reach);
+      for (const GridBlock& b : set.blocks) {
+        long held = 0;
+        for (int z = b.box.lo[2] - reach; z < b.box.hi[2] + reach; ++z)
+          for (int y = b.box.lo[1] - reach; y < b.box.hi[1] + reach; ++y)
+            for (int x = b.box.lo[0] - reach; x < b.box.hi[0] + reach; ++x) {
+              if (b.box.contains(x, y, z)) continue;
+              std::array<int, 3> w{x, y, z};
+              const bool inside = domain.wrap(w);
+              const BlockNeighbour* n = set.holder(b, {x, y, z});
+              ASSERT_EQ(n != nullptr, inside) << "block " << b.id << " reach " << reach << " cell " << x << "," << y << "," << z;
+              if (!n) continue;
+              ++held;
+              EXPECT_TRUE(set.blocks[n->block].box.contains(w[0], w[1], w[2]));
+              EXPECT_EQ((std::array<int, 3>{x - n->offset[0], y - n->offset[1], z - n->offset[2]}), w);
+            }
+        EXPECT_GT(held, 0);
+      }
+    }
+  }
+}
+
 // Builds every rank's plan and checks that they fit together.
 template <class L>
 void expect_plans_match(const Config& c, int ranks, const std::array<int, 3>& depth, HaloTransfer transfer) {
   const DomainGeometry domain(c);
-  const BlockSet set = decompose(c, domain, ranks);
+  const BlockSet set = decompose(c, domain, ranks, std::max({depth[0], depth[1], depth[2]}));
   std::vector<HaloPlan> plans;
   for (int r = 0; r < ranks; ++r) {
     std::vector<BlockStorage> storage;

@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "comm/Decomposition.hpp"
 #include "lbm/Block.hpp"
 #include "lbm/field/Geometry.hpp"
 #include "lbm/scheme/MergedStep.hpp"
@@ -84,7 +85,8 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
 
 template <class L, class Real>
 Block<L, Real> make_block(const Config& c, const DomainGeometry& domain) {
-  return Block<L, Real>(c, domain, Box{{0, 0, 0}, c.cells}, {1, 1, c.dimensions() == 3 ? 1 : 0});
+  const GridBlock whole = decompose(c, domain, 1, 1).blocks[0];
+  return Block<L, Real>(c, domain, whole.box, {1, 1, c.dimensions() == 3 ? 1 : 0}, whole.self_offsets());
 }
 
 bool bitwise_equal(const std::vector<double>& a, const std::vector<double>& b) {

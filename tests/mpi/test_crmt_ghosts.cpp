@@ -83,14 +83,15 @@ TEST(CrmtGhosts, LocalStepsKeepExactlyTheClaimedDepthValid) {
   ASSERT_EQ(comm.size(), 4) << "run under mpiexec with 4 ranks (dims 2 x 1 x 2)";
   const Config config = parse_deck_string(deck, "crmt_ghosts", ".");
   const DomainGeometry domain(config);
-  const BlockSet set = decompose(config, domain, comm.size());  // one block per rank
+  const BlockSet set = decompose(config, domain, comm.size(), 4);  // one block per rank, ghosts up to 4 deep
+  const GridBlock one = cartesian(domain, {1, 1, 1}).blocks[0];
   const OperatorReach reach = uniform_grid_reach<L>();
   for (OverlapKind overlap : {OverlapKind::None, OverlapKind::NonBlocking, OverlapKind::Interior,
                               OverlapKind::Streams, OverlapKind::Systolic})
     for (int h = 2; h <= 4; ++h) {
       const std::array<int, 3> depth{h, h, h};
-      Block<L, Real> block(config, domain, set.blocks[comm.rank()].box, depth);
-      Block<L, Real> whole(config, domain, Box{{0, 0, 0}, config.cells}, {1, 1, 1});
+      Block<L, Real> block(config, domain, set.blocks[comm.rank()].box, depth, set.blocks[comm.rank()].self_offsets());
+      Block<L, Real> whole(config, domain, one.box, {1, 1, 1}, one.self_offsets());
       HaloSet<L, Real> halos;
       halos.add(HaloTransfer::Pull,
                 std::make_unique<Halo<L, Real>>(std::vector<const Block<L, Real>*>{&block}, std::vector<int>{comm.rank()},
