@@ -26,9 +26,7 @@
 #include "lbm/Block.hpp"
 #include "lbm/physics/Lattice.hpp"
 
-#ifndef BOREAS_GIT_COMMIT
-#define BOREAS_GIT_COMMIT "unknown"
-#endif
+#include "BoreasCommit.hpp"  // BOREAS_GIT_COMMIT, written at build time (drivers/bench/commit.cmake)
 
 namespace {
 
