@@ -20,6 +20,7 @@ std::uint64_t spread_bits(std::uint64_t v) {
 }  // namespace
 
 std::uint64_t morton_key(const std::array<int, 3>& index, int level) {
+  if (level < 0 || level >= Forest::max_levels) throw Error("AMR: level " + std::to_string(level) + " outside the forest");
   const int shift = Forest::max_levels - 1 - level;
   return spread_bits(std::uint64_t(index[0]) << shift) | spread_bits(std::uint64_t(index[1]) << shift) << 1 |
          spread_bits(std::uint64_t(index[2]) << shift) << 2;
@@ -33,7 +34,7 @@ Forest::Forest(const std::array<int, 3>& cells, int leaf_size, const std::array<
     if (cells_[d] < 1 || cells_[d] % n != 0)
       throw Error("AMR: domain.cells[" + std::to_string(d) + "] = " + std::to_string(cells_[d]) +
                   " is not a multiple of the leaf size " + std::to_string(n_));
-    if ((std::int64_t(cells_[d] / n) << (max_levels - 1)) >= (std::int64_t(1) << key_bits))
+    if ((std::int64_t(cells_[d] / n) << (max_levels - 1)) > (std::int64_t(1) << key_bits))
       throw Error("AMR: " + std::to_string(cells_[d] / n) + " root blocks along axis " + std::to_string(d) +
                   " exceed the forest's key range (" + std::to_string((1 << key_bits) >> (max_levels - 1)) + ")");
   }
@@ -100,19 +101,23 @@ long Forest::refine(const std::function<bool(int, const Box&)>& wanted, int max_
   if (max_level >= max_levels)
     throw Error("AMR: level " + std::to_string(max_level) + " exceeds the deepest level, " +
                 std::to_string(max_levels - 1));
+  // Leaves that balance makes are offered to `wanted` again, until neither adds any.
   long made = 0;
-  for (int l = 0; l < max_level && l < int(tree_.size()); ++l) {
-    std::vector<std::array<int, 3>> chosen;
-    for (const auto& [index, refined] : tree_[l]) {
-      if (refined) continue;
-      ForestBlock b;
-      b.index = index;
-      if (wanted(l, box(b))) chosen.push_back(index);
+  for (long round = 1; round > 0; made += round) {
+    round = 0;
+    for (int l = 0; l < max_level && l < int(tree_.size()); ++l) {
+      std::vector<std::array<int, 3>> chosen;
+      for (const auto& [index, refined] : tree_[l]) {
+        if (refined) continue;
+        ForestBlock b;
+        b.index = index;
+        if (wanted(l, box(b))) chosen.push_back(index);
+      }
+      for (const auto& index : chosen) split(l, index);
+      round += long(chosen.size());
     }
-    for (const auto& index : chosen) split(l, index);
-    made += long(chosen.size());
+    round += balance();
   }
-  made += balance();
   rebuild();
   return made;
 }

@@ -32,6 +32,8 @@ struct ForestBlock {
   int first_child = -1;        // children are consecutive in the next level's array; -1 for a leaf
   // Same-level blocks by direction (dx + 1) + 3 (dy + 1) + 9 (dz + 1), periodic axes wrapped;
   // -1 where the position lies outside the domain or inside a coarser leaf. Entry 13 is the block.
+  // A forest one block thick (cells[2] == 1) lists the same row at dz = +-1 when z is periodic
+  // (a 3D lattice on one layer, whose z links are its own cells) and -1 there otherwise.
   std::array<int, 27> neighbours{};
   bool leaf() const { return first_child < 0; }
 };
@@ -59,8 +61,8 @@ class Forest {
   long long leaves(int l) const;
 
   // Refines every leaf below `max_level` for which `wanted(level, box in that level's cells)`
-  // holds, again on the new leaves until none is wanted or max_level is reached, then restores the
-  // 2:1 balance. Returns the number of blocks refined (balance included).
+  // holds, again on the new leaves (those balance made included) until none is wanted or
+  // max_level is reached, keeping the 2:1 balance. Returns the number of blocks refined.
   long refine(const std::function<bool(int level, const Box& box)>& wanted, int max_level);
 
   // The block of level l at `index` (periodic axes wrapped), or -1 when the level has none there.

@@ -55,10 +55,12 @@ const BlockNeighbour* BlockSet::holder(const GridBlock& b, const std::array<int,
   return nullptr;
 }
 
-void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic, int reach) {
+void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic,
+                     const std::array<int, 3>& reach) {
+  set.reach = reach;
   // Periodic images up to `wraps` domain lengths away can come within reach.
   std::array<int, 3> wraps{};
-  for (int d = 0; d < 3; ++d) wraps[d] = periodic[d] ? (reach + cells[d] - 1) / cells[d] : 0;
+  for (int d = 0; d < 3; ++d) wraps[d] = periodic[d] ? (reach[d] + cells[d] - 1) / cells[d] : 0;
   for (GridBlock& a : set.blocks) {
     a.neighbours.clear();
     for (const GridBlock& b : set.blocks)
@@ -73,7 +75,7 @@ void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::
               n.offset[d] = k[d] * cells[d];
               moved = moved || k[d] != 0;
               const int lo = b.box.lo[d] + n.offset[d], hi = b.box.hi[d] + n.offset[d];
-              if (lo >= a.box.hi[d] + reach || hi <= a.box.lo[d] - reach) near = false;
+              if (lo >= a.box.hi[d] + reach[d] || hi <= a.box.lo[d] - reach[d]) near = false;
               n.direction[d] = hi <= a.box.lo[d] ? -1 : (lo >= a.box.hi[d] ? 1 : 0);
             }
             const bool apart = n.direction != std::array<int, 3>{0, 0, 0};

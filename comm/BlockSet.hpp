@@ -43,6 +43,9 @@ struct BlockSet {
   int ranks = 1;
   std::vector<GridBlock> blocks;
   std::vector<long long> fluid_cells;  // per block
+  // Cells per axis within which the neighbour tables list every block (link_neighbours): the
+  // deepest ghost layers a halo plan over this set may fill.
+  std::array<int, 3> reach{1, 1, 1};
 
   int size() const { return static_cast<int>(blocks.size()); }
   // The blocks `rank` owns, in id order.
@@ -60,8 +63,10 @@ struct BlockSet {
 };
 
 // Fills every block's neighbour list for a domain of `cells` with the given periodic axes: the
-// blocks within `reach` cells (>= 1, the deepest ghost layer any plan will fill). A periodic axis
-// one cell long (a 3D lattice on a single layer) makes each block its own neighbour along it.
-void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic, int reach);
+// blocks within `reach[d]` cells along each axis (the deepest ghost layers any plan will fill;
+// 0 along an axis without ghosts, z of a 2D lattice). A periodic axis one cell long with ghosts
+// (a 3D lattice on a single layer) makes each block its own neighbour along it.
+void link_neighbours(BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic,
+                     const std::array<int, 3>& reach);
 
 }  // namespace boreas

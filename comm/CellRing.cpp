@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <map>
+#include <set>
 
 namespace boreas {
 
@@ -56,8 +57,13 @@ CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cell
       }
     });
   }
-  // What this rank's blocks hold of other ranks' rings, block by block in id order.
-  for (const GridBlock& other : set.blocks) {
+  // What this rank's blocks hold of other ranks' rings, block by block in id order: only blocks in
+  // this rank's blocks' neighbour tables can need any (the tables are symmetric).
+  std::set<int> near;
+  for (int id : mine)
+    for (const BlockNeighbour& n : set.blocks[id].neighbours) near.insert(n.block);
+  for (int id : near) {
+    const GridBlock& other = set.blocks[id];
     if (other.owner == rank) continue;
     for_each_ring_cell(set, other, grow(other.box, cells), [&](const auto&, int b, const auto& w) {
       if (set.blocks[b].owner == rank)

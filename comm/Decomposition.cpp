@@ -26,7 +26,7 @@ long long fluid_in(const DomainGeometry& domain, const Box& b) {
 }
 
 // Rank of each block: consecutive runs of `per_rank`; fluid cells; neighbour tables.
-void finish(BlockSet& set, const DomainGeometry& domain, int per_rank, int reach) {
+void finish(BlockSet& set, const DomainGeometry& domain, int per_rank, const std::array<int, 3>& reach) {
   set.ranks = set.size() / per_rank;
   for (GridBlock& b : set.blocks) {
     b.owner = b.id / per_rank;
@@ -70,7 +70,8 @@ std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int blocks, i
   return best;
 }
 
-BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank, int reach) {
+BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank,
+                   const std::array<int, 3>& reach) {
   BlockSet set;
   set.method = "cartesian";
   set.dims = dims;
@@ -88,7 +89,8 @@ BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims,
   return set;
 }
 
-BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank, int reach) {
+BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank,
+                   const std::array<int, 3>& reach) {
   BlockSet d;
   d.method = "bisection";
   d.dims = {0, 0, 0};
@@ -148,7 +150,8 @@ BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int 
   return d;
 }
 
-BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks, int reach) {
+BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks, int ghost_width) {
+  const std::array<int, 3> reach{ghost_width, ghost_width, config.dimensions() == 3 ? ghost_width : 0};
   const int per_rank = config.parallel.blocks_per_rank, blocks = ranks * per_rank;
   if (config.parallel.decomposition == DecompositionKind::Bisection)
     return bisection(domain, ranks, config.dimensions(), per_rank, reach);

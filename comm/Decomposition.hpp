@@ -24,14 +24,16 @@ namespace boreas {
 // surface; ties go to the grid that leaves x least split.
 std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int blocks, int dimensions);
 
-// `dims` blocks, `blocks_per_rank` consecutive ones per rank, neighbours within `reach` cells
-// linked (link_neighbours).
-BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank = 1, int reach = 1);
-BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank = 1, int reach = 1);
+// `dims` blocks, `blocks_per_rank` consecutive ones per rank, neighbours within `reach` cells per
+// axis linked (link_neighbours).
+BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank = 1,
+                   const std::array<int, 3>& reach = {1, 1, 1});
+BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank = 1,
+                   const std::array<int, 3>& reach = {1, 1, 1});
 
-// The block set a deck asks for on `ranks` ranks, neighbours within `reach` cells (the blocks'
-// ghost layers) linked; throws Error when it cannot be made (dims whose product is not the block
+// The block set a deck asks for on `ranks` ranks, neighbours within `ghost_width` cells (the
+// blocks' ghost layers; none along z for 2D lattices) linked; throws Error when it cannot be made (dims whose product is not the block
 // count, more blocks than cells along an axis).
-BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks, int reach);
+BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks, int ghost_width);
 
 }  // namespace boreas

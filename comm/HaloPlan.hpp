@@ -15,11 +15,13 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "comm/BlockSet.hpp"
+#include "core/Error.hpp"
 #include "lbm/field/DenseField.hpp"
 #include "lbm/field/Geometry.hpp"
 #include "lbm/scheme/SwapStep.hpp"
@@ -161,6 +163,10 @@ HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& do
                          const std::vector<BlockStorage>& blocks, const std::array<int, 3>& depth,
                          HaloTransfer transfer = HaloTransfer::Pull) {
   const std::array<int, 3> g = depth;
+  for (int d = 0; d < 3; ++d)
+    if (g[d] > set.reach[d])
+      throw Error("halo plan: ghost depth " + std::to_string(g[d]) + " along axis " + std::to_string(d) +
+                  " exceeds the block set's neighbour reach " + std::to_string(set.reach[d]));
   const bool pull = transfer == HaloTransfer::Pull || transfer == HaloTransfer::PullReversed;
   auto carried = [&](const Box& box, const std::array<int, 3>& p) {
     if (pull) return crossing_populations<L>(box, p, g, domain);

@@ -51,16 +51,6 @@ struct OverlapTiming {
   double mpi() const { return calls + wait + pack + unpack; }
 };
 
-inline const char* overlap_name(OverlapKind k) {
-  switch (k) {
-    case OverlapKind::None: return "none";
-    case OverlapKind::NonBlocking: return "nonblocking";
-    case OverlapKind::Interior: return "interior";
-    case OverlapKind::Streams: return "streams";
-    default: return "systolic";
-  }
-}
-
 // Seed 001's model for one run, from per-step C_B, C_NB, M, W (slowest rank). Without overlap
 // T_n = C + M. With overlap, communication is hidden when C_NB > M and T_m = C + W; otherwise
 // the computation is hidden and T_p = C_B + M. hidden_fraction = 1 - W / M.

@@ -52,6 +52,16 @@ enum class MergeForm { Auto, Slabs, Tiles };
 // Population storage (lbm/field/DenseField.hpp PopulationLayout).
 enum class StorageLayout { SoA, AoSoA };
 enum class OverlapKind { None, NonBlocking, Interior, Streams, Systolic };
+inline const char* overlap_name(OverlapKind k) {
+  switch (k) {
+    case OverlapKind::None: return "none";
+    case OverlapKind::NonBlocking: return "nonblocking";
+    case OverlapKind::Interior: return "interior";
+    case OverlapKind::Streams: return "streams";
+    default: return "systolic";
+  }
+}
+
 enum class DecompositionKind { Cartesian, Bisection };
 enum class BufferKind { Auto, Device, Host };  // auto: device when MPI is CUDA-aware
 struct ParallelConfig {

@@ -100,7 +100,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
                                 : " dims " + std::to_string(par.dims[0]) + "x" + std::to_string(par.dims[1]) + "x" +
                                       std::to_string(par.dims[2]);
   const std::string key = problem_key(config) + " | ranks " + std::to_string(ranks) + split +
-                          (par.overlap_required ? " | overlap" : ""),
+                          " | overlap " + overlap_name(par.overlap) + (par.overlap_required ? " (named)" : ""),
                     file = kernel_choice_cache_file();
   Json cache = rank == 0 ? read_cache(file) : Json(Json::object());
   choice.report["key"] = key;
@@ -109,8 +109,11 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   const std::string hit_text = world.broadcast(own_hit ? own_hit->dump() : std::string());
   const Json hit = hit_text.empty() ? Json() : Json::parse(hit_text);
   const Json* cached = member(hit, "kernel");
-  // An entry naming no known variant (a cache from another version) is tried anew.
-  if (cached && cached->is_string() && parse_scheme(cached->get<std::string>())) {
+  // An entry naming no known variant (a cache from another version), or one that cannot take the
+  // overlap strategy the deck names, is tried anew.
+  const std::optional<Scheme> cached_scheme =
+      cached && cached->is_string() ? parse_scheme(cached->get<std::string>()) : std::nullopt;
+  if (cached_scheme && (!par.overlap_required || cached_scheme->steps_in_parts())) {
     choice.kernel = cached->get<std::string>();
     choice.tile = int(hit["tile"].get<std::int64_t>());
     const Json* layout = member(hit, "layout");

@@ -144,6 +144,10 @@ class Overlapped final : public ExchangePolicy<L, Real> {
  public:
   // `ghost_width`: CRMT's h (pull-type schemes; 1 otherwise), 0 for "auto".
   Overlapped(const StepperSetup<L, Real>& setup, int ghost_width) : s_(setup) {
+    // Only a pull-type state has its ghosts to compute into; deck validation refuses the rest.
+    const std::vector<HaloTransfer> pull_only{HaloTransfer::Pull};
+    if (ghost_width != 1 && s_.blocks.front()->scheme().exchanges() != pull_only)
+      throw Error("parallel.ghost_width other than 1 needs a pull-type scheme (ab_pull)");
     const OperatorReach reach = uniform_grid_reach<L>();
     const int h = ghost_width == 0 ? choose_ghost_width(reach) : ghost_width;
     const CrmtSchedule schedule = make_schedule(h, reach);

@@ -163,9 +163,36 @@ TEST(Forest, RepeatedRefinementKeepsTheInvariants) {
   EXPECT_EQ(cells, (32LL * 32 * 16) << (3 * (f.levels() - 1)));
 }
 
+// Afterwards no leaf below the level asked for is wanted, also where balance made the leaf: here
+// the region R is wanted from level 1 on only, and balance around a sphere refined to level 3
+// makes level-1 and level-2 leaves inside R that the first pass never saw.
+TEST(Forest, LeavesMadeByBalanceAreOfferedToo) {
+  const Case c{{32, 32, 32}, 4, {false, false, false}};
+  Forest f(c.cells, c.leaf, c.periodic);
+  const auto sphere = near_point({8, 16, 16}, 0.5, false);
+  auto wanted = [&](int l, const Box& b) {
+    const double s = std::ldexp(1.0, -l);
+    const bool inside_r = b.lo[0] * s >= 9 && b.hi[0] * s <= 20 && b.lo[1] * s >= 8 && b.hi[1] * s <= 24 &&
+                          b.lo[2] * s >= 8 && b.hi[2] * s <= 24;
+    return sphere(l, b) || (l >= 1 && inside_r);
+  };
+  f.refine(wanted, 3);
+  expect_valid(f, c);
+  long inside = 0;
+  for (int l = 0; l < 3; ++l)
+    for (const ForestBlock& b : f.level(l)) {
+      if (b.leaf()) EXPECT_FALSE(wanted(l, f.box(b))) << "level " << l << " leaf at " << b.index[0] << "," << b.index[1] << "," << b.index[2];
+      inside += l >= 1 && wanted(l, f.box(b));
+    }
+  EXPECT_GT(inside, 0);  // R was reached at all
+}
+
 TEST(Forest, RefusesDomainsTheLeavesDoNotTile) {
   EXPECT_THROW(Forest({30, 16, 16}, 4, {false, false, false}), Error);
   EXPECT_THROW(Forest({16, 16, 16}, 1, {false, false, false}), Error);
+  // 512 roots along an axis fill the 20-bit keys at the deepest level exactly; 513 do not fit.
+  EXPECT_NO_THROW(Forest({2048, 4, 4}, 4, {false, false, false}));
+  EXPECT_THROW(Forest({2052, 4, 4}, 4, {false, false, false}), Error);
   Forest f({16, 16, 16}, 4, {false, false, false});
   EXPECT_THROW(f.refine([](int, const Box&) { return true; }, Forest::max_levels), Error);
 }

@@ -114,7 +114,7 @@ TEST(BlockSet, NeighbourTablesCoverTheirReach) {
   const DomainGeometry domain(mixed);
   for (const std::array<int, 3>& dims : std::vector<std::array<int, 3>>{{6, 1, 1}, {3, 5, 1}, {12, 2, 1}})
     for (int reach = 1; reach <= 5; ++reach) {
-      const BlockSet set = cartesian(domain, dims, 1, reach);
+      const BlockSet set = cartesian(domain, dims, 1, {reach, reach, reach});
       for (const GridBlock& b : set.blocks) {
         long held = 0;
         for (int z = b.box.lo[2] - reach; z < b.box.hi[2] + reach; ++z)
@@ -141,6 +141,7 @@ template <class L>
 void expect_plans_match(const Config& c, int ranks, const std::array<int, 3>& depth, HaloTransfer transfer) {
   const DomainGeometry domain(c);
   const BlockSet set = decompose(c, domain, ranks, std::max({depth[0], depth[1], depth[2]}));
+  ASSERT_LE(depth[2], set.reach[2]);
   std::vector<HaloPlan> plans;
   for (int r = 0; r < ranks; ++r) {
     std::vector<BlockStorage> storage;
