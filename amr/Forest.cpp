@@ -50,10 +50,14 @@ std::array<int, 3> Forest::blocks_per_axis(int l) const {
   return {(cells_[0] / n_) << l, (cells_[1] / n_) << l, two_dimensional() ? 1 : (cells_[2] / n_) << l};
 }
 
-Box Forest::box(const ForestBlock& b) const {
+Box Forest::box_at(const std::array<int, 3>& index) const {
   const int nz = two_dimensional() ? 1 : n_;
-  return Box{{b.index[0] * n_, b.index[1] * n_, b.index[2] * nz},
-             {(b.index[0] + 1) * n_, (b.index[1] + 1) * n_, (b.index[2] + 1) * nz}};
+  return Box{{index[0] * n_, index[1] * n_, index[2] * nz},
+             {(index[0] + 1) * n_, (index[1] + 1) * n_, (index[2] + 1) * nz}};
+}
+
+std::array<int, 3> Forest::parent_index(const std::array<int, 3>& index) const {
+  return {index[0] >> 1, index[1] >> 1, two_dimensional() ? 0 : index[2] >> 1};
 }
 
 long long Forest::leaves(int l) const {
@@ -82,7 +86,7 @@ int Forest::leaf_level_at(int l, const std::array<int, 3>& index) const {
   for (int m = l; m >= 0; --m) {
     const auto it = tree_[m].find(at);
     if (it != tree_[m].end()) return m;  // the deepest block holding it on levels <= l
-    for (int d = 0; d < 3; ++d) at[d] = d == 2 && two_dimensional() ? 0 : at[d] >> 1;
+    at = parent_index(at);
   }
   return -1;
 }
@@ -107,12 +111,8 @@ long Forest::refine(const std::function<bool(int, const Box&)>& wanted, int max_
     round = 0;
     for (int l = 0; l < max_level && l < int(tree_.size()); ++l) {
       std::vector<std::array<int, 3>> chosen;
-      for (const auto& [index, refined] : tree_[l]) {
-        if (refined) continue;
-        ForestBlock b;
-        b.index = index;
-        if (wanted(l, box(b))) chosen.push_back(index);
-      }
+      for (const auto& [index, refined] : tree_[l])
+        if (!refined && wanted(l, box_at(index))) chosen.push_back(index);
       for (const auto& index : chosen) split(l, index);
       round += long(chosen.size());
     }
@@ -141,8 +141,7 @@ long Forest::balance() {
               if (m >= l - 1) continue;
               // The leaf on level m holding p is more than one level coarser: split it.
               std::array<int, 3> at = p;
-              for (int k = l; k > m; --k)
-                for (int d = 0; d < 3; ++d) at[d] = d == 2 && two_dimensional() ? 0 : at[d] >> 1;
+              for (int k = l; k > m; --k) at = parent_index(at);
               to_split.push_back({m, at});
             }
       }
@@ -175,9 +174,7 @@ void Forest::rebuild() {
   for (int l = 0; l < int(levels_.size()); ++l)
     for (ForestBlock& b : levels_[l]) {
       if (l > 0) {
-        std::array<int, 3> up = b.index;
-        for (int d = 0; d < 3; ++d) up[d] = d == 2 && two_dimensional() ? 0 : up[d] >> 1;
-        b.parent = position_[l - 1].at(up);
+        b.parent = position_[l - 1].at(parent_index(b.index));
       }
       if (tree_[l].at(b.index)) b.first_child = position_[l + 1].at({2 * b.index[0], 2 * b.index[1], 2 * b.index[2]});
       for (int dz = -1; dz <= 1; ++dz)

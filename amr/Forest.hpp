@@ -56,7 +56,7 @@ class Forest {
   // Blocks per axis on level l.
   std::array<int, 3> blocks_per_axis(int l) const;
   // A block's cells in the cell coordinates of its level (the level-0 domain scaled by 2^l).
-  Box box(const ForestBlock& b) const;
+  Box box(const ForestBlock& b) const { return box_at(b.index); }
   // Leaves on level l.
   long long leaves(int l) const;
 
@@ -79,6 +79,9 @@ class Forest {
   // The leaf holding level-l position `index` (wrapped, inside the domain): its level.
   int leaf_level_at(int l, const std::array<int, 3>& index) const;
   bool wrap(int l, std::array<int, 3>& index) const;
+  Box box_at(const std::array<int, 3>& index) const;
+  // The position of a block's parent on the level above (z stays 0 in a 2D forest).
+  std::array<int, 3> parent_index(const std::array<int, 3>& index) const;
 
   std::array<int, 3> cells_;
   int n_;

@@ -62,6 +62,22 @@ struct BlockSet {
   const BlockNeighbour* holder(const GridBlock& b, const std::array<int, 3>& p) const;
 };
 
+// Calls visit(p, the entry of b's neighbour table holding p, the position p mirrors in that block)
+// for every cell p of `around` outside b's own box that `keep(p)` accepts and that lies in the
+// domain, z slowest, x fastest: how halo plans and the output's rings find a ghost's owner.
+template <class Keep, class Visit>
+void for_each_cell_around(const BlockSet& set, const GridBlock& b, const Box& around, const Keep& keep,
+                          const Visit& visit) {
+  for (int z = around.lo[2]; z < around.hi[2]; ++z)
+    for (int y = around.lo[1]; y < around.hi[1]; ++y)
+      for (int x = around.lo[0]; x < around.hi[0]; ++x) {
+        const std::array<int, 3> p{x, y, z};
+        if (b.box.contains(x, y, z) || !keep(p)) continue;
+        const BlockNeighbour* n = set.holder(b, p);
+        if (n) visit(p, *n, std::array<int, 3>{x - n->offset[0], y - n->offset[1], z - n->offset[2]});
+      }
+}
+
 // Fills every block's neighbour list for a domain of `cells` with the given periodic axes: the
 // blocks within `reach[d]` cells along each axis (the deepest ghost layers any plan will fill;
 // 0 along an axis without ghosts, z of a 2D lattice). A periodic axis one cell long with ghosts

@@ -21,18 +21,8 @@ long local_index(const Box& b, int x, int y, int z) {
   return (static_cast<long>(z - b.lo[2]) * b.extent(1) + (y - b.lo[1])) * b.extent(0) + (x - b.lo[0]);
 }
 
-// Calls visit(position in `grown`, the block holding it, its position there) for every ring cell
-// of block `b` inside the domain (through b's neighbour table), z slowest, x fastest.
-template <class Visit>
-void for_each_ring_cell(const BlockSet& set, const GridBlock& b, const Box& grown, const Visit& visit) {
-  for (int z = grown.lo[2]; z < grown.hi[2]; ++z)
-    for (int y = grown.lo[1]; y < grown.hi[1]; ++y)
-      for (int x = grown.lo[0]; x < grown.hi[0]; ++x) {
-        if (b.box.contains(x, y, z)) continue;
-        const BlockNeighbour* n = set.holder(b, {x, y, z});
-        if (n) visit(std::array<int, 3>{x, y, z}, n->block, std::array<int, 3>{x - n->offset[0], y - n->offset[1], z - n->offset[2]});
-      }
-}
+// Every ring cell inside the domain counts, solid ones too (the ring carries what the blocks hold).
+bool any_cell(const std::array<int, 3>&) { return true; }
 
 }  // namespace
 
@@ -46,7 +36,8 @@ CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cell
   }
   std::map<int, Peer> peers;
   for (std::size_t s = 0; s < mine.size(); ++s) {
-    for_each_ring_cell(set, set.blocks[mine[s]], grown_[s], [&](const auto& p, int b, const auto& w) {
+    for_each_cell_around(set, set.blocks[mine[s]], grown_[s], any_cell, [&](const auto& p, const BlockNeighbour& n, const auto& w) {
+      const int b = n.block;
       const Cell to{int(s), local_index(grown_[s], p[0], p[1], p[2])};
       const GridBlock& from = set.blocks[b];
       if (from.owner == rank) {
@@ -65,7 +56,8 @@ CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cell
   for (int id : near) {
     const GridBlock& other = set.blocks[id];
     if (other.owner == rank) continue;
-    for_each_ring_cell(set, other, grow(other.box, cells), [&](const auto&, int b, const auto& w) {
+    for_each_cell_around(set, other, grow(other.box, cells), any_cell, [&](const auto&, const BlockNeighbour& n, const auto& w) {
+      const int b = n.block;
       if (set.blocks[b].owner == rank)
         peers[other.owner].send.push_back({slot_of[b], local_index(set.blocks[b].box, w[0], w[1], w[2])});
     });

@@ -107,21 +107,15 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
 namespace detail {
 
 // Calls visit(ghost position, the neighbour entry holding it, the owned position it mirrors) for
-// every fluid ghost cell of block `b` within the domain (found through b's neighbour table; one
-// periodicity mechanism, comm/BlockSet.hpp), z slowest, x fastest.
+// every fluid ghost cell of block `b`, `g` layers deep, within the domain.
 template <class Visit>
 void for_each_fluid_ghost(const BlockSet& set, const GridBlock& b, const std::array<int, 3>& g,
                           const DomainGeometry& domain, const Visit& visit) {
-  const Box& box = b.box;
-  for (int z = box.lo[2] - g[2]; z < box.hi[2] + g[2]; ++z)
-    for (int y = box.lo[1] - g[1]; y < box.hi[1] + g[1]; ++y)
-      for (int x = box.lo[0] - g[0]; x < box.hi[0] + g[0]; ++x) {
-        if (box.contains(x, y, z) || domain.flag_at(x, y, z) != flag::fluid) continue;
-        const std::array<int, 3> p{x, y, z};
-        const BlockNeighbour* n = set.holder(b, p);
-        if (!n) continue;
-        visit(p, *n, std::array<int, 3>{x - n->offset[0], y - n->offset[1], z - n->offset[2]});
-      }
+  const Box around{{b.box.lo[0] - g[0], b.box.lo[1] - g[1], b.box.lo[2] - g[2]},
+                   {b.box.hi[0] + g[0], b.box.hi[1] + g[1], b.box.hi[2] + g[2]}};
+  for_each_cell_around(
+      set, b, around, [&](const std::array<int, 3>& p) { return domain.flag_at(p[0], p[1], p[2]) == flag::fluid; },
+      visit);
 }
 
 // The boundary-slab group after which the owner of cell w (box `owner`) can send it: the first

@@ -90,9 +90,9 @@ class SimulationImpl final : public Simulation {
         ids_(set_.owned_by(comm_.rank())),
         output_comm_(comm),
         ring_(set_, comm_.rank(), config.cells) {
-    const std::array<int, 3> ghosts = ghost_widths(config, allocated_ghost_width(config, set_.size()));
+    // Blocks allocate the ghost layers the set's neighbour tables reach.
     for (int id : ids_) {
-      blocks_.push_back(std::make_unique<Block<L, Real>>(config, domain_, set_.blocks[id].box, ghosts,
+      blocks_.push_back(std::make_unique<Block<L, Real>>(config, domain_, set_.blocks[id].box, set_.reach,
                                                          set_.blocks[id].self_offsets()));
       block_ptrs_.push_back(blocks_.back().get());
       const_blocks_.push_back(blocks_.back().get());

@@ -45,6 +45,19 @@ struct StepperSetup {
     for (const Block<L, Real>* b : blocks) f.push_back(b->populations());
     return f;
   }
+  // Halos `depth` deep for every exchange the blocks' scheme can need.
+  HaloSet<L, Real> halos(int depth) const {
+    HaloSet<L, Real> set;
+    for (HaloTransfer t : blocks.front()->scheme().exchanges()) set.add(t, make_halo(depth, t));
+    return set;
+  }
+  // The exchange the blocks' current state needs (all blocks step together, so the first tells).
+  void exchange(HaloSet<L, Real>& halos) const { halos.exchange(blocks.front()->scheme().exchange_needed(), lattices()); }
+  long long fluid_cells() const {
+    long long n = 0;
+    for (const Block<L, Real>* b : blocks) n += b->field().fluid_cells;
+    return n;
+  }
 };
 
 template <class L, class Real>
@@ -97,9 +110,8 @@ class OwnGhosts final : public ExchangePolicy<L, Real> {
 template <class L, class Real>
 class Blocking final : public ExchangePolicy<L, Real> {
  public:
-  explicit Blocking(const StepperSetup<L, Real>& setup) : s_(setup) {
-    const StreamingScheme<L, Real>& scheme = s_.blocks.front()->scheme();
-    for (HaloTransfer t : scheme.exchanges()) halos_.add(t, s_.make_halo(scheme.steps_per_sweep(), t));
+  explicit Blocking(const StepperSetup<L, Real>& setup)
+      : s_(setup), halos_(setup.halos(setup.blocks.front()->scheme().steps_per_sweep())) {
     s_.comm->reset_counters();
     reloaded();  // the initial state's ghosts; for streamed layouts, what the conversion wrote into ghosts
   }
@@ -117,12 +129,12 @@ class Blocking final : public ExchangePolicy<L, Real> {
     ExecSpace().fence();
     timers.add("lbm", seconds_since(t0));
     t0 = std::chrono::steady_clock::now();
-    exchange();
+    s_.exchange(halos_);
     timers.add("boundaries", seconds_since(t0));
     ++in_steps_;
     return sweep ? k : 1;
   }
-  void reloaded() override { exchange(); }
+  void reloaded() override { s_.exchange(halos_); }
 
   void report(Json& p, long steps) const override {
     p["overlap"] = "none";
@@ -131,9 +143,6 @@ class Blocking final : public ExchangePolicy<L, Real> {
   }
 
  private:
-  // All blocks step together, so the first tells what their state needs.
-  void exchange() { halos_.exchange(s_.blocks.front()->scheme().exchange_needed(), s_.lattices()); }
-
   StepperSetup<L, Real> s_;
   HaloSet<L, Real> halos_;
   long in_steps_ = 0;
@@ -151,10 +160,9 @@ class Overlapped final : public ExchangePolicy<L, Real> {
     const OperatorReach reach = uniform_grid_reach<L>();
     const int h = ghost_width == 0 ? choose_ghost_width(reach) : ghost_width;
     const CrmtSchedule schedule = make_schedule(h, reach);
-    const StreamingScheme<L, Real>& scheme = s_.blocks.front()->scheme();
-    for (HaloTransfer t : scheme.exchanges()) halos_.add(t, s_.make_halo(h, t));
+    halos_ = s_.halos(h);
     s_.comm->reset_counters();  // count the run's exchanges only, not the probes of "auto"
-    fill_ghosts();
+    s_.exchange(halos_);
     stepper_ = std::make_unique<OverlapStepper<L, Real>>(s_.blocks, halos_, s_.config->parallel.overlap, schedule);
   }
 
@@ -170,7 +178,7 @@ class Overlapped final : public ExchangePolicy<L, Real> {
     return 1;
   }
   void reloaded() override {
-    fill_ghosts();
+    s_.exchange(halos_);
     stepper_->restart_cycle();
   }
 
@@ -208,10 +216,6 @@ class Overlapped final : public ExchangePolicy<L, Real> {
   }
 
  private:
-  void fill_ghosts() {
-    halos_.exchange(s_.blocks.front()->scheme().exchange_needed(), s_.lattices());
-  }
-
   static CrmtSchedule make_schedule(int h, const OperatorReach& reach) {
     try {
       return CrmtSchedule(h, reach);
@@ -260,9 +264,7 @@ class Overlapped final : public ExchangePolicy<L, Real> {
       c["bytes_per_exchange"] = comm.sum((long long)probe->plan().remote_values() * (long long)sizeof(Real));
       candidates.push_back(c);
     }
-    long long fluid = 0;
-    for (const Block<L, Real>* b : s_.blocks) fluid += b->field().fluid_cells;
-    const double cell_update = median(updates) / double(std::max(1LL, fluid));
+    const double cell_update = median(updates) / double(std::max(1LL, s_.fluid_cells()));
     const std::vector<long long> shells = fluid_shell_cells(s_.blocks, max_width);
     double best_cost = 0;
     int best = 1;
@@ -291,8 +293,6 @@ class Overlapped final : public ExchangePolicy<L, Real> {
   Json crmt_report(const OverlapTiming& t, double steps) const {
     const Comm& comm = *s_.comm;
     const CrmtSchedule& s = stepper_->schedule();
-    long long fluid = 0;
-    for (const Block<L, Real>* b : s_.blocks) fluid += b->field().fluid_cells;
     Json c = Json::object();
     c["ghost_width"] = s.ghost_width();
     c["steps_per_exchange"] = s.steps_per_exchange();
@@ -300,7 +300,7 @@ class Overlapped final : public ExchangePolicy<L, Real> {
     c["reach_per_exchange"] = s.reach().per_exchange;
     c["exchanges_in_steps"] = comm.sum((long long)t.exchanges) / comm.size();
     c["redundant_cells_per_step"] = double(comm.sum(t.redundant_cells)) / steps;
-    c["redundant_fraction"] = double(comm.sum(t.redundant_cells)) / steps / double(std::max(1LL, comm.sum(fluid)));
+    c["redundant_fraction"] = double(comm.sum(t.redundant_cells)) / steps / double(std::max(1LL, comm.sum(s_.fluid_cells())));
     if (!auto_choice_.is_null()) c["auto"] = auto_choice_;
     return c;
   }
