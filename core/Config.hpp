@@ -81,6 +81,22 @@ struct ParallelConfig {
   int blocks_per_rank = 1;
 };
 
+// [amr]: block-structured refinement (amr/). Regions are in level-0 cell-centre coordinates, as
+// obstacles are; a region asks for `level` (1..max_level) on every block it touches.
+struct AmrRegion {
+  enum class Kind { Box, NearWalls } kind = Kind::Box;
+  std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};  // Box
+  double distance = 0;  // NearWalls: level-0 cells from any wall face or solid cell
+  int level = 1;
+};
+
+struct AmrConfig {
+  bool enabled = false;  // the deck has an [amr] table
+  int leaf_size = 4;     // cells per leaf and axis (4 as CityLBM; 8, 16)
+  int max_level = 1;
+  std::vector<AmrRegion> regions;
+};
+
 struct Config {
   std::string deck_path;  // as given on the command line
   // Where the deck gave the keys that checks after parsing refer to ("deck.toml:7:9", or
@@ -127,6 +143,7 @@ struct Config {
   std::vector<std::string> observables;  // validation observables the deck asks for
 
   ParallelConfig parallel;
+  AmrConfig amr;
 
   int dimensions() const { return lattice == LatticeKind::D2Q9 ? 2 : 3; }
 };

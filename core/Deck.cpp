@@ -430,7 +430,7 @@ const std::vector<std::string> face_names{"x_min", "x_max", "y_min", "y_max", "z
 const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   "collision",
                                           "physics",    "initial",  "boundary", "obstacle",
                                           "geometry",   "output",   "validation",
-                                          "parallel"};
+                                          "parallel",   "amr"};
 
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
@@ -448,6 +448,8 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every"}},
       {"validation", {"observables"}},
+      {"amr", {"leaf_size", "max_level", "region"}},
+      {"region", {"level", "lo", "hi", "near", "distance"}},
       {"parallel",
        {"dims", "overlap", "decomposition", "buffers", "ghost_width", "max_ghost_width", "blocks_per_rank"}},
   };
@@ -573,6 +575,93 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
   c.at(gw, "parallel.ghost_width: simulation.kernel = \"" + k +
                "\" exchanges one ghost layer per step; CRMT ghost widths other than 1 apply to \"ab_pull\" and "
                "\"merged2\" / \"merged3\" only");
+}
+
+// [amr] and its [[amr.region]] list (amr/Refinement.hpp). The AMR levels step with the pull
+// kernel of their own (amr/AmrLattice.hpp), so a deck naming another kernel is refused.
+void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool cells_ok) {
+  const Tbl amr = c.table(root, "amr", "amr");
+  if (amr.broken) return;
+  c.unknown_keys(amr, schema_keys().at("amr"));
+  cfg.amr.enabled = true;
+  if (auto n = amr.get("leaf_size")) {
+    auto v = c.integer_node(*n, "amr.leaf_size", "4, 8 or 16", 4, 16);
+    if (v && (*v == 4 || *v == 8 || *v == 16))
+      cfg.amr.leaf_size = int(*v);
+    else if (v)
+      c.at(n, "amr.leaf_size: expected 4, 8 or 16, " + got(*n));
+  }
+  if (auto m = c.integer(amr, "max_level", "an integer from 0 to 8", 0, 8)) cfg.amr.max_level = int(*m);
+  const int dims = cfg.dimensions(), n = cfg.amr.leaf_size;
+  if (cells_ok)
+    for (int d = 0; d < dims; ++d)
+      if (cfg.cells[d] % n != 0) {
+        c.at(root.get("domain"), "domain.cells[" + std::to_string(d) + "] = " + std::to_string(cfg.cells[d]) +
+                                     ": with [amr] every extent must be a multiple of amr.leaf_size = " +
+                                     std::to_string(n));
+        break;
+      }
+  if (const auto* k = sim.get("kernel"); k && cfg.kernel.kind != StreamingKernel::ABPull &&
+                                          cfg.kernel.kind != StreamingKernel::Auto)
+    c.at(k, "simulation.kernel: AMR levels step with their own two-lattice pull kernel; use \"ab_pull\" or "
+            "leave the key out");
+  const auto* rn = amr.get("region");
+  if (!rn) return;
+  if (!rn->is_array_of_tables()) {
+    c.at(rn, "amr.region: expected an array of tables ([[amr.region]]), " + got(*rn));
+    return;
+  }
+  const auto& arr = *rn->as_array();
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string name = "amr.region[" + std::to_string(i) + "]";
+    const Tbl rt{arr.get(i)->as_table(), name, name};
+    c.unknown_keys(rt, schema_keys().at("region"));
+    AmrRegion r;
+    bool good = true;
+    const std::string level_expected = "an integer from 1 to amr.max_level = " + std::to_string(cfg.amr.max_level);
+    if (!rt.get("level")) {
+      c.missing(rt, "level", level_expected);
+      good = false;
+    } else if (auto l = c.integer(rt, "level", level_expected, 1, std::max(1, cfg.amr.max_level));
+               l && *l <= cfg.amr.max_level) {
+      r.level = int(*l);
+    } else {
+      if (l) c.at(rt.get("level"), name + ".level: expected " + level_expected + ", got " + std::to_string(*l));
+      good = false;
+    }
+    if (rt.get("near")) {
+      r.kind = AmrRegion::Kind::NearWalls;
+      if (!c.choice(rt, "near", {"walls"})) good = false;
+      for (auto k : {"lo", "hi"}) c.not_used(rt, k, std::string(k) + " is only used by box regions (without near)");
+      if (!rt.get("distance"))
+        c.missing(rt, "distance", "a number >= 0 (level-0 cells)");
+      else if (auto d = c.number(rt, "distance", "a number >= 0 (level-0 cells)", [](double x) { return x >= 0; }))
+        r.distance = *d;
+      else
+        good = false;
+    } else {
+      c.not_used(rt, "distance", "distance is only used with near = \"walls\"");
+      for (auto k : {"lo", "hi"})
+        if (!rt.get(k)) {
+          c.missing(rt, k, "the box corner as an array of level-0 cell-centre coordinates (or near = \"walls\")");
+          good = false;
+        }
+      auto lo = c.vec(rt, "lo", dims, "lo", false, 0), hi = c.vec(rt, "hi", dims, "hi", false, 0);
+      if (lo && hi) {
+        r.lo = *lo;
+        r.hi = *hi;
+        for (int d = 0; d < 3; ++d)
+          if (r.lo[d] > r.hi[d]) {
+            c.at(rt.get("hi"), name + ".hi: expected lo <= hi in every component");
+            good = false;
+            break;
+          }
+      } else {
+        good = false;
+      }
+    }
+    if (good) cfg.amr.regions.push_back(r);
+  }
 }
 
 Config validate(const toml::table& doc, Checker& c, const std::string& source_name,
@@ -1089,6 +1178,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   cfg.locations["parallel.dims"] = c.where(par.get("dims") ? par.get("dims") : par.t);
   cfg.locations["parallel.decomposition"] = c.where(par.get("decomposition") ? par.get("decomposition") : par.t);
   if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
+  if (root.get("amr")) parse_amr(c, root, cfg, sim, cells_ok);
 
   // Mach check over every velocity the run will impose.
   if (mach_limit) {

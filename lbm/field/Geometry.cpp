@@ -35,8 +35,7 @@ bool DomainGeometry::wrap(std::array<int, 3>& p) const {
   return inside;
 }
 
-bool DomainGeometry::solid_inside(int x, int y, int z) const {
-  const double p[3] = {double(x), double(y), double(z)};
+bool DomainGeometry::solid_inside(const std::array<double, 3>& p, const std::array<int, 3>& voxel) const {
   for (const Obstacle& o : obstacles_) {
     switch (o.shape) {
       case Obstacle::Shape::Box:
@@ -60,7 +59,7 @@ bool DomainGeometry::solid_inside(int x, int y, int z) const {
     }
   }
   if (!voxels_.empty()) {
-    const int vx = x - voxel_offset_[0], vy = y - voxel_offset_[1], vz = z - voxel_offset_[2];
+    const int vx = voxel[0] - voxel_offset_[0], vy = voxel[1] - voxel_offset_[1], vz = voxel[2] - voxel_offset_[2];
     if (vx >= 0 && vy >= 0 && vz >= 0 && vx < voxel_dims_[0] && vy < voxel_dims_[1] &&
         vz < voxel_dims_[2]) {
       const std::size_t i =
@@ -94,9 +93,24 @@ std::uint8_t face_flag(FaceBC bc, int face) {
 }
 }  // namespace
 
-std::uint8_t DomainGeometry::flag_at(int x, int y, int z) const {
-  std::array<int, 3> p{x, y, z};
-  if (wrap(p)) return solid_inside(p[0], p[1], p[2]) ? flag::wall : flag::fluid;
+std::uint8_t DomainGeometry::flag_at(int x, int y, int z) const { return flag_at_level(0, x, y, z); }
+
+std::uint8_t DomainGeometry::flag_at_level(int level, int x, int y, int z) const {
+  const int r = 1 << level;
+  // floor division: a cell outside the domain lies outside its level-0 cell's face too
+  std::array<int, 3> p{x >= 0 ? x / r : -((-x + r - 1) / r), y >= 0 ? y / r : -((-y + r - 1) / r),
+                       z >= 0 ? z / r : -((-z + r - 1) / r)};
+  const std::array<int, 3> fine{x, y, z};
+  if (wrap(p)) {
+    std::array<double, 3> centre{};
+    for (int d = 0; d < 3; ++d) {
+      // the wrapped level-0 cell plus the fine cell's place inside it
+      const int inside = fine[d] - (fine[d] >= 0 ? fine[d] / r : -((-fine[d] + r - 1) / r)) * r;
+      centre[d] = p[d] + (inside + 0.5) / r - 0.5;
+    }
+    if (cells_[2] == 1) centre[2] = p[2];  // 2D: one layer, never refined along z
+    return solid_inside(centre, p) ? flag::wall : flag::fluid;
+  }
   int best = -1;
   for (int d = 0; d < 3; ++d) {
     int face = -1;

@@ -15,6 +15,10 @@ class DomainGeometry {
   explicit DomainGeometry(const Config& config);  // reads the voxel file, if any
 
   std::uint8_t flag_at(int x, int y, int z) const;
+  // The flag of cell (x, y, z) of refinement level `level` (2^level cells per level-0 cell and
+  // axis; AMR, amr/): outside the domain the face flags, inside obstacles tested at the cell's
+  // centre in level-0 cell-centre coordinates and voxels by the level-0 cell holding it.
+  std::uint8_t flag_at_level(int level, int x, int y, int z) const;
   bool periodic(int axis) const { return periodic_[axis]; }
   const std::array<int, 3>& cells() const { return cells_; }
   const std::array<FaceCondition, num_faces>& faces() const { return faces_; }
@@ -23,7 +27,8 @@ class DomainGeometry {
   bool wrap(std::array<int, 3>& p) const;
 
  private:
-  bool solid_inside(int x, int y, int z) const;
+  // `centre` in level-0 cell-centre coordinates, `voxel` the level-0 cell holding it.
+  bool solid_inside(const std::array<double, 3>& centre, const std::array<int, 3>& voxel) const;
 
   std::array<int, 3> cells_{};
   std::array<bool, 3> periodic_{};

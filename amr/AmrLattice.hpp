@@ -1,0 +1,322 @@
+#pragma once
+// The AMR solver for one lattice and precision (amr/AmrSolver.hpp): every block of every level is
+// N^3 cells (N^2 in 2D) with one ghost layer, populations in per-block structure-of-arrays order,
+// two lattices per level (the pull scheme of lbm/scheme/PullStep.hpp on each leaf).
+//
+// Ghost cells are filled before every step of a level: from a same-level block (a copy), from
+// the coarser level where a coarser leaf lies (coarse-to-fine, amr/Coupling.hpp), or they are
+// boundary cells whose flags the geometry gives at that level. Refined blocks are not stepped: after
+// their children's two steps they receive the children's average (fine-to-coarse), which coarser
+// leaves then pull from.
+//
+// Subcycling (seed 000 Fig. 2) as a recursion, advance(l, alpha):
+//   fill ghosts of level l (coarse-to-fine at time t_c + alpha of level l-1);
+//   step the leaves of level l (t -> t + 1; the source lattice keeps t);
+//   if l is not the finest: advance(l + 1, 0); advance(l + 1, 1/2);
+//                           fine-to-coarse into level l's t + 1 lattice;
+//   swap level l's lattices.
+// Coarse values at the fine mid-step are the average of the coarse lattices at t and t + 1
+// (seed 000's L2FA: the coarse state at t is kept, here as the pull scheme's source lattice).
+// Where a coarse-to-fine stencil reaches a refined coarse cell, it reads the average of that
+// cell's children on the level being filled, which are exactly at the fine time.
+#include <Kokkos_Core.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "amr/AmrSolver.hpp"
+#include "amr/Coupling.hpp"
+#include "lbm/physics/Boundary.hpp"
+#include "lbm/physics/Collision.hpp"
+#include "lbm/physics/Lattice.hpp"
+
+namespace boreas {
+
+// The cell layout shared by every block of every level.
+struct LeafShape {
+  int n = 4;           // cells per axis (1 along z in 2D)
+  int nz = 4;
+  int sx = 6, sy = 6;  // with ghosts
+  int gz = 1;          // ghost layers along z (0 in 2D)
+  long cells = 216;    // per block, ghosts included
+
+  LeafShape() = default;
+  LeafShape(int leaf_size, bool two_d)
+      : n(leaf_size), nz(two_d ? 1 : leaf_size), sx(leaf_size + 2), sy(leaf_size + 2), gz(two_d ? 0 : 1),
+        cells(long(leaf_size + 2) * (leaf_size + 2) * (two_d ? 1 : leaf_size + 2)) {}
+  KOKKOS_INLINE_FUNCTION long cell(int x, int y, int z) const { return (x + 1) + sx * ((y + 1) + long(sy) * (z + gz)); }
+  KOKKOS_INLINE_FUNCTION long interior() const { return long(n) * n * nz; }
+  // Interior cell number i of a block (x fastest) as a cell index.
+  KOKKOS_INLINE_FUNCTION long interior_cell(long i) const {
+    return cell(int(i % n), int((i / n) % n), int(i / (long(n) * n)));
+  }
+  KOKKOS_INLINE_FUNCTION long shift(int cx, int cy, int cz) const { return cx + sx * (cy + long(sy) * cz); }
+};
+
+// A ghost cell filled from the coarser level: the coarse cell holding it and, per axis and side,
+// where the interpolation slope reads (kind 0: nowhere, one-sided or flat; 1: a coarse cell;
+// 2: the first of a refined coarse cell's children on the fine level itself).
+struct InterpPoint {
+  long dst = 0;     // population offset (block * Q * S + cell) of the ghost on the fine level
+  long centre = 0;  // population offset of the coarse cell on the coarse level
+  long side[3][2] = {};
+  std::int8_t kind[3][2] = {};
+  std::int8_t delta[3] = {};  // -1 / +1: the ghost's centre at -1/4 / +1/4 coarse cell
+};
+
+template <class L, class Real>
+struct AmrLevel {
+  int blocks = 0;
+  DeviceView<Real*> f[2];
+  DeviceView<std::uint8_t*> flags;
+  DeviceView<int*> leaves, refined;
+  DeviceView<int* [8]> children;  // per refined block (by position in `refined`), child by octant
+  DeviceView<long*> copy_dst, copy_src;
+  DeviceView<InterpPoint*> interp;
+  CollisionParams<Real> params;
+  CouplingRates<Real> rates;
+  double tau = 1;
+  long long fluid_leaf_cells = 0;
+  int cur = 0;
+};
+
+// Density and momentum (Coupling.hpp post_collision_moments) of the populations at `offset`.
+template <class L, class Real, class Load>
+KOKKOS_INLINE_FUNCTION void moments_at(const Load& load, const Real (&force)[3], Real& rho, Real (&j)[3]) {
+  Real f[L::Q];
+  static_for<L::Q>([&](auto qc) { f[decltype(qc)::value] = load(decltype(qc)::value); });
+  post_collision_moments<L>(f, force, rho, j);
+}
+
+template <class L, class Real, class Collision>
+struct AmrLeafStep {
+  DeviceView<const Real*> src;
+  DeviceView<Real*> dst;
+  DeviceView<const std::uint8_t*> flags;
+  DeviceView<const int*> leaves;
+  LeafShape shape;
+  CollisionParams<Real> params;
+  BoundaryValues<Real> bc;
+
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const long per_block = shape.interior();
+    const int b = leaves(i / per_block);
+    const long cell = shape.interior_cell(i % per_block);
+    const long fbase = long(b) * shape.cells;
+    if (flags(fbase + cell) != flag::fluid) return;
+    const long base = fbase * L::Q;
+    const auto own_post = [&](int k) { return src(base + k * shape.cells + cell); };
+    Real f[L::Q];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      const long upwind = cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+      const std::uint8_t fl = flags(fbase + upwind);
+      f[q] = fl == flag::fluid ? src(base + q * shape.cells + upwind)
+                               : incoming_from_boundary<L, q>(fl, own_post, bc, params);
+    });
+    Collision::template collide<L>(f, params);
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      dst(base + q * shape.cells + cell) = f[q];
+    });
+  }
+};
+
+template <class L, class Real>
+struct AmrGhostCopy {
+  DeviceView<Real*> f;
+  DeviceView<const long*> dst, src;
+  long cells;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    for (int q = 0; q < L::Q; ++q) f(dst(i) + q * cells) = f(src(i) + q * cells);
+  }
+};
+
+// Coarse-to-fine: linear interpolation of density and momentum (the 2^D ghosts of one coarse
+// cell average to it exactly), slopes of the velocity for the strain rate, coarse lattices
+// blended in time by alpha.
+template <class L, class Real>
+struct AmrCoarseToFine {
+  DeviceView<Real*> fine;  // fine level, current lattice: ghosts written, children read
+  DeviceView<const Real*> coarse_t, coarse_next;
+  DeviceView<const InterpPoint*> points;
+  LeafShape shape;
+  Real alpha;
+  Real coarse_force[3], fine_force[3];
+  CouplingRates<Real> fine_rates;
+
+  KOKKOS_INLINE_FUNCTION void sample(int kind, long offset, Real& rho, Real (&j)[3]) const {
+    const long S = shape.cells;
+    if (kind == 1) {
+      moments_at<L>([&](int q) { return (Real(1) - alpha) * coarse_t(offset + q * S) + alpha * coarse_next(offset + q * S); },
+                    coarse_force, rho, j);
+      return;
+    }
+    rho = 0;
+    j[0] = j[1] = j[2] = 0;
+    const int nz = L::D == 3 ? 2 : 1;
+    for (int oz = 0; oz < nz; ++oz)
+      for (int oy = 0; oy < 2; ++oy)
+        for (int ox = 0; ox < 2; ++ox) {
+          const long at = offset + shape.shift(ox, oy, oz);
+          Real r, m[3];
+          moments_at<L>([&](int q) { return fine(at + q * S); }, fine_force, r, m);
+          rho += r;
+          for (int d = 0; d < 3; ++d) j[d] += m[d];
+        }
+    const Real inv = Real(1) / Real(2 * 2 * nz);
+    rho *= inv;
+    for (int d = 0; d < 3; ++d) j[d] *= inv;
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const InterpPoint& p = points(i);
+    Real rho0, j0[3];
+    sample(1, p.centre, rho0, j0);
+    Real rho = rho0, j[3] = {j0[0], j0[1], j0[2]}, G[3][3] = {};
+    for (int a = 0; a < L::D; ++a) {
+      Real rs[2] = {rho0, rho0}, js[2][3], us[2][3];
+      int found = 0;
+      for (int s = 0; s < 2; ++s) {
+        for (int d = 0; d < 3; ++d) js[s][d] = j0[d];
+        if (p.kind[a][s] != 0) {
+          sample(p.kind[a][s], p.side[a][s], rs[s], js[s]);
+          found += s == 0 ? 1 : 2;
+        }
+        for (int d = 0; d < 3; ++d) us[s][d] = js[s][d] / rs[s];
+      }
+      // Central slope where both sides exist, one-sided where one does, flat where none.
+      const Real span = found == 3 ? Real(2) : Real(1);
+      if (found == 0) continue;
+      const Real delta = Real(0.25) * p.delta[a];
+      rho += delta * (rs[1] - rs[0]) / span;
+      for (int d = 0; d < 3; ++d) {
+        j[d] += delta * (js[1][d] - js[0][d]) / span;
+        if (found == 3) j[d] += (js[1][d] - Real(2) * j0[d] + js[0][d]) / Real(32);
+        // The slope at the ghost's centre, 1/4 coarse cell off: linear in the slope too.
+        const Real curvature = found == 3 ? us[1][d] - Real(2) * j0[d] / rho0 + us[0][d] : Real(0);
+        G[a][d] = Real(0.5) * ((us[1][d] - us[0][d]) / span + delta * curvature);  // fine units: dt halves
+      }
+    }
+    const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
+    Real f[L::Q];
+    rebuild_post_collision<L>(rho, u, G, fine_rates, f);
+    for (int q = 0; q < L::Q; ++q) fine(p.dst + q * shape.cells) = f[q];
+  }
+};
+
+// Fine-to-coarse: a refined block's cells receive the mass-weighted average of their 2^D
+// children; the children's velocity differences give the coarse strain rate.
+template <class L, class Real>
+struct AmrFineToCoarse {
+  DeviceView<Real*> coarse;  // the coarse level's t + 1 lattice
+  DeviceView<const Real*> fine;
+  DeviceView<const std::uint8_t*> coarse_flags, fine_flags;
+  DeviceView<const int*> refined;
+  DeviceView<const int* [8]> children;
+  LeafShape shape;
+  Real fine_force[3];
+  CouplingRates<Real> coarse_rates;
+
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const long per_block = shape.interior(), c = i % per_block, S = shape.cells;
+    const int r = int(i / per_block), b = refined(r);
+    const int x = int(c % shape.n), y = int((c / shape.n) % shape.n), z = int(c / (long(shape.n) * shape.n));
+    const long cell = shape.cell(x, y, z);
+    if (coarse_flags(long(b) * S + cell) != flag::fluid) return;
+    const int h = shape.n / 2;
+    const int child = children(r, (x >= h) + 2 * (y >= h) + 4 * (z >= h));
+    const long first = shape.cell(2 * (x % h), 2 * (y % h), L::D == 3 ? 2 * (z % h) : 0);
+    const int nz = L::D == 3 ? 2 : 1;
+    Real rho = 0, j[3] = {0, 0, 0}, u_side[3][2][3] = {};
+    int count = 0;
+    for (int oz = 0; oz < nz; ++oz)
+      for (int oy = 0; oy < 2; ++oy)
+        for (int ox = 0; ox < 2; ++ox) {
+          const long at = first + shape.shift(ox, oy, oz);
+          if (fine_flags(long(child) * S + at) != flag::fluid) continue;
+          const long base = long(child) * S * L::Q + at;
+          Real rc, m[3];
+          moments_at<L>([&](int q) { return fine(base + q * S); }, fine_force, rc, m);
+          rho += rc;
+          const int o[3] = {ox, oy, oz};
+          for (int d = 0; d < 3; ++d) {
+            j[d] += m[d];
+            for (int a = 0; a < 3; ++a) u_side[a][o[a]][d] += m[d] / rc;
+          }
+          ++count;
+        }
+    if (count == 0) return;
+    const int all = 4 * nz;
+    Real G[3][3] = {};
+    // Children centres lie 1/2 coarse cell apart: slope = 2 (mean of the upper half - lower half).
+    if (count == all) {
+      const Real children_j[3] = {j[0], j[1], j[2]};
+      for (int a = 0; a < L::D; ++a)
+        for (int d = 0; d < 3; ++d) G[a][d] = Real(4) * (u_side[a][1][d] - u_side[a][0][d]) / Real(all);
+      // Populations are point values: the children's mean lies (1/2)(1/4)^2 u'' per axis above
+      // the value at the coarse centre. u'' from the layers of fine cells on either side
+      // (their ghosts carry the fine level's last fill).
+      for (int a = 0; a < L::D; ++a) {
+        Real outer[3] = {0, 0, 0};
+        bool fluid = true;
+        for (int layer : {-1, 2})
+          for (int v = 0; v < 2; ++v)
+            for (int w = 0; w < nz; ++w) {
+              int o[3] = {0, 0, 0};
+              o[a] = layer;
+              o[(a + 1) % L::D] = v;
+              if (L::D == 3) o[(a + 2) % 3] = w;
+              const long at = first + shape.shift(o[0], o[1], o[2]);
+              fluid = fluid && fine_flags(long(child) * S + at) == flag::fluid;
+              if (!fluid) continue;
+              const long base = long(child) * S * L::Q + at;
+              Real rc, m[3];
+              moments_at<L>([&](int q) { return fine(base + q * S); }, fine_force, rc, m);
+              for (int d = 0; d < 3; ++d) outer[d] += m[d];
+            }
+        if (!fluid) continue;
+        // Per line of 4 fine cells u''_fine = (outer pair - inner pair) / 2 and the correction is
+        // -(1/32) 4 u''_fine; over the all/2 lines of the children's sum: -(outer - inner) / 8.
+        for (int d = 0; d < 3; ++d) j[d] -= (outer[d] - children_j[d]) / Real(8);
+      }
+    }
+    const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
+    Real f[L::Q];
+    rebuild_post_collision<L>(rho / Real(count), u, G, coarse_rates, f);
+    const long base = long(b) * S * L::Q + cell;
+    for (int q = 0; q < L::Q; ++q) coarse(base + q * S) = f[q];
+  }
+};
+
+template <class L, class Real>
+class AmrLattice final : public AmrSolver {
+ public:
+  AmrLattice(const Config& config, const DomainGeometry& domain, Forest forest);
+
+  const Forest& forest() const override { return forest_; }
+  void advance(long coarse_steps) override;
+  long step() const override { return step_; }
+  double mass() const override;
+  std::vector<AmrBlockSample> sample() const override;
+  long long fluid_leaf_cells(int level) const override { return levels_.at(level).fluid_leaf_cells; }
+  std::vector<double> level_taus() const override;
+
+  // One step of level l and, recursively, two of every finer level (public for CUDA lambdas).
+  void advance_level(int l, Real alpha);
+
+ private:
+  void setup_level(int l, const DomainGeometry& domain, const Config& config);
+  void initialise(const Config& config);
+
+  Forest forest_;
+  LeafShape shape_;
+  std::vector<AmrLevel<L, Real>> levels_;
+  std::vector<std::vector<std::uint8_t>> host_flags_;  // per level, for the next level's set-up
+  BoundaryValues<Real> bc_;
+  CollisionKind collision_;
+  long step_ = 0;
+};
+
+}  // namespace boreas

@@ -1,0 +1,300 @@
+// Definitions of amr/AmrLattice.hpp, compiled once per lattice and precision (AmrInstance.cpp.in).
+#include "amr/AmrLattice.hpp"
+
+#include <cmath>
+
+#include "core/Error.hpp"
+
+namespace boreas {
+
+namespace {
+
+int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+}  // namespace
+
+template <class L, class Real>
+AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& domain, Forest forest)
+    : forest_(std::move(forest)), shape_(forest_.leaf_size(), forest_.two_dimensional()), collision_(config.collision) {
+  if ((L::D == 2) != forest_.two_dimensional())
+    throw Error(std::string("AMR: lattice ") + L::name + " needs a " + (L::D == 2 ? "2D domain (nz = 1)" : "3D domain"));
+  bc_ = CellPhysics<Real>::make(config).bc;
+  levels_.resize(forest_.levels());
+  host_flags_.resize(forest_.levels());
+  for (int l = 0; l < forest_.levels(); ++l) setup_level(l, domain, config);
+  initialise(config);
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const Config& config) {
+  AmrLevel<L, Real>& lv = levels_[l];
+  const auto& blocks = forest_.level(l);
+  const long S = shape_.cells;
+  const int n = shape_.n;
+  lv.blocks = int(blocks.size());
+  lv.tau = level_tau(config.tau, l);
+  const std::array<double, 3> force = level_force(config.force, l);
+  lv.params = CollisionParams<Real>::make(lv.tau, config.trt_magic, force);
+  const double omega_odd = config.collision == CollisionKind::TRT ? double(lv.params.omega_minus) : 1 / lv.tau;
+  lv.rates = CouplingRates<Real>::make(lv.tau, omega_odd, force);
+  for (int k = 0; k < 2; ++k)
+    lv.f[k] = DeviceView<Real*>("amr level " + std::to_string(l), std::size_t(lv.blocks) * L::Q * S);
+
+  // Flags from the geometry at this level, ghosts included.
+  std::vector<std::uint8_t>& fl = host_flags_[l];
+  fl.assign(std::size_t(lv.blocks) * S, flag::wall);
+  const int zlo = -shape_.gz, zhi = shape_.nz + shape_.gz;
+  for (int b = 0; b < lv.blocks; ++b) {
+    const Box box = forest_.box(blocks[b]);
+    for (int z = zlo; z < zhi; ++z)
+      for (int y = -1; y <= n; ++y)
+        for (int x = -1; x <= n; ++x)
+          fl[b * S + shape_.cell(x, y, z)] = domain.flag_at_level(l, box.lo[0] + x, box.lo[1] + y, box.lo[2] + z);
+  }
+
+  const std::array<int, 3> extent{domain.cells()[0] << l, domain.cells()[1] << l,
+                                   forest_.two_dimensional() ? 1 : domain.cells()[2] << l};
+  auto wrap = [&](std::array<int, 3>& p, const std::array<int, 3>& ext) {
+    for (int d = 0; d < 3; ++d) {
+      if (domain.periodic(d)) p[d] = ((p[d] % ext[d]) + ext[d]) % ext[d];
+      if (p[d] < 0 || p[d] >= ext[d]) return false;
+    }
+    return true;
+  };
+  // Block of level m holding cell p of that level and its cell offset there; -1 when none.
+  auto locate = [&](int m, const std::array<int, 3>& p, long& cell) {
+    const int nz = shape_.nz;
+    const int b = forest_.find(m, {floor_div(p[0], n), floor_div(p[1], n), floor_div(p[2], nz)});
+    if (b < 0) return -1;
+    const Box box = forest_.box(forest_.level(m)[b]);
+    cell = shape_.cell(p[0] - box.lo[0], p[1] - box.lo[1], p[2] - box.lo[2]);
+    return b;
+  };
+
+  std::vector<long> copy_dst, copy_src;
+  std::vector<InterpPoint> points;
+  std::vector<int> leaves, refined;
+  std::vector<int> children;
+  lv.fluid_leaf_cells = 0;
+  for (int b = 0; b < lv.blocks; ++b) {
+    const ForestBlock& blk = blocks[b];
+    const Box box = forest_.box(blk);
+    if (blk.leaf()) {
+      leaves.push_back(b);
+      for (long i = 0; i < shape_.interior(); ++i) lv.fluid_leaf_cells += fl[b * S + shape_.interior_cell(i)] == flag::fluid;
+    } else {
+      refined.push_back(b);
+      for (int o = 0; o < 8; ++o) {
+        const bool exists = L::D == 3 || o < 4;
+        children.push_back(exists ? forest_.find(l + 1, {2 * blk.index[0] + (o & 1), 2 * blk.index[1] + ((o >> 1) & 1),
+                                                         L::D == 3 ? 2 * blk.index[2] + (o >> 2) : 0})
+                                  : -1);
+      }
+      continue;  // refined blocks are not stepped: their ghosts are never read
+    }
+    for (int z = zlo; z < zhi; ++z)
+      for (int y = -1; y <= n; ++y)
+        for (int x = -1; x <= n; ++x) {
+          const bool ghost = x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= shape_.nz;
+          const long cell = shape_.cell(x, y, z);
+          if (!ghost || fl[b * S + cell] != flag::fluid) continue;
+          const int dx = x < 0 ? -1 : x >= n, dy = y < 0 ? -1 : y >= n, dz = z < 0 ? -1 : z >= shape_.nz;
+          const int nb = blk.neighbours[(dx + 1) + 3 * (dy + 1) + 9 * (dz + 1)];
+          if (nb >= 0) {
+            copy_dst.push_back(long(b) * L::Q * S + cell);
+            copy_src.push_back(long(nb) * L::Q * S + shape_.cell(x - dx * n, y - dy * n, z - dz * shape_.nz));
+            continue;
+          }
+          // Inside a coarser leaf (2:1 balance: level l - 1).
+          std::array<int, 3> p{box.lo[0] + x, box.lo[1] + y, box.lo[2] + z};
+          if (!wrap(p, extent) || l == 0) throw std::logic_error("AMR: ghost without a source");
+          InterpPoint ip;
+          ip.dst = long(b) * L::Q * S + cell;
+          std::array<int, 3> P{};
+          for (int d = 0; d < 3; ++d) {
+            P[d] = d < L::D ? floor_div(p[d], 2) : p[d];
+            ip.delta[d] = d < L::D ? (p[d] - 2 * P[d] == 0 ? -1 : 1) : 0;
+          }
+          long ccell = 0;
+          const int cb = locate(l - 1, P, ccell);
+          if (cb < 0) throw std::logic_error("AMR: 2:1 balance violated at a level interface");
+          if (host_flags_[l - 1][cb * S + ccell] != flag::fluid) {
+            fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
+            continue;
+          }
+          ip.centre = long(cb) * L::Q * S + ccell;
+          const std::array<int, 3> coarse_extent{extent[0] / 2, extent[1] / 2, L::D == 3 ? extent[2] / 2 : 1};
+          for (int a = 0; a < L::D; ++a)
+            for (int s = 0; s < 2; ++s) {
+              std::array<int, 3> Q = P;
+              Q[a] += s == 0 ? -1 : 1;
+              long qcell = 0;
+              const int qb = wrap(Q, coarse_extent) ? locate(l - 1, Q, qcell) : -1;
+              if (qb < 0) continue;  // outside, or inside a leaf two levels coarser
+              if (forest_.level(l - 1)[qb].leaf()) {
+                if (host_flags_[l - 1][qb * S + qcell] != flag::fluid) continue;
+                ip.kind[a][s] = 1;
+                ip.side[a][s] = long(qb) * L::Q * S + qcell;
+              } else {
+                const std::array<int, 3> first{2 * Q[0], 2 * Q[1], L::D == 3 ? 2 * Q[2] : 0};
+                long fcell = 0;
+                const int fb = locate(l, first, fcell);
+                bool fluid = fb >= 0;
+                for (int oz = 0; fluid && oz < (L::D == 3 ? 2 : 1); ++oz)
+                  for (int oy = 0; oy < 2; ++oy)
+                    for (int ox = 0; ox < 2; ++ox) fluid = fluid && fl[fb * S + fcell + shape_.shift(ox, oy, oz)] == flag::fluid;
+                if (!fluid) continue;
+                ip.kind[a][s] = 2;
+                ip.side[a][s] = long(fb) * L::Q * S + fcell;
+              }
+            }
+          points.push_back(ip);
+        }
+  }
+  lv.flags = to_device_view("amr flags", fl);
+  lv.leaves = to_device_view("amr leaves", leaves);
+  lv.refined = to_device_view("amr refined", refined);
+  lv.copy_dst = to_device_view("amr copy dst", copy_dst);
+  lv.copy_src = to_device_view("amr copy src", copy_src);
+  lv.interp = to_device_view("amr interpolation", points);
+  lv.children = DeviceView<int* [8]>("amr children", refined.size());
+  auto h = Kokkos::create_mirror_view(lv.children);
+  for (std::size_t r = 0; r < refined.size(); ++r)
+    for (int o = 0; o < 8; ++o) h(r, o) = children[r * 8 + o];
+  Kokkos::deep_copy(lv.children, h);
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::initialise(const Config& config) {
+  if (config.initial != InitialCondition::Uniform)
+    throw Error("AMR runs start from a uniform state (initial.type = \"uniform\")");
+  Real f[L::Q];
+  for (AmrLevel<L, Real>& lv : levels_) {
+    Real u[3], G[3][3] = {};
+    for (int d = 0; d < 3; ++d) u[d] = Real(config.initial_velocity[d]);
+    rebuild_post_collision<L>(Real(config.density), u, G, lv.rates, f);
+    auto host = Kokkos::create_mirror_view(lv.f[0]);
+    const long S = shape_.cells;
+    for (long b = 0; b < lv.blocks; ++b)
+      for (int q = 0; q < L::Q; ++q)
+        for (long c = 0; c < S; ++c) host(b * L::Q * S + q * S + c) = f[q];
+    Kokkos::deep_copy(lv.f[0], host);
+    Kokkos::deep_copy(lv.f[1], host);
+  }
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::advance(long coarse_steps) {
+  for (long s = 0; s < coarse_steps; ++s) {
+    advance_level(0, Real(0));
+    ++step_;
+  }
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
+  AmrLevel<L, Real>& lv = levels_[l];
+  const long S = shape_.cells;
+  if (lv.copy_dst.extent(0) > 0) {
+    auto t = timers_.scope("ghost copies");
+    Kokkos::parallel_for("amr ghost copy", Kokkos::RangePolicy<ExecSpace>(0, lv.copy_dst.extent(0)),
+                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.copy_dst, lv.copy_src, S});
+  }
+  if (l > 0 && lv.interp.extent(0) > 0) {
+    auto t = timers_.scope("AMR interpolation");
+    const AmrLevel<L, Real>& coarse = levels_[l - 1];
+    AmrCoarseToFine<L, Real> c2f{lv.f[lv.cur], coarse.f[coarse.cur], coarse.f[1 - coarse.cur], lv.interp, shape_,
+                                 alpha, {}, {}, lv.rates};
+    for (int d = 0; d < 3; ++d) {
+      c2f.coarse_force[d] = coarse.params.force[d];
+      c2f.fine_force[d] = lv.params.force[d];
+    }
+    Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
+  }
+  {
+    auto t = timers_.scope("LBM");
+    dispatch_collision(collision_, [&](auto coll) {
+      using Collision = decltype(coll);
+      Kokkos::parallel_for("amr leaf step",
+                           Kokkos::RangePolicy<ExecSpace>(0, long(lv.leaves.extent(0)) * shape_.interior()),
+                           AmrLeafStep<L, Real, Collision>{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.leaves, shape_,
+                                                           lv.params, bc_});
+    });
+  }
+  if (l + 1 < int(levels_.size())) {
+    advance_level(l + 1, Real(0));
+    advance_level(l + 1, Real(0.5));
+    auto t = timers_.scope("AMR restriction");
+    const AmrLevel<L, Real>& fine = levels_[l + 1];
+    AmrFineToCoarse<L, Real> f2c{lv.f[1 - lv.cur], fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children,
+                                 shape_, {}, lv.rates};
+    for (int d = 0; d < 3; ++d) f2c.fine_force[d] = fine.params.force[d];
+    Kokkos::parallel_for("amr fine to coarse",
+                         Kokkos::RangePolicy<ExecSpace>(0, long(lv.refined.extent(0)) * shape_.interior()), f2c);
+  }
+  lv.cur = 1 - lv.cur;
+}
+
+template <class L, class Real>
+double AmrLattice<L, Real>::mass() const {
+  double total = 0;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const AmrLevel<L, Real>& lv = levels_[l];
+    const DeviceView<const Real*> f = lv.f[lv.cur];
+    const DeviceView<const std::uint8_t*> flags = lv.flags;
+    const DeviceView<const int*> leaves = lv.leaves;
+    const LeafShape shape = shape_;
+    double level_mass = 0;
+    Kokkos::parallel_reduce(
+        "amr mass", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
+        KOKKOS_LAMBDA(long i, double& sum) {
+          const int b = leaves(i / shape.interior());
+          const long cell = shape.interior_cell(i % shape.interior());
+          if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
+          for (int q = 0; q < L::Q; ++q) sum += double(f((long(b) * L::Q + q) * shape.cells + cell));
+        },
+        level_mass);
+    total += std::ldexp(level_mass, -L::D * l);
+  }
+  return total;
+}
+
+template <class L, class Real>
+std::vector<AmrBlockSample> AmrLattice<L, Real>::sample() const {
+  std::vector<AmrBlockSample> out;
+  const long S = shape_.cells;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const AmrLevel<L, Real>& lv = levels_[l];
+    auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
+    const std::vector<std::uint8_t>& fl = host_flags_[l];
+    Real force[3];
+    for (int d = 0; d < 3; ++d) force[d] = lv.params.force[d];
+    for (int b = 0; b < lv.blocks; ++b) {
+      AmrBlockSample s;
+      s.level = l;
+      s.box = forest_.box(forest_.level(l)[b]);
+      s.leaf = forest_.level(l)[b].leaf();
+      for (long i = 0; i < shape_.interior(); ++i) {
+        const long cell = shape_.interior_cell(i);
+        const std::uint8_t flag = fl[b * S + cell];
+        s.flags.push_back(flag);
+        Real rho = 0, j[3] = {0, 0, 0};
+        if (flag == flag::fluid)
+          moments_at<L>([&](int q) { return f((long(b) * L::Q + q) * S + cell); }, force, rho, j);
+        s.density.push_back(flag == flag::fluid ? double(rho) : 0.0);
+        for (int d = 0; d < 3; ++d) s.velocity.push_back(flag == flag::fluid ? double(j[d] / rho) : 0.0);
+      }
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+template <class L, class Real>
+std::vector<double> AmrLattice<L, Real>::level_taus() const {
+  std::vector<double> t;
+  for (const auto& lv : levels_) t.push_back(lv.tau);
+  return t;
+}
+
+}  // namespace boreas

@@ -1,0 +1,60 @@
+#pragma once
+// A run on a block forest (amr/Forest.hpp) with multi-time-step subcycling (seed 000 Fig. 2),
+// behind a type-erased interface so that drivers and tests choose lattice and precision at run
+// time. One rank (issue 13 A); every level holds all its blocks, leaves and refined ones.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "amr/Forest.hpp"
+#include "core/Config.hpp"
+#include "core/Timers.hpp"
+#include "lbm/field/Geometry.hpp"
+
+namespace boreas {
+
+// One block's macroscopic fields on the host: interior cells, x fastest.
+struct AmrBlockSample {
+  int level = 0;
+  Box box;  // in the cell coordinates of its level
+  bool leaf = true;
+  std::vector<double> density, velocity;  // velocity: 3 per cell
+  std::vector<std::uint8_t> flags;
+};
+
+class AmrSolver {
+ public:
+  static std::unique_ptr<AmrSolver> create(const Config& config, const DomainGeometry& domain, Forest forest);
+  virtual ~AmrSolver() = default;
+
+  virtual const Forest& forest() const = 0;
+  // Advances every level by `coarse_steps` level-0 steps (2^l steps of level l each).
+  virtual void advance(long coarse_steps) = 0;
+  virtual long step() const = 0;  // level-0 steps done
+  // Mass of the leaves' fluid cells in level-0 cell volumes (a level-l cell weighs 2^(-D l)).
+  virtual double mass() const = 0;
+  // Every block of every level (refined blocks hold the average of their children).
+  virtual std::vector<AmrBlockSample> sample() const = 0;
+  virtual long long fluid_leaf_cells(int level) const = 0;
+  // Cell updates per level-0 step: sum over levels of 2^l x (fluid leaf cells of level l), the
+  // level-weighted count of waLBerla and seed 000.
+  long long updates_per_step() const;
+  // The relaxation time of each level (acoustic scaling, amr/Coupling.hpp).
+  virtual std::vector<double> level_taus() const = 0;
+  Timers& timers() { return timers_; }
+
+ protected:
+  Timers timers_;
+};
+
+// One lattice and precision (amr/AmrLattice.hpp; specialised in the generated instance units).
+template <class L, class Real>
+std::unique_ptr<AmrSolver> make_amr_solver(const Config& config, const DomainGeometry& domain, Forest forest);
+
+// The forest a deck asks for: level-0 blocks of amr.leaf_size cells refined where its
+// [[amr.region]] entries want, with 2:1 balance. Blocks touching an inlet or outlet face stay on
+// level 0 (their boundary rule assumes one level); a balance that would refine one is refused.
+Forest build_forest(const Config& config, const DomainGeometry& domain);
+
+}  // namespace boreas

@@ -1,0 +1,92 @@
+#pragma once
+// Level coupling of the AMR grid (seed 000 §III, ../shared/PAPERS.md A), per cell.
+//
+// Acoustic scaling: dx and dt halve per level, so lattice velocities are equal on every level,
+// (tau_l - 1/2) = 2^l (tau_0 - 1/2) (seed 000 Eq. 7), a body force (an acceleration, dx/dt^2)
+// halves per level and velocity gradients (1/dt) halve too.
+//
+// Populations crossing a level are rebuilt from density, velocity and velocity gradient under the
+// target level's relaxation rates: what BGK or TRT would produce from the Chapman-Enskog state
+//   f = f_eq(rho, u) - 3 tau rho w_q Q_q:G - (3/2) w_q c_q.F,   Q_q = c_q c_q - I/3,
+// (its first moment rho u - F/2, the Guo scheme's pre-collision momentum). Collision multiplies the
+// even non-equilibrium by (1 - 1/tau), so the stored post-collision state carries
+// -3 (tau - 1) rho w_q Q_q:G and nothing divides by tau - 1. Rescaling stored post-collision
+// non-equilibrium parts by (tau_f - 1) / (2 (tau_c - 1)) (seed 000 Eq. 8 applied after collision)
+// is singular at tau_c = 1, where the post-collision state holds no strain rate at all; here the
+// gradient comes from the velocity field itself (finite differences of the source level), which
+// every tau can use. The rebuilt state keeps density and momentum exactly and drops the
+// non-hydrodynamic (ghost) moments, a regularised coupling.
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cmath>
+
+#include "lbm/physics/Collision.hpp"
+
+namespace boreas {
+
+inline double level_tau(double tau0, int level) { return 0.5 + std::ldexp(tau0 - 0.5, level); }
+
+inline std::array<double, 3> level_force(const std::array<double, 3>& force0, int level) {
+  return {std::ldexp(force0[0], -level), std::ldexp(force0[1], -level), std::ldexp(force0[2], -level)};
+}
+
+// The relaxation rates a rebuilt state is relaxed with: the even rate is 1/tau, the odd one
+// TRT's antisymmetric rate or, for BGK, 1/tau as well.
+template <class Real>
+struct CouplingRates {
+  Real tau_minus_one = 0;  // tau - 1, exact at tau = 1
+  Real omega = 1, omega_odd = 1;
+  Real force[3] = {0, 0, 0};
+
+  static CouplingRates make(double tau, double omega_odd, const std::array<double, 3>& force) {
+    CouplingRates r;
+    r.tau_minus_one = Real(tau - 1);
+    r.omega = Real(1 / tau);
+    r.omega_odd = Real(omega_odd);
+    for (int d = 0; d < 3; ++d) r.force[d] = Real(force[d]);
+    return r;
+  }
+};
+
+// Post-collision populations of a cell with density rho, velocity u (the Guo velocity, forces
+// half-applied) and velocity gradient G[a][b] = d u_b / d x_a, in the target level's units.
+template <class L, class Real>
+KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3], const Real (&G)[3][3],
+                                                   const CouplingRates<Real>& r, Real (&f)[L::Q]) {
+  const Real usq15 = Real(1.5) * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  const Real uF = u[0] * r.force[0] + u[1] * r.force[1] + u[2] * r.force[2];
+  const Real trace_third = (G[0][0] + G[1][1] + G[2][2]) / Real(3);
+  const Real even_scale = Real(-3) * r.tau_minus_one * rho;
+  const Real odd_scale = Real(-1.5) * (Real(1) - r.omega_odd);
+  const Real w_even = Real(1) - Real(0.5) * r.omega, w_odd = Real(1) - Real(0.5) * r.omega_odd;
+  static_for<L::Q>([&](auto qc) {
+    constexpr int q = decltype(qc)::value;
+    constexpr Real w = Real(L::w(q));
+    const Real cu = dot_c<L, q>(u);
+    const Real cF = dot_c<L, q>(r.force);
+    Real QG = -trace_third;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) QG += Real(L::c(q, a) * L::c(q, b)) * G[a][b];
+    f[q] = w * (rho * (Real(1) + Real(3) * cu + Real(4.5) * cu * cu - usq15) + even_scale * QG + odd_scale * cF +
+                w_even * (Real(9) * cu * cF - Real(3) * uF) + w_odd * Real(3) * cF);
+  });
+}
+
+// Density and momentum of stored post-collision populations, with the half force that belongs
+// to the next step removed: rho u = sum c f - F/2 (Boundary.hpp post_collision_velocity).
+template <class L, class Real>
+KOKKOS_INLINE_FUNCTION void post_collision_moments(const Real (&f)[L::Q], const Real (&force)[3], Real& rho,
+                                                   Real (&j)[3]) {
+  rho = 0;
+  j[0] = j[1] = j[2] = 0;
+  static_for<L::Q>([&](auto qc) {
+    constexpr int q = decltype(qc)::value;
+    rho += f[q];
+    for (int d = 0; d < 3; ++d)
+      if (L::c(q, d) != 0) j[d] += Real(L::c(q, d)) * f[q];
+  });
+  for (int d = 0; d < 3; ++d) j[d] -= Real(0.5) * force[d];
+}
+
+}  // namespace boreas
