@@ -145,10 +145,17 @@ std::string summary_text(const Json& r) {
     out += line;
   };
   const double wall = r["wall_time_s"].get<double>();
-  add("%s: %s after %lld steps, %.2f MLUPS, %.2f s, fields_hash %s\n",
-      r["config"]["name"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
-      static_cast<long long>(r["steps"].get<std::int64_t>()), r["mlups"].get<double>(), wall,
-      r["fields_hash"].get<std::string>().c_str());
+  add("%s: %s after %lld steps, %.2f %sMLUPS, %.2f s", r["config"]["name"].get<std::string>().c_str(),
+      r["status"].get<std::string>().c_str(), static_cast<long long>(r["steps"].get<std::int64_t>()),
+      r["mlups"].get<double>(), member(r, "amr") ? "level-weighted " : "", wall);
+  if (const Json* h = member(r, "fields_hash")) add(", fields_hash %s", h->get<std::string>().c_str());
+  out += "\n";
+  if (const Json* a = member(r, "amr")) {
+    out += "  AMR leaf cells per level:";
+    for (const auto& l : (*a)["levels"])
+      add(" %lld", static_cast<long long>(l["fluid_leaf_cells"].get<std::int64_t>()));
+    add("; uniform-finest equivalent %.2f MLUPS\n", (*a)["uniform_finest_equivalent_mlups"].get<double>());
+  }
   if (const Json* k = member(r, "kernel_choice")) {
     add("  kernel \"auto\": %s (tile %lld, %s), %s", (*k)["chosen"].get<std::string>().c_str(),
         static_cast<long long>(k->contains("tile") ? (*k)["tile"].get<std::int64_t>() : 0),

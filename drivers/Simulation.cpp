@@ -1,4 +1,5 @@
 #include "drivers/Simulation.hpp"
+#include "drivers/AmrRun.hpp"
 
 #include <unistd.h>
 
@@ -354,6 +355,7 @@ class Progress {
 }  // namespace
 
 Json run_deck(const Config& config, const RunOptions& options) {
+  if (config.amr.enabled) return run_amr_deck(config, options);
   auto sim = Simulation::create(config, options.comm);
   const bool root = sim->rank() == 0;
   Timers& timers = sim->timers();

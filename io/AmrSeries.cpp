@@ -1,0 +1,188 @@
+#include "io/AmrSeries.hpp"
+
+#include <vtkAMRBox.h>
+#include <vtkAMRUtilities.h>
+#include <vtkCellData.h>
+#include <vtkDoubleArray.h>
+#include <vtkNew.h>
+#include <vtkOverlappingAMR.h>
+#include <vtkStructuredData.h>
+#include <vtkUniformGrid.h>
+#include <vtkUnsignedCharArray.h>
+#include <vtkXMLUniformGridAMRWriter.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace boreas {
+
+std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> merge_blocks(std::vector<std::array<int, 3>> corners) {
+  // (z, y, x) order, so that the first remaining block starts each box.
+  auto zyx = [](const std::array<int, 3>& a) { return std::array<int, 3>{a[2], a[1], a[0]}; };
+  std::set<std::array<int, 3>> left;
+  for (const auto& c : corners) left.insert(zyx(c));
+  std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> boxes;
+  while (!left.empty()) {
+    const std::array<int, 3> s = *left.begin();  // z, y, x
+    auto all_in = [&](int z0, int z1, int y0, int y1, int x0, int x1) {
+      for (int z = z0; z < z1; ++z)
+        for (int y = y0; y < y1; ++y)
+          for (int x = x0; x < x1; ++x)
+            if (!left.count({z, y, x})) return false;
+      return true;
+    };
+    int x1 = s[2] + 1, y1 = s[1] + 1, z1 = s[0] + 1;
+    while (all_in(s[0], z1, s[1], y1, x1, x1 + 1)) ++x1;
+    while (all_in(s[0], z1, y1, y1 + 1, s[2], x1)) ++y1;
+    while (all_in(z1, z1 + 1, s[1], y1, s[2], x1)) ++z1;
+    for (int z = s[0]; z < z1; ++z)
+      for (int y = s[1]; y < y1; ++y)
+        for (int x = s[2]; x < x1; ++x) left.erase({z, y, x});
+    boxes.push_back({{s[2], s[1], s[0]}, {x1, y1, z1}});
+  }
+  return boxes;
+}
+
+namespace {
+
+std::string padded_step(long step) {
+  std::string s = std::to_string(step);
+  return std::string(s.size() < 6 ? 6 - s.size() : 0, '0') + s;
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out) throw std::runtime_error("AmrSeries: cannot write " + tmp);
+  }
+  fs::rename(tmp, path);
+}
+
+template <class T, class Array>
+void add_array(vtkCellData* cd, const char* name, const std::vector<T>& data, int ncomp) {
+  vtkNew<Array> a;
+  a->SetName(name);
+  a->SetNumberOfComponents(ncomp);
+  a->SetNumberOfTuples(static_cast<vtkIdType>(data.size() / static_cast<std::size_t>(ncomp)));
+  std::copy(data.begin(), data.end(), a->GetPointer(0));
+  cd->AddArray(a);
+}
+
+}  // namespace
+
+AmrSeries::AmrSeries(std::string directory, std::string basename, bool two_dimensional)
+    : directory_(std::move(directory)), basename_(std::move(basename)), two_d_(two_dimensional) {
+  fs::create_directories(directory_);
+}
+
+std::string AmrSeries::pvd_path() const { return (fs::path(directory_) / (basename_ + ".pvd")).string(); }
+std::string AmrSeries::vthb_name(long step) const { return basename_ + "_" + padded_step(step) + ".vthb"; }
+
+std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrPatch>& patches) {
+  int levels = 0;
+  for (const AmrPatch& p : patches) levels = std::max(levels, p.level + 1);
+  // Per level: the patches by lower corner in block units, and the merged boxes.
+  std::vector<std::map<std::array<int, 3>, const AmrPatch*>> by_corner(levels);
+  std::vector<std::array<int, 3>> size(levels);
+  for (const AmrPatch& p : patches) {
+    for (int d = 0; d < 3; ++d) size[p.level][d] = p.hi[d] - p.lo[d];
+    by_corner[p.level][{p.lo[0] / size[p.level][0], p.lo[1] / size[p.level][1], p.lo[2] / size[p.level][2]}] = &p;
+  }
+  std::vector<std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>>> boxes(levels);
+  std::vector<int> counts(levels);
+  for (int l = 0; l < levels; ++l) {
+    std::vector<std::array<int, 3>> corners;
+    for (const auto& [c, p] : by_corner[l]) corners.push_back(c);
+    boxes[l] = merge_blocks(corners);
+    counts[l] = int(boxes[l].size());
+  }
+
+  vtkNew<vtkOverlappingAMR> amr;
+  amr->Initialize(levels, counts.data());
+  const double origin[3] = {0, 0, 0};
+  amr->SetOrigin(origin);
+  amr->SetGridDescription(VTK_XYZ_GRID);
+  for (int l = 0; l < levels; ++l) {
+    const double h = std::ldexp(1.0, -l);
+    const double spacing[3] = {h, h, two_d_ ? 1.0 : h};
+    amr->SetSpacing(l, spacing);
+    if (l + 1 < levels) amr->SetRefinementRatio(l, 2);
+    for (int i = 0; i < counts[l]; ++i) {
+      const auto& [blo, bhi] = boxes[l][i];
+      int lo[3], hi[3], n[3];
+      for (int d = 0; d < 3; ++d) {
+        lo[d] = blo[d] * size[l][d];
+        hi[d] = bhi[d] * size[l][d] - 1;
+        n[d] = hi[d] - lo[d] + 1;
+      }
+      amr->SetAMRBox(l, i, vtkAMRBox(lo, hi));
+      const std::size_t cells = std::size_t(n[0]) * n[1] * n[2];
+      std::vector<double> density(cells), velocity(3 * cells), level(cells, l);
+      std::vector<std::uint8_t> flags(cells);
+      for (int bz = blo[2]; bz < bhi[2]; ++bz)
+        for (int by = blo[1]; by < bhi[1]; ++by)
+          for (int bx = blo[0]; bx < bhi[0]; ++bx) {
+            const AmrPatch& p = *by_corner[l].at({bx, by, bz});
+            const auto& s = size[l];
+            for (int z = 0; z < s[2]; ++z)
+              for (int y = 0; y < s[1]; ++y)
+                for (int x = 0; x < s[0]; ++x) {
+                  const std::size_t src = (std::size_t(z) * s[1] + y) * s[0] + x;
+                  const std::size_t dst =
+                      (std::size_t(p.lo[2] + z - lo[2]) * n[1] + (p.lo[1] + y - lo[1])) * n[0] + (p.lo[0] + x - lo[0]);
+                  density[dst] = p.density[src];
+                  for (int d = 0; d < 3; ++d) velocity[3 * dst + d] = p.velocity[3 * src + d];
+                  flags[dst] = p.flags[src];
+                }
+          }
+      vtkNew<vtkUniformGrid> grid;
+      const double box_origin[3] = {lo[0] * spacing[0], lo[1] * spacing[1], lo[2] * spacing[2]};
+      grid->SetOrigin(box_origin);
+      grid->SetSpacing(spacing);
+      grid->SetDimensions(n[0] + 1, n[1] + 1, n[2] + 1);
+      vtkCellData* cd = grid->GetCellData();
+      add_array<double, vtkDoubleArray>(cd, "density", density, 1);
+      add_array<double, vtkDoubleArray>(cd, "velocity", velocity, 3);
+      add_array<double, vtkDoubleArray>(cd, "level", level, 1);
+      add_array<std::uint8_t, vtkUnsignedCharArray>(cd, "flags", flags, 1);
+      cd->SetActiveScalars("density");
+      cd->SetActiveVectors("velocity");
+      amr->SetDataSet(l, i, grid);
+    }
+  }
+  amr->GenerateParentChildInformation();
+  vtkAMRUtilities::BlankCells(amr);
+
+  const std::string name = vthb_name(step);
+  const std::string path = (fs::path(directory_) / name).string();
+  vtkNew<vtkXMLUniformGridAMRWriter> writer;
+  writer->SetFileName(path.c_str());
+  writer->SetInputData(amr);
+  writer->SetDataModeToAppended();
+  writer->EncodeAppendedDataOff();
+  writer->SetCompressorTypeToZLib();
+  if (writer->Write() != 1) throw std::runtime_error("AmrSeries: cannot write " + path);
+  files_.push_back(path);
+
+  entries_.push_back({time, name});
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
+  for (const auto& [t, file] : entries_)
+    x << "    <DataSet timestep=\"" << t << "\" group=\"\" part=\"0\" file=\"" << file << "\"/>\n";
+  x << "  </Collection>\n</VTKFile>\n";
+  write_text_atomically(pvd_path(), x.str());
+  if (entries_.size() == 1) files_.push_back(pvd_path());
+  return counts;
+}
+
+}  // namespace boreas

@@ -1,0 +1,54 @@
+// Boreas — ParaView-readable time series of AMR results (vtkOverlappingAMR).
+//
+// Per output: <dir>/<base>_<step>.vthb with one .vti per merged box under <dir>/<base>_<step>/
+// (VTK's vtkXMLUniformGridAMRWriter layout): the blocks of each level are merged into as few
+// boxes as a greedy sweep finds (x runs, then y, then z), not one file per leaf. Cells covered by
+// a finer level are blanked (vtkGhostType), so ParaView shows each point once. Arrays on cells:
+// density, velocity, flags, level. <dir>/<base>.pvd lists the outputs (rewritten atomically).
+//
+// Geometry: level-0 cells have size 1 and the domain starts at 0; a level-l cell has size 2^-l
+// (along z too, except in 2D, where every level is one layer of thickness 1).
+//
+// Plain host C++17 (no Kokkos, no VTK types in the interface), like VtkSeries.hpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace boreas {
+
+// One block of one level: a box of cells in that level's coordinates, x fastest.
+struct AmrPatch {
+  int level = 0;
+  std::array<int, 3> lo{}, hi{};  // [lo, hi)
+  std::vector<double> density, velocity;
+  std::vector<std::uint8_t> flags;
+};
+
+class AmrSeries {
+ public:
+  AmrSeries(std::string directory, std::string basename, bool two_dimensional);
+
+  // Writes one output; patches of one level must have equal sizes and not overlap. Returns the
+  // number of boxes written per level. Throws std::runtime_error on I/O failure.
+  std::vector<int> write(long step, double time, const std::vector<AmrPatch>& patches);
+
+  const std::vector<std::string>& files_written() const { return files_; }
+  std::string pvd_path() const;
+  std::string vthb_name(long step) const;  // relative to the directory
+
+ private:
+  std::string directory_, basename_;
+  bool two_d_;
+  std::vector<std::pair<double, std::string>> entries_;
+  std::vector<std::string> files_;
+};
+
+// Greedy merge of equal-sized blocks (given by their lower corners, in units of the block size)
+// into boxes [lo, hi) in the same units; every block lands in exactly one box.
+std::vector<std::pair<std::array<int, 3>, std::array<int, 3>>> merge_blocks(std::vector<std::array<int, 3>> corners);
+
+}  // namespace boreas
