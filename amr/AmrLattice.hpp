@@ -54,16 +54,37 @@ struct LeafShape {
   KOKKOS_INLINE_FUNCTION long shift(int cx, int cy, int cz) const { return cx + sx * (cy + long(sy) * cz); }
 };
 
-// A ghost cell filled from the coarser level: the coarse cell holding it and, per axis and side,
-// where the interpolation slope reads (kind 0: nowhere, one-sided or flat; 1: a coarse cell;
-// 2: the first of a refined coarse cell's children on the fine level itself).
+// A ghost cell filled from the coarser level: the coarse cell holding it and, per axis, side and
+// distance (1, 2 coarse cells), where the interpolation stencil reads (kind 0: nowhere; 1: a
+// coarse cell; 2: the first of a refined coarse cell's children on the fine level itself).
 struct InterpPoint {
   long dst = 0;     // population offset (block * Q * S + cell) of the ghost on the fine level
   long centre = 0;  // population offset of the coarse cell on the coarse level
-  long side[3][2] = {};
-  std::int8_t kind[3][2] = {};
+  long side[3][2][2] = {};  // [axis][side -, +][distance 1, 2]
+  std::int8_t kind[3][2][2] = {};
   std::int8_t delta[3] = {};  // -1 / +1: the ghost's centre at -1/4 / +1/4 coarse cell
+  std::int8_t across[3] = {};  // 1 along the axes on which the ghost lies outside its block
 };
+
+// Slope and curvature at a coarse cell along one axis from the cell (c) and its neighbours at
+// -2, -1, +1, +2 (have[k] says which exist): central where both neighbours exist, one-sided of
+// second order where the far cell on the existing side does (walls, coarser leaves), first order
+// otherwise, flat without neighbours.
+template <class Real>
+KOKKOS_INLINE_FUNCTION void slope_and_curvature(Real c, const Real (&v)[4], const bool (&have)[4], Real& slope,
+                                                Real& curvature) {
+  slope = curvature = 0;
+  if (have[1] && have[2]) {
+    slope = Real(0.5) * (v[2] - v[1]);
+    curvature = v[2] - Real(2) * c + v[1];
+  } else if (have[2]) {
+    slope = have[3] ? Real(0.5) * (Real(4) * v[2] - Real(3) * c - v[3]) : v[2] - c;
+    curvature = have[3] ? c - Real(2) * v[2] + v[3] : Real(0);
+  } else if (have[1]) {
+    slope = have[0] ? Real(0.5) * (Real(3) * c - Real(4) * v[1] + v[0]) : c - v[1];
+    curvature = have[0] ? c - Real(2) * v[1] + v[0] : Real(0);
+  }
+}
 
 template <class L, class Real>
 struct AmrLevel {
@@ -72,6 +93,7 @@ struct AmrLevel {
   DeviceView<std::uint8_t*> flags;
   DeviceView<int*> leaves, refined;
   DeviceView<int* [8]> children;  // per refined block (by position in `refined`), child by octant
+  DeviceView<std::uint8_t*> leaf_faces;  // per refined block: bit 2a + side set where that face neighbour is a leaf
   DeviceView<long*> copy_dst, copy_src;
   DeviceView<InterpPoint*> interp;
   CollisionParams<Real> params;
@@ -176,27 +198,30 @@ struct AmrCoarseToFine {
     sample(1, p.centre, rho0, j0);
     Real rho = rho0, j[3] = {j0[0], j0[1], j0[2]}, G[3][3] = {};
     for (int a = 0; a < L::D; ++a) {
-      Real rs[2] = {rho0, rho0}, js[2][3], us[2][3];
-      int found = 0;
-      for (int s = 0; s < 2; ++s) {
-        for (int d = 0; d < 3; ++d) js[s][d] = j0[d];
-        if (p.kind[a][s] != 0) {
-          sample(p.kind[a][s], p.side[a][s], rs[s], js[s]);
-          found += s == 0 ? 1 : 2;
-        }
-        for (int d = 0; d < 3; ++d) us[s][d] = js[s][d] / rs[s];
+      // Neighbours at -2, -1, +1, +2 coarse cells.
+      Real rs[4] = {}, js[4][3] = {}, us[4][3] = {};
+      bool have[4];
+      for (int k = 0; k < 4; ++k) {
+        const int s = k / 2, dist = k == 0 || k == 3 ? 1 : 0;
+        have[k] = p.kind[a][s][dist] != 0;
+        if (!have[k]) continue;
+        sample(p.kind[a][s][dist], p.side[a][s][dist], rs[k], js[k]);
+        for (int d = 0; d < 3; ++d) us[k][d] = js[k][d] / rs[k];
       }
-      // Central slope where both sides exist, one-sided where one does, flat where none.
-      const Real span = found == 3 ? Real(2) : Real(1);
-      if (found == 0) continue;
       const Real delta = Real(0.25) * p.delta[a];
-      rho += delta * (rs[1] - rs[0]) / span;
+      Real slope, curvature;
+      // Density linear: the 2^D ghosts of one coarse cell average to it exactly.
+      slope_and_curvature(rho0, rs, have, slope, curvature);
+      rho += delta * slope;
       for (int d = 0; d < 3; ++d) {
-        j[d] += delta * (js[1][d] - js[0][d]) / span;
-        if (found == 3) j[d] += (js[1][d] - Real(2) * j0[d] + js[0][d]) / Real(32);
-        // The slope at the ghost's centre, 1/4 coarse cell off: linear in the slope too.
-        const Real curvature = found == 3 ? us[1][d] - Real(2) * j0[d] / rho0 + us[0][d] : Real(0);
-        G[a][d] = Real(0.5) * ((us[1][d] - us[0][d]) / span + delta * curvature);  // fine units: dt halves
+        // Momentum: populations are point values, so across the interface the curvature enters
+        // at (1/2)(1/4)^2. Along it, the ghosts of one coarse cell must carry its flux: linear.
+        Real jv[4] = {js[0][d], js[1][d], js[2][d], js[3][d]}, uv[4] = {us[0][d], us[1][d], us[2][d], us[3][d]};
+        slope_and_curvature(j0[d], jv, have, slope, curvature);
+        j[d] += delta * slope + (p.across[a] ? curvature / Real(32) : Real(0));
+        // The velocity gradient at the ghost's centre, in fine lattice units (dt halves).
+        slope_and_curvature(j0[d] / rho0, uv, have, slope, curvature);
+        G[a][d] = Real(0.5) * (slope + delta * curvature);
       }
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
@@ -215,6 +240,7 @@ struct AmrFineToCoarse {
   DeviceView<const std::uint8_t*> coarse_flags, fine_flags;
   DeviceView<const int*> refined;
   DeviceView<const int* [8]> children;
+  DeviceView<const std::uint8_t*> leaf_faces;
   LeafShape shape;
   Real fine_force[3];
   CouplingRates<Real> coarse_rates;
@@ -229,7 +255,9 @@ struct AmrFineToCoarse {
     const int child = children(r, (x >= h) + 2 * (y >= h) + 4 * (z >= h));
     const long first = shape.cell(2 * (x % h), 2 * (y % h), L::D == 3 ? 2 * (z % h) : 0);
     const int nz = L::D == 3 ? 2 : 1;
-    Real rho = 0, j[3] = {0, 0, 0}, u_side[3][2][3] = {};
+    // Momentum sums per axis over the children layers: [0] the layer below the children (fine
+    // neighbours or ghosts), [1], [2] the children's two layers, [3] the layer above.
+    Real rho = 0, j[3] = {0, 0, 0}, layer_j[3][4][3] = {}, u_side[3][2][3] = {};
     int count = 0;
     for (int oz = 0; oz < nz; ++oz)
       for (int oy = 0; oy < 2; ++oy)
@@ -243,43 +271,59 @@ struct AmrFineToCoarse {
           const int o[3] = {ox, oy, oz};
           for (int d = 0; d < 3; ++d) {
             j[d] += m[d];
-            for (int a = 0; a < 3; ++a) u_side[a][o[a]][d] += m[d] / rc;
+            for (int a = 0; a < 3; ++a) {
+              u_side[a][o[a]][d] += m[d] / rc;
+              layer_j[a][1 + o[a]][d] += m[d];
+            }
           }
           ++count;
         }
     if (count == 0) return;
     const int all = 4 * nz;
     Real G[3][3] = {};
-    // Children centres lie 1/2 coarse cell apart: slope = 2 (mean of the upper half - lower half).
     if (count == all) {
-      const Real children_j[3] = {j[0], j[1], j[2]};
+      // Children centres lie 1/2 coarse cell apart: slope = 2 (mean of the upper half - lower half).
       for (int a = 0; a < L::D; ++a)
         for (int d = 0; d < 3; ++d) G[a][d] = Real(4) * (u_side[a][1][d] - u_side[a][0][d]) / Real(all);
       // Populations are point values: the children's mean lies (1/2)(1/4)^2 u'' per axis above
-      // the value at the coarse centre. u'' from the layers of fine cells on either side
-      // (their ghosts carry the fine level's last fill).
+      // the value at the coarse centre, which coarser leaves across the interface read. u'' from
+      // the fine layers on either side where they are fluid (their ghosts carry the fine level's
+      // last fill), one-sided at walls.
+      const int at[3] = {x, y, z};
       for (int a = 0; a < L::D; ++a) {
-        Real outer[3] = {0, 0, 0};
-        bool fluid = true;
-        for (int layer : {-1, 2})
+        // Only across an interface: along it the children's mean carries the coarse flux.
+        const bool across = (at[a] == 0 && (leaf_faces(r) >> (2 * a) & 1)) ||
+                            (at[a] == shape.n - 1 && (leaf_faces(r) >> (2 * a + 1) & 1));
+        if (!across) continue;
+        bool fluid[2] = {true, true};
+        for (int side = 0; side < 2; ++side)
           for (int v = 0; v < 2; ++v)
             for (int w = 0; w < nz; ++w) {
               int o[3] = {0, 0, 0};
-              o[a] = layer;
+              o[a] = side == 0 ? -1 : 2;
               o[(a + 1) % L::D] = v;
               if (L::D == 3) o[(a + 2) % 3] = w;
               const long at = first + shape.shift(o[0], o[1], o[2]);
-              fluid = fluid && fine_flags(long(child) * S + at) == flag::fluid;
-              if (!fluid) continue;
+              fluid[side] = fluid[side] && fine_flags(long(child) * S + at) == flag::fluid;
+              if (!fluid[side]) continue;
               const long base = long(child) * S * L::Q + at;
               Real rc, m[3];
               moments_at<L>([&](int q) { return fine(base + q * S); }, fine_force, rc, m);
-              for (int d = 0; d < 3; ++d) outer[d] += m[d];
+              for (int d = 0; d < 3; ++d) layer_j[a][side == 0 ? 0 : 3][d] += m[d];
             }
-        if (!fluid) continue;
-        // Per line of 4 fine cells u''_fine = (outer pair - inner pair) / 2 and the correction is
-        // -(1/32) 4 u''_fine; over the all/2 lines of the children's sum: -(outer - inner) / 8.
-        for (int d = 0; d < 3; ++d) j[d] -= (outer[d] - children_j[d]) / Real(8);
+        // Second differences summed over the all/2 lines of fine cells along a; the coarse
+        // value is the mean minus (1/32) (4 u''_fine) per line: -(sum of u''_fine) / 4 on the sum.
+        for (int d = 0; d < 3; ++d) {
+          const Real* L4[4] = {layer_j[a][0], layer_j[a][1], layer_j[a][2], layer_j[a][3]};
+          Real second = 0;
+          if (fluid[0] && fluid[1])
+            second = Real(0.5) * (L4[0][d] - L4[1][d] - L4[2][d] + L4[3][d]);
+          else if (fluid[1])
+            second = L4[1][d] - Real(2) * L4[2][d] + L4[3][d];
+          else if (fluid[0])
+            second = L4[0][d] - Real(2) * L4[1][d] + L4[2][d];
+          j[d] -= second / Real(4);
+        }
       }
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};

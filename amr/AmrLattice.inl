@@ -75,6 +75,7 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
   std::vector<InterpPoint> points;
   std::vector<int> leaves, refined;
   std::vector<int> children;
+  std::vector<std::uint8_t> leaf_faces;
   lv.fluid_leaf_cells = 0;
   for (int b = 0; b < lv.blocks; ++b) {
     const ForestBlock& blk = blocks[b];
@@ -84,6 +85,15 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
       for (long i = 0; i < shape_.interior(); ++i) lv.fluid_leaf_cells += fl[b * S + shape_.interior_cell(i)] == flag::fluid;
     } else {
       refined.push_back(b);
+      std::uint8_t faces = 0;
+      for (int a = 0; a < L::D; ++a)
+        for (int side = 0; side < 2; ++side) {
+          int dir[3] = {1, 1, 1};
+          dir[a] = side == 0 ? 0 : 2;
+          const int nb = blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]];
+          if (nb >= 0 && blocks[nb].leaf()) faces |= std::uint8_t(1 << (2 * a + side));
+        }
+      leaf_faces.push_back(faces);
       for (int o = 0; o < 8; ++o) {
         const bool exists = L::D == 3 || o < 4;
         children.push_back(exists ? forest_.find(l + 1, {2 * blk.index[0] + (o & 1), 2 * blk.index[1] + ((o >> 1) & 1),
@@ -110,6 +120,14 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
           if (!wrap(p, extent) || l == 0) throw std::logic_error("AMR: ghost without a source");
           InterpPoint ip;
           ip.dst = long(b) * L::Q * S + cell;
+          // Across the interface along an axis where the ghost leaves its block and the face
+          // neighbour that way is missing (a corner ghost next to a same-level block is not).
+          const int offset[3] = {dx, dy, dz};
+          for (int a = 0; a < 3; ++a) {
+            int dir[3] = {1, 1, 1};
+            dir[a] += offset[a];
+            ip.across[a] = offset[a] != 0 && blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]] < 0;
+          }
           std::array<int, 3> P{};
           for (int d = 0; d < 3; ++d) {
             P[d] = d < L::D ? floor_div(p[d], 2) : p[d];
@@ -125,29 +143,30 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
           ip.centre = long(cb) * L::Q * S + ccell;
           const std::array<int, 3> coarse_extent{extent[0] / 2, extent[1] / 2, L::D == 3 ? extent[2] / 2 : 1};
           for (int a = 0; a < L::D; ++a)
-            for (int s = 0; s < 2; ++s) {
-              std::array<int, 3> Q = P;
-              Q[a] += s == 0 ? -1 : 1;
-              long qcell = 0;
-              const int qb = wrap(Q, coarse_extent) ? locate(l - 1, Q, qcell) : -1;
-              if (qb < 0) continue;  // outside, or inside a leaf two levels coarser
-              if (forest_.level(l - 1)[qb].leaf()) {
-                if (host_flags_[l - 1][qb * S + qcell] != flag::fluid) continue;
-                ip.kind[a][s] = 1;
-                ip.side[a][s] = long(qb) * L::Q * S + qcell;
-              } else {
-                const std::array<int, 3> first{2 * Q[0], 2 * Q[1], L::D == 3 ? 2 * Q[2] : 0};
-                long fcell = 0;
-                const int fb = locate(l, first, fcell);
-                bool fluid = fb >= 0;
-                for (int oz = 0; fluid && oz < (L::D == 3 ? 2 : 1); ++oz)
-                  for (int oy = 0; oy < 2; ++oy)
-                    for (int ox = 0; ox < 2; ++ox) fluid = fluid && fl[fb * S + fcell + shape_.shift(ox, oy, oz)] == flag::fluid;
-                if (!fluid) continue;
-                ip.kind[a][s] = 2;
-                ip.side[a][s] = long(fb) * L::Q * S + fcell;
+            for (int s = 0; s < 2; ++s)
+              for (int dist = 0; dist < 2; ++dist) {
+                std::array<int, 3> Q = P;
+                Q[a] += (s == 0 ? -1 : 1) * (dist + 1);
+                long qcell = 0;
+                const int qb = wrap(Q, coarse_extent) ? locate(l - 1, Q, qcell) : -1;
+                if (qb < 0) break;  // outside, or inside a leaf two levels coarser: nothing further
+                if (forest_.level(l - 1)[qb].leaf()) {
+                  if (host_flags_[l - 1][qb * S + qcell] != flag::fluid) break;
+                  ip.kind[a][s][dist] = 1;
+                  ip.side[a][s][dist] = long(qb) * L::Q * S + qcell;
+                } else {
+                  const std::array<int, 3> first{2 * Q[0], 2 * Q[1], L::D == 3 ? 2 * Q[2] : 0};
+                  long fcell = 0;
+                  const int fb = locate(l, first, fcell);
+                  bool fluid = fb >= 0;
+                  for (int oz = 0; fluid && oz < (L::D == 3 ? 2 : 1); ++oz)
+                    for (int oy = 0; oy < 2; ++oy)
+                      for (int ox = 0; ox < 2; ++ox) fluid = fluid && fl[fb * S + fcell + shape_.shift(ox, oy, oz)] == flag::fluid;
+                  if (!fluid) break;
+                  ip.kind[a][s][dist] = 2;
+                  ip.side[a][s][dist] = long(fb) * L::Q * S + fcell;
+                }
               }
-            }
           points.push_back(ip);
         }
   }
@@ -157,6 +176,7 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
   lv.copy_dst = to_device_view("amr copy dst", copy_dst);
   lv.copy_src = to_device_view("amr copy src", copy_src);
   lv.interp = to_device_view("amr interpolation", points);
+  lv.leaf_faces = to_device_view("amr leaf faces", leaf_faces);
   lv.children = DeviceView<int* [8]>("amr children", refined.size());
   auto h = Kokkos::create_mirror_view(lv.children);
   for (std::size_t r = 0; r < refined.size(); ++r)
@@ -226,8 +246,8 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
     advance_level(l + 1, Real(0.5));
     auto t = timers_.scope("AMR restriction");
     const AmrLevel<L, Real>& fine = levels_[l + 1];
-    AmrFineToCoarse<L, Real> f2c{lv.f[1 - lv.cur], fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children,
-                                 shape_, {}, lv.rates};
+    AmrFineToCoarse<L, Real> f2c{lv.f[1 - lv.cur], fine.f[fine.cur], lv.flags,       fine.flags, lv.refined,
+                                 lv.children,      lv.leaf_faces,     shape_, {},       lv.rates};
     for (int d = 0; d < 3; ++d) f2c.fine_force[d] = fine.params.force[d];
     Kokkos::parallel_for("amr fine to coarse",
                          Kokkos::RangePolicy<ExecSpace>(0, long(lv.refined.extent(0)) * shape_.interior()), f2c);

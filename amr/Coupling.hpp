@@ -7,10 +7,12 @@
 //
 // Populations crossing a level are rebuilt from density, velocity and velocity gradient under the
 // target level's relaxation rates: what BGK or TRT would produce from the Chapman-Enskog state
-//   f = f_eq(rho, u) - 3 tau rho w_q Q_q:G - (3/2) w_q c_q.F,   Q_q = c_q c_q - I/3,
-// (its first moment rho u - F/2, the Guo scheme's pre-collision momentum). Collision multiplies the
-// even non-equilibrium by (1 - 1/tau), so the stored post-collision state carries
-// -3 (tau - 1) rho w_q Q_q:G and nothing divides by tau - 1. Rescaling stored post-collision
+//   f = f_eq(rho, u) - 3 tau rho w_q Q_q:G - (9/4) w_q Q_q:(u F + F u) - (3/2) w_q c_q.F,
+// Q_q = c_q c_q - I/3: its first moment is rho u - F/2, the Guo scheme's pre-collision momentum,
+// and its second-moment non-equilibrium -2 tau rho c_s^2 S - (u F + F u) / 2 (Guo, Zheng, Shi
+// 2002). Dropping the force part loses momentum flux u F at every interface crossing, a first-order
+// error in forced flows. Collision multiplies the even non-equilibrium by (1 - 1/tau), so the
+// stored post-collision state carries -3 (tau - 1) rho w_q Q_q:G and nothing divides by tau - 1. Rescaling stored post-collision
 // non-equilibrium parts by (tau_f - 1) / (2 (tau_c - 1)) (seed 000 Eq. 8 applied after collision)
 // is singular at tau_c = 1, where the post-collision state holds no strain rate at all; here the
 // gradient comes from the velocity field itself (finite differences of the source level), which
@@ -59,7 +61,7 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
   const Real trace_third = (G[0][0] + G[1][1] + G[2][2]) / Real(3);
   const Real even_scale = Real(-3) * r.tau_minus_one * rho;
   const Real odd_scale = Real(-1.5) * (Real(1) - r.omega_odd);
-  const Real w_even = Real(1) - Real(0.5) * r.omega, w_odd = Real(1) - Real(0.5) * r.omega_odd;
+  const Real w_odd = Real(1) - Real(0.5) * r.omega_odd;
   static_for<L::Q>([&](auto qc) {
     constexpr int q = decltype(qc)::value;
     constexpr Real w = Real(L::w(q));
@@ -69,7 +71,8 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) QG += Real(L::c(q, a) * L::c(q, b)) * G[a][b];
     f[q] = w * (rho * (Real(1) + Real(3) * cu + Real(4.5) * cu * cu - usq15) + even_scale * QG + odd_scale * cF +
-                w_even * (Real(9) * cu * cF - Real(3) * uF) + w_odd * Real(3) * cF);
+                // (1 - omega) (-(9/4) Q:(uF + Fu)) + (1 - omega/2) (9/2) Q:(uF + Fu): every tau
+                Real(4.5) * cu * cF - Real(1.5) * uF + w_odd * Real(3) * cF);
   });
 }
 

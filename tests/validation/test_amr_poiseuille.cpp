@@ -8,7 +8,7 @@
 //   populations drop O(Ma^2) terms of the non-equilibrium part).
 // - Force-driven Poiseuille, TRT (magic 3/16: walls exact, so the error is the interfaces'), at
 //   H = 8, 16, 32 coarse cells: the bound at 16 finest cells across and the observed order. The
-//   issue asks for 1e-3 and 1.8; measured 1.3e-3 and 1.65 along the flow, 5.3e-3 and 1.42 normal
+//   issue asks for 1e-3 and 1.8; measured 1.28e-3 and 1.65 along the flow, 2.8e-3 and 1.98 normal
 //   to it (the rebuild drops the third-order odd non-equilibrium that carries u'' across the
 //   interface, README "AMR"), so the bounds below are this scheme's.
 // - tau = 1 on the fine level (tau_0 = 0.75) gives the result of tau_0 = 0.75 +- 1e-7 to 1e-5:
@@ -98,7 +98,7 @@ void check_poiseuille(bool parallel, const std::string& collision, double tau, d
 }
 
 TEST(AmrChannel, PoiseuilleInterfacesParallelToTheFlow) { check_poiseuille(true, "TRT", 0.8, 1.5e-3, 1.6); }
-TEST(AmrChannel, PoiseuilleInterfacesNormalToTheFlow) { check_poiseuille(false, "TRT", 0.8, 6e-3, 1.3); }
+TEST(AmrChannel, PoiseuilleInterfacesNormalToTheFlow) { check_poiseuille(false, "TRT", 0.8, 3.2e-3, 1.9); }
 
 TEST(AmrChannel, FineLevelAtTauOneIsContinuous) {
   const double at_one = channel_error(Flow::Poiseuille, 8, true, "BGK", 0.75);
