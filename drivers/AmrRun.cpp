@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "amr/AmrSolver.hpp"
 #include "core/Error.hpp"
+#include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "io/AmrSeries.hpp"
 
@@ -33,6 +35,54 @@ void write_output(AmrSeries& series, const AmrSolver& solver) {
 }
 
 }  // namespace
+
+std::vector<std::pair<double, double>> amr_line_profile(const std::vector<AmrBlockSample>& samples, int across, double at,
+                                                        int along, int component) {
+  // (level, index along) -> sum and count of the cells on both sides
+  std::map<std::pair<int, int>, std::pair<double, int>> cells;
+  for (const AmrBlockSample& b : samples) {
+    if (!b.leaf) continue;
+    const double scale = std::ldexp(1.0, b.level);
+    const double face = at * scale;  // the line in this level's cell coordinates
+    const int nx = b.box.extent(0), ny = b.box.extent(1);
+    for (std::size_t i = 0; i < b.density.size(); ++i) {
+      if (b.flags[i] != 0) continue;
+      const int c[3] = {b.box.lo[0] + int(i % nx), b.box.lo[1] + int(i / nx % ny), b.box.lo[2] + int(i / (std::size_t(nx) * ny))};
+      if (c[across] + 1 != face && c[across] != face) continue;
+      auto& e = cells[{b.level, c[along]}];
+      e.first += b.velocity[3 * i + component];
+      e.second += 1;
+    }
+  }
+  std::vector<std::pair<double, double>> out;
+  for (const auto& [key, sum] : cells)
+    out.push_back({(key.second + 0.5) / std::ldexp(1.0, key.first), sum.first / sum.second});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Json amr_observables(const Config& config, const AmrSolver& solver) {
+  Json out = Json::object();
+  for (const std::string& name : config.observables) {
+    if (name == "mass") out[name] = solver.mass();
+    if (name == "ghia_centerline") {
+      const std::vector<AmrBlockSample> samples = solver.sample();
+      const double U = config.faces[YMax].velocity[0], nx = config.cells[0], ny = config.cells[1];
+      std::vector<double> ys, us, xs, vs;
+      for (const auto& [y, u] : amr_line_profile(samples, 0, nx / 2, 1, 0)) {
+        ys.push_back(y / ny);
+        us.push_back(u / U);
+      }
+      for (const auto& [x, v] : amr_line_profile(samples, 1, ny / 2, 0, 1)) {
+        xs.push_back(x / nx);
+        vs.push_back(v / U);
+      }
+      out[name] = ghia_centerline_profiles(config, ys, us, xs, vs);
+    }
+    if (out.find(name) == out.end()) out[name] = Json{{"error", name + " is not available for AMR runs"}};
+  }
+  return out;
+}
 
 Json run_amr_deck(const Config& config, const RunOptions& options) {
   int ranks = 1, rank = 0;
@@ -150,6 +200,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["mass"] = m;
   r["backend"] = backend_json();
   r["kernel"] = "ab_pull (AMR leaves)";
+  r["observables"] = amr_observables(config, *solver);
   r["output_files"] = Json::array();
   for (const auto& f : series.files_written()) r["output_files"].push_back(f);
   if (rank == 0) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << r.dump(2) << "\n";

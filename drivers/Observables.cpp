@@ -151,38 +151,53 @@ constexpr GhiaTable ghia_tables[] = {
       -0.51550, -0.39188, -0.33714, -0.27669, -0.21388}},
 };
 
-Json ghia_centerline(const Config& c, const Fields& f) {
-  if (c.cells[2] != 1) return failure("ghia_centerline needs a 2D cavity (nz = 1)");
+// The checks on the deck that make Ghia's tables apply, or the reason they do not.
+std::string ghia_unsuited(const Config& c) {
+  if (c.cells[2] != 1) return "ghia_centerline needs a 2D cavity (nz = 1)";
   const FaceCondition& lid = c.faces[YMax];
-  if (lid.type != FaceBC::MovingWall || lid.velocity[0] == 0)
-    return failure("ghia_centerline needs a lid at y_max moving along x");
+  if (lid.type != FaceBC::MovingWall || lid.velocity[0] == 0) return "ghia_centerline needs a lid at y_max moving along x";
   for (int face : {XMin, XMax, YMin})
-    if (c.faces[face].type != FaceBC::Wall)
-      return failure("ghia_centerline needs resting walls at x_min, x_max and y_min");
-  const int nx = c.cells[0], ny = c.cells[1];
-  const double U = lid.velocity[0];
-  const double re = c.reynolds ? *c.reynolds : U * nx / c.viscosity;
-  const GhiaTable* table = nullptr;
-  for (const GhiaTable& t : ghia_tables)
-    if (std::abs(re / t.reynolds - 1) < 1e-6) table = &t;
-  if (!table)
-    return failure("ghia_centerline: no Ghia et al. table for Re = " + std::to_string(re) +
-                   " (tables: 100, 1000)");
+    if (c.faces[face].type != FaceBC::Wall) return "ghia_centerline needs resting walls at x_min, x_max and y_min";
+  return "";
+}
 
-  // Profiles in cavity units (0..1 across the cavity), wall values at both ends: cell i has its
-  // centre at (i + 1/2) / n, the walls lie at 0 and 1.
-  std::vector<double> ys{0.0}, us{0.0}, xs{0.0}, vs{0.0};
+Json ghia_centerline(const Config& c, const Fields& f) {
+  if (const std::string why = ghia_unsuited(c); !why.empty()) return failure(why);
+  const int nx = c.cells[0], ny = c.cells[1];
+  const double U = c.faces[YMax].velocity[0];
+  // Cell i has its centre at (i + 1/2) / n; the centre lines lie between cells xa, xb (ya, yb).
+  std::vector<double> ys, us, xs, vs;
   const int xa = (nx - 1) / 2, xb = nx / 2, ya = (ny - 1) / 2, yb = ny / 2;
   for (int y = 0; y < ny; ++y) {
     ys.push_back((y + 0.5) / ny);
     us.push_back(0.5 * (f.u(xa, y, 0, 0) + f.u(xb, y, 0, 0)) / U);
   }
-  ys.push_back(1.0);
-  us.push_back(1.0);
   for (int x = 0; x < nx; ++x) {
     xs.push_back((x + 0.5) / nx);
     vs.push_back(0.5 * (f.u(x, ya, 0, 1) + f.u(x, yb, 0, 1)) / U);
   }
+  return ghia_centerline_profiles(c, ys, us, xs, vs);
+}
+
+}  // namespace
+
+Json ghia_centerline_profiles(const Config& c, std::vector<double> ys, std::vector<double> us, std::vector<double> xs,
+                              std::vector<double> vs) {
+  if (const std::string why = ghia_unsuited(c); !why.empty()) return failure(why);
+  const double U = c.faces[YMax].velocity[0];
+  const double re = c.reynolds ? *c.reynolds : U * c.cells[0] / c.viscosity;
+  const GhiaTable* table = nullptr;
+  for (const GhiaTable& t : ghia_tables)
+    if (std::abs(re / t.reynolds - 1) < 1e-6) table = &t;
+  if (!table)
+    return failure("ghia_centerline: no Ghia et al. table for Re = " + std::to_string(re) + " (tables: 100, 1000)");
+  // The walls' values close both profiles.
+  ys.insert(ys.begin(), 0.0);
+  us.insert(us.begin(), 0.0);
+  ys.push_back(1.0);
+  us.push_back(1.0);
+  xs.insert(xs.begin(), 0.0);
+  vs.insert(vs.begin(), 0.0);
   xs.push_back(1.0);
   vs.push_back(0.0);
 
@@ -205,8 +220,6 @@ Json ghia_centerline(const Config& c, const Fields& f) {
   out["v_deviation"] = std::move(v_dev);
   return out;
 }
-
-}  // namespace
 
 Json compute_observables(const Config& config, const Simulation& sim) {
   Json out = Json::object();

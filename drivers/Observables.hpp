@@ -10,4 +10,11 @@ class Simulation;
 
 Json compute_observables(const Config& config, const Simulation& sim);
 
+// Ghia, Ghia & Shin (1982) comparison of a 2D lid-driven cavity from its centre-line profiles in
+// cavity units (positions 0..1 increasing, wall end points excluded; velocities in lid units):
+// u(y) on the vertical centre line, v(x) on the horizontal one. The uniform grid's
+// ghia_centerline observable and AMR runs (drivers/AmrRun.cpp) share it.
+Json ghia_centerline_profiles(const Config& config, std::vector<double> ys, std::vector<double> us,
+                              std::vector<double> xs, std::vector<double> vs);
+
 }  // namespace boreas
