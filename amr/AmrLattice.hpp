@@ -145,6 +145,19 @@ struct AmrLeafStep {
   }
 };
 
+// Whole blocks (populations, ghosts included) from one lattice to another: pairs (to, from).
+template <class L, class Real>
+struct AmrBlockCopy {
+  DeviceView<Real*> to;
+  DeviceView<const Real*> from;
+  DeviceView<const int* [2]> pairs;
+  long per_block;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const long k = i % per_block, p = i / per_block;
+    to(pairs(p, 0) * per_block + k) = from(pairs(p, 1) * per_block + k);
+  }
+};
+
 template <class L, class Real>
 struct AmrGhostCopy {
   DeviceView<Real*> f;
@@ -346,16 +359,29 @@ class AmrLattice final : public AmrSolver {
   std::vector<AmrBlockSample> sample() const override;
   long long fluid_leaf_cells(int level) const override { return levels_.at(level).fluid_leaf_cells; }
   std::vector<double> level_taus() const override;
+  void set_state(const StateFunction& state) override;
+  std::unique_ptr<AmrSolver> regridded(const Config& config, const DomainGeometry& domain, Forest forest) const override;
 
   // One step of level l and, recursively, two of every finer level (public for CUDA lambdas).
   void advance_level(int l, Real alpha);
 
  private:
   void setup_level(int l, const DomainGeometry& domain, const Config& config);
-  void initialise(const Config& config);
+  // Fills this solver's current lattices from `old` (regridded()).
+  void transfer_from(const AmrLattice& old);
+  // Wraps level-l cell p on periodic axes; false when it lies outside the domain.
+  bool wrap_cell(int l, std::array<int, 3>& p) const;
+  // The level-l block holding level-l cell p (wrapped) and p's cell index there; -1 if none.
+  int locate(int l, const std::array<int, 3>& p, long& cell) const;
+  // The coarse-to-fine stencil of level-l cell p (wrapped) on level l - 1: its coarse cell and the
+  // neighbours at 1 and 2 coarse cells per axis and side, refined ones as children groups when
+  // `children_groups` (stepping) or as their own cells (regrid). False when the coarse cell is solid.
+  bool coarse_stencil(int l, const std::array<int, 3>& p, bool children_groups, InterpPoint& ip) const;
 
   Forest forest_;
   LeafShape shape_;
+  std::array<int, 3> cells0_;
+  std::array<bool, 3> periodic_;
   std::vector<AmrLevel<L, Real>> levels_;
   std::vector<std::vector<std::uint8_t>> host_flags_;  // per level, for the next level's set-up
   BoundaryValues<Real> bc_;

@@ -15,14 +15,23 @@ int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 template <class L, class Real>
 AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& domain, Forest forest)
-    : forest_(std::move(forest)), shape_(forest_.leaf_size(), forest_.two_dimensional()), collision_(config.collision) {
+    : forest_(std::move(forest)),
+      shape_(forest_.leaf_size(), forest_.two_dimensional()),
+      cells0_(config.cells),
+      periodic_{domain.periodic(0), domain.periodic(1), domain.periodic(2)},
+      collision_(config.collision) {
   if ((L::D == 2) != forest_.two_dimensional())
     throw Error(std::string("AMR: lattice ") + L::name + " needs a " + (L::D == 2 ? "2D domain (nz = 1)" : "3D domain"));
   bc_ = CellPhysics<Real>::make(config).bc;
   levels_.resize(forest_.levels());
   host_flags_.resize(forest_.levels());
   for (int l = 0; l < forest_.levels(); ++l) setup_level(l, domain, config);
-  initialise(config);
+  if (config.initial != InitialCondition::Uniform)
+    throw Error("AMR runs start from a uniform state (initial.type = \"uniform\")");
+  set_state([&](const std::array<double, 3>&, double& rho, std::array<double, 3>& u) {
+    rho = config.density;
+    u = config.initial_velocity;
+  });
 }
 
 template <class L, class Real>
@@ -51,25 +60,6 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
         for (int x = -1; x <= n; ++x)
           fl[b * S + shape_.cell(x, y, z)] = domain.flag_at_level(l, box.lo[0] + x, box.lo[1] + y, box.lo[2] + z);
   }
-
-  const std::array<int, 3> extent{domain.cells()[0] << l, domain.cells()[1] << l,
-                                   forest_.two_dimensional() ? 1 : domain.cells()[2] << l};
-  auto wrap = [&](std::array<int, 3>& p, const std::array<int, 3>& ext) {
-    for (int d = 0; d < 3; ++d) {
-      if (domain.periodic(d)) p[d] = ((p[d] % ext[d]) + ext[d]) % ext[d];
-      if (p[d] < 0 || p[d] >= ext[d]) return false;
-    }
-    return true;
-  };
-  // Block of level m holding cell p of that level and its cell offset there; -1 when none.
-  auto locate = [&](int m, const std::array<int, 3>& p, long& cell) {
-    const int nz = shape_.nz;
-    const int b = forest_.find(m, {floor_div(p[0], n), floor_div(p[1], n), floor_div(p[2], nz)});
-    if (b < 0) return -1;
-    const Box box = forest_.box(forest_.level(m)[b]);
-    cell = shape_.cell(p[0] - box.lo[0], p[1] - box.lo[1], p[2] - box.lo[2]);
-    return b;
-  };
 
   std::vector<long> copy_dst, copy_src;
   std::vector<InterpPoint> points;
@@ -117,9 +107,13 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
           }
           // Inside a coarser leaf (2:1 balance: level l - 1).
           std::array<int, 3> p{box.lo[0] + x, box.lo[1] + y, box.lo[2] + z};
-          if (!wrap(p, extent) || l == 0) throw std::logic_error("AMR: ghost without a source");
+          if (!wrap_cell(l, p) || l == 0) throw std::logic_error("AMR: ghost without a source");
           InterpPoint ip;
           ip.dst = long(b) * L::Q * S + cell;
+          if (!coarse_stencil(l, p, true, ip)) {
+            fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
+            continue;
+          }
           // Across the interface along an axis where the ghost leaves its block and the face
           // neighbour that way is missing (a corner ghost next to a same-level block is not).
           const int offset[3] = {dx, dy, dz};
@@ -128,45 +122,6 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
             dir[a] += offset[a];
             ip.across[a] = offset[a] != 0 && blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]] < 0;
           }
-          std::array<int, 3> P{};
-          for (int d = 0; d < 3; ++d) {
-            P[d] = d < L::D ? floor_div(p[d], 2) : p[d];
-            ip.delta[d] = d < L::D ? (p[d] - 2 * P[d] == 0 ? -1 : 1) : 0;
-          }
-          long ccell = 0;
-          const int cb = locate(l - 1, P, ccell);
-          if (cb < 0) throw std::logic_error("AMR: 2:1 balance violated at a level interface");
-          if (host_flags_[l - 1][cb * S + ccell] != flag::fluid) {
-            fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
-            continue;
-          }
-          ip.centre = long(cb) * L::Q * S + ccell;
-          const std::array<int, 3> coarse_extent{extent[0] / 2, extent[1] / 2, L::D == 3 ? extent[2] / 2 : 1};
-          for (int a = 0; a < L::D; ++a)
-            for (int s = 0; s < 2; ++s)
-              for (int dist = 0; dist < 2; ++dist) {
-                std::array<int, 3> Q = P;
-                Q[a] += (s == 0 ? -1 : 1) * (dist + 1);
-                long qcell = 0;
-                const int qb = wrap(Q, coarse_extent) ? locate(l - 1, Q, qcell) : -1;
-                if (qb < 0) break;  // outside, or inside a leaf two levels coarser: nothing further
-                if (forest_.level(l - 1)[qb].leaf()) {
-                  if (host_flags_[l - 1][qb * S + qcell] != flag::fluid) break;
-                  ip.kind[a][s][dist] = 1;
-                  ip.side[a][s][dist] = long(qb) * L::Q * S + qcell;
-                } else {
-                  const std::array<int, 3> first{2 * Q[0], 2 * Q[1], L::D == 3 ? 2 * Q[2] : 0};
-                  long fcell = 0;
-                  const int fb = locate(l, first, fcell);
-                  bool fluid = fb >= 0;
-                  for (int oz = 0; fluid && oz < (L::D == 3 ? 2 : 1); ++oz)
-                    for (int oy = 0; oy < 2; ++oy)
-                      for (int ox = 0; ox < 2; ++ox) fluid = fluid && fl[fb * S + fcell + shape_.shift(ox, oy, oz)] == flag::fluid;
-                  if (!fluid) break;
-                  ip.kind[a][s][dist] = 2;
-                  ip.side[a][s][dist] = long(fb) * L::Q * S + fcell;
-                }
-              }
           points.push_back(ip);
         }
   }
@@ -185,22 +140,169 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::initialise(const Config& config) {
-  if (config.initial != InitialCondition::Uniform)
-    throw Error("AMR runs start from a uniform state (initial.type = \"uniform\")");
-  Real f[L::Q];
-  for (AmrLevel<L, Real>& lv : levels_) {
-    Real u[3], G[3][3] = {};
-    for (int d = 0; d < 3; ++d) u[d] = Real(config.initial_velocity[d]);
-    rebuild_post_collision<L>(Real(config.density), u, G, lv.rates, f);
-    auto host = Kokkos::create_mirror_view(lv.f[0]);
-    const long S = shape_.cells;
-    for (long b = 0; b < lv.blocks; ++b)
-      for (int q = 0; q < L::Q; ++q)
-        for (long c = 0; c < S; ++c) host(b * L::Q * S + q * S + c) = f[q];
-    Kokkos::deep_copy(lv.f[0], host);
-    Kokkos::deep_copy(lv.f[1], host);
+bool AmrLattice<L, Real>::wrap_cell(int l, std::array<int, 3>& p) const {
+  for (int d = 0; d < 3; ++d) {
+    const int extent = d == 2 && forest_.two_dimensional() ? 1 : cells0_[d] << l;
+    if (periodic_[d]) p[d] = ((p[d] % extent) + extent) % extent;
+    if (p[d] < 0 || p[d] >= extent) return false;
   }
+  return true;
+}
+
+template <class L, class Real>
+int AmrLattice<L, Real>::locate(int l, const std::array<int, 3>& p, long& cell) const {
+  const int n = shape_.n, nz = shape_.nz;
+  const int b = forest_.find(l, {floor_div(p[0], n), floor_div(p[1], n), floor_div(p[2], nz)});
+  if (b < 0) return -1;
+  const Box box = forest_.box(forest_.level(l)[b]);
+  cell = shape_.cell(p[0] - box.lo[0], p[1] - box.lo[1], p[2] - box.lo[2]);
+  return b;
+}
+
+template <class L, class Real>
+bool AmrLattice<L, Real>::coarse_stencil(int l, const std::array<int, 3>& p, bool children_groups, InterpPoint& ip) const {
+  const long S = shape_.cells;
+  std::array<int, 3> P{};
+  for (int d = 0; d < 3; ++d) {
+    P[d] = d < L::D ? floor_div(p[d], 2) : p[d];
+    ip.delta[d] = d < L::D ? (p[d] - 2 * P[d] == 0 ? -1 : 1) : 0;
+  }
+  long ccell = 0;
+  const int cb = locate(l - 1, P, ccell);
+  if (cb < 0) throw std::logic_error("AMR: 2:1 balance violated at a level interface");
+  if (host_flags_[l - 1][cb * S + ccell] != flag::fluid) return false;
+  ip.centre = long(cb) * L::Q * S + ccell;
+  for (int a = 0; a < L::D; ++a)
+    for (int s = 0; s < 2; ++s)
+      for (int dist = 0; dist < 2; ++dist) {
+        std::array<int, 3> Q = P;
+        Q[a] += (s == 0 ? -1 : 1) * (dist + 1);
+        long qcell = 0;
+        const int qb = wrap_cell(l - 1, Q) ? locate(l - 1, Q, qcell) : -1;
+        if (qb < 0) break;  // outside, or inside a leaf two levels coarser: nothing further
+        if (!children_groups || forest_.level(l - 1)[qb].leaf()) {
+          if (host_flags_[l - 1][qb * S + qcell] != flag::fluid) break;
+          ip.kind[a][s][dist] = 1;
+          ip.side[a][s][dist] = long(qb) * L::Q * S + qcell;
+        } else {
+          // A refined coarse cell: its children on level l are at the fine level's time.
+          const std::array<int, 3> first{2 * Q[0], 2 * Q[1], L::D == 3 ? 2 * Q[2] : 0};
+          long fcell = 0;
+          const int fb = locate(l, first, fcell);
+          bool fluid = fb >= 0;
+          for (int oz = 0; fluid && oz < (L::D == 3 ? 2 : 1); ++oz)
+            for (int oy = 0; oy < 2; ++oy)
+              for (int ox = 0; ox < 2; ++ox)
+                fluid = fluid && host_flags_[l][fb * S + fcell + shape_.shift(ox, oy, oz)] == flag::fluid;
+          if (!fluid) break;
+          ip.kind[a][s][dist] = 2;
+          ip.side[a][s][dist] = long(fb) * L::Q * S + fcell;
+        }
+      }
+  return true;
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::set_state(const StateFunction& state) {
+  const long S = shape_.cells;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    AmrLevel<L, Real>& lv = levels_[l];
+    auto host = Kokkos::create_mirror_view(lv.f[lv.cur]);
+    Kokkos::deep_copy(host, lv.f[lv.cur]);
+    const double h = std::ldexp(1.0, -l);
+    for (int b = 0; b < lv.blocks; ++b) {
+      const Box box = forest_.box(forest_.level(l)[b]);
+      for (long i = 0; i < shape_.interior(); ++i) {
+        const long cell = shape_.interior_cell(i);
+        if (host_flags_[l][b * S + cell] != flag::fluid) continue;
+        const int c[3] = {box.lo[0] + int(i % shape_.n), box.lo[1] + int(i / shape_.n % shape_.n),
+                          box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
+        auto at = [&](int a, double shift, double& rho, std::array<double, 3>& u) {
+          std::array<double, 3> x{};
+          for (int d = 0; d < 3; ++d) x[d] = d < L::D ? (c[d] + 0.5 + (d == a ? shift : 0.0)) * h - 0.5 : 0.0;
+          state(x, rho, u);
+        };
+        double rho;
+        std::array<double, 3> u, up, um;
+        at(-1, 0, rho, u);
+        Real G[3][3] = {}, ur[3];
+        for (int a = 0; a < L::D; ++a) {
+          double r;
+          at(a, 1, r, up);
+          at(a, -1, r, um);
+          for (int d = 0; d < 3; ++d) G[a][d] = Real(0.5 * (up[d] - um[d]));  // per level-l cell
+        }
+        for (int d = 0; d < 3; ++d) ur[d] = Real(u[d]);
+        Real f[L::Q];
+        rebuild_post_collision<L>(Real(rho), ur, G, lv.rates, f);
+        for (int q = 0; q < L::Q; ++q) host((long(b) * L::Q + q) * S + cell) = f[q];
+      }
+    }
+    Kokkos::deep_copy(lv.f[lv.cur], host);
+  }
+}
+
+template <class L, class Real>
+std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, const DomainGeometry& domain,
+                                                           Forest forest) const {
+  auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest));
+  next->transfer_from(*this);
+  next->step_ = step_;
+  next->timers_ = timers_;
+  return next;
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
+  const long S = shape_.cells;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    AmrLevel<L, Real>& lv = levels_[l];
+    std::vector<int> pairs;
+    std::vector<InterpPoint> points;
+    for (int b = 0; b < lv.blocks; ++b) {
+      const ForestBlock& blk = forest_.level(l)[b];
+      const int ob = l < old.forest_.levels() ? old.forest_.find(l, blk.index) : -1;
+      if (ob >= 0) {
+        pairs.push_back(b);
+        pairs.push_back(ob);
+        continue;
+      }
+      const Box box = forest_.box(blk);
+      for (long i = 0; i < shape_.interior(); ++i) {
+        const long cell = shape_.interior_cell(i);
+        if (host_flags_[l][b * S + cell] != flag::fluid) continue;
+        std::array<int, 3> p{box.lo[0] + int(i % shape_.n), box.lo[1] + int(i / shape_.n % shape_.n),
+                             box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
+        InterpPoint ip;
+        ip.dst = long(b) * L::Q * S + cell;
+        if (coarse_stencil(l, p, false, ip)) points.push_back(ip);  // across stays 0: linear, conservative
+      }
+    }
+    const long per_block = long(L::Q) * S;
+    if (!pairs.empty()) {
+      DeviceView<int* [2]> d("amr regrid pairs", pairs.size() / 2);
+      auto h = Kokkos::create_mirror_view(d);
+      for (std::size_t k = 0; k < pairs.size() / 2; ++k) {
+        h(k, 0) = pairs[2 * k];
+        h(k, 1) = pairs[2 * k + 1];
+      }
+      Kokkos::deep_copy(d, h);
+      const AmrLevel<L, Real>& from = old.levels_[l];
+      Kokkos::parallel_for("amr regrid copy", Kokkos::RangePolicy<ExecSpace>(0, long(d.extent(0)) * per_block),
+                           AmrBlockCopy<L, Real>{lv.f[lv.cur], from.f[from.cur], d, per_block});
+    }
+    if (!points.empty()) {
+      const AmrLevel<L, Real>& coarse = levels_[l - 1];
+      AmrCoarseToFine<L, Real> c2f{lv.f[lv.cur], coarse.f[coarse.cur], coarse.f[coarse.cur],
+                                   to_device_view("amr regrid points", points), shape_, Real(0), {}, {}, lv.rates};
+      for (int d = 0; d < 3; ++d) {
+        c2f.coarse_force[d] = coarse.params.force[d];
+        c2f.fine_force[d] = lv.params.force[d];
+      }
+      Kokkos::parallel_for("amr regrid interpolation", Kokkos::RangePolicy<ExecSpace>(0, long(points.size())), c2f);
+    }
+  }
+  Kokkos::fence();
 }
 
 template <class L, class Real>

@@ -4,6 +4,7 @@
 // time. One rank (issue 13 A); every level holds all its blocks, leaves and refined ones.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,15 @@ class AmrSolver {
   long long updates_per_step() const;
   // The relaxation time of each level (acoustic scaling, amr/Coupling.hpp).
   virtual std::vector<double> level_taus() const = 0;
+
+  // Density and velocity at a point given in level-0 cell-centre coordinates.
+  using StateFunction = std::function<void(const std::array<double, 3>& x, double& rho, std::array<double, 3>& u)>;
+  // Sets every block's cells to the state `state` gives (velocity gradients from its differences).
+  virtual void set_state(const StateFunction& state) = 0;
+  // The same run on `forest`: blocks the old forest has are copied (refined ones hold their
+  // children's average), new finer blocks are interpolated from the level above as ghosts are
+  // but linearly only, so that density and momentum are conserved. Step and timers carry over.
+  virtual std::unique_ptr<AmrSolver> regridded(const Config& config, const DomainGeometry& domain, Forest forest) const = 0;
   Timers& timers() { return timers_; }
 
  protected:
@@ -56,5 +66,10 @@ std::unique_ptr<AmrSolver> make_amr_solver(const Config& config, const DomainGeo
 // [[amr.region]] entries want, with 2:1 balance. Blocks touching an inlet or outlet face stay on
 // level 0 (their boundary rule assumes one level); a balance that would refine one is refused.
 Forest build_forest(const Config& config, const DomainGeometry& domain);
+
+// The forest after a regrid (amr.regrid_every): the deck's regions plus the blocks whose indicator
+// (amr.criterion over `samples` of the current forest `current`) calls for refinement.
+Forest regrid_forest(const Config& config, const DomainGeometry& domain, const Forest& current,
+                     const std::vector<AmrBlockSample>& samples);
 
 }  // namespace boreas

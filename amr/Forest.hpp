@@ -68,6 +68,9 @@ class Forest {
   // The block of level l at `index` (periodic axes wrapped), or -1 when the level has none there.
   int find(int l, std::array<int, 3> index) const;
 
+  // The same blocks on every level, refined alike (a regrid that changes nothing).
+  bool operator==(const Forest& other) const { return tree_ == other.tree_; }
+
  private:
   // Adds the children of leaf (l, index) to the leaf set.
   void split(int l, const std::array<int, 3>& index);

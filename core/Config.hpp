@@ -90,11 +90,19 @@ struct AmrRegion {
   int level = 1;
 };
 
+// Dynamic regridding: every `regrid_every` level-0 steps the forest is rebuilt from the regions
+// and a per-block indicator, the largest |curl u| (or |grad u|, Frobenius) over the block's cells
+// in its own level's lattice units (the velocity change per cell): refined above `refine_above`,
+// kept refined above `coarsen_below` (hysteresis).
+enum class RegridCriterion { Vorticity, Gradient };
 struct AmrConfig {
   bool enabled = false;  // the deck has an [amr] table
   int leaf_size = 4;     // cells per leaf and axis (4 as CityLBM; 8, 16)
   int max_level = 1;
   std::vector<AmrRegion> regions;
+  long regrid_every = 0;  // 0: the forest stays as the regions make it
+  RegridCriterion criterion = RegridCriterion::Vorticity;
+  double refine_above = 0, coarsen_below = 0;
 };
 
 struct Config {

@@ -448,7 +448,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every"}},
       {"validation", {"observables"}},
-      {"amr", {"leaf_size", "max_level", "region"}},
+      {"amr", {"leaf_size", "max_level", "region", "regrid_every", "criterion", "refine_above", "coarsen_below"}},
       {"region", {"level", "lo", "hi", "near", "distance"}},
       {"parallel",
        {"dims", "overlap", "decomposition", "buffers", "ghost_width", "max_ghost_width", "blocks_per_rank"}},
@@ -605,6 +605,23 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
                                           cfg.kernel.kind != StreamingKernel::Auto)
     c.at(k, "simulation.kernel: AMR levels step with their own two-lattice pull kernel; use \"ab_pull\" or "
             "leave the key out");
+  if (auto r = c.integer(amr, "regrid_every", "an integer >= 0 (level-0 steps; 0: no regridding)", 0))
+    cfg.amr.regrid_every = long(*r);
+  if (auto k = c.choice(amr, "criterion", {"vorticity", "gradient"})) cfg.amr.criterion = RegridCriterion(*k);
+  if (auto a = c.number(amr, "refine_above", "a number > 0 (velocity change per cell, lattice units)", positive))
+    cfg.amr.refine_above = *a;
+  cfg.amr.coarsen_below = cfg.amr.refine_above / 2;
+  if (auto b = c.number(amr, "coarsen_below", "a number >= 0 (velocity change per cell, lattice units)",
+                        [](double x) { return x >= 0; }))
+    cfg.amr.coarsen_below = *b;
+  if (cfg.amr.regrid_every > 0 && !amr.get("refine_above"))
+    c.missing(amr, "refine_above", "a number > 0: the indicator above which blocks are refined (amr.regrid_every > 0)");
+  if (cfg.amr.regrid_every == 0)
+    for (auto k : {"criterion", "refine_above", "coarsen_below"})
+      c.not_used(amr, k, std::string(k) + " is only used with amr.regrid_every > 0");
+  if (amr.get("coarsen_below") && cfg.amr.coarsen_below >= cfg.amr.refine_above && cfg.amr.refine_above > 0)
+    c.at(amr.get("coarsen_below"), "amr.coarsen_below: expected less than amr.refine_above = " + fmt(cfg.amr.refine_above) +
+                                       " (the band between them keeps blocks from flickering)");
   const auto* rn = amr.get("region");
   if (!rn) return;
   if (!rn->is_array_of_tables()) {
