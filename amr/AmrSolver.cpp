@@ -36,6 +36,20 @@ bool touches_open_face(const Config& config, int l, const Box& box) {
   return false;
 }
 
+// Whether refining a level-l block could make the 2:1 balance refine a block on an inlet or
+// outlet face: level-0 blocks there stay, so level 1 may start one block away and every finer
+// level half a block further, which 2 blocks cover (N (2 - 2^-l) < 2 N).
+bool near_open_face(const Config& config, int l, const Box& box) {
+  const double n = config.amr.leaf_size, s = std::ldexp(1.0, -l);
+  for (int f = 0; f < num_faces; ++f) {
+    const int d = f / 2;
+    if (d >= config.dimensions() || !open_face(config.faces[f].type)) continue;
+    const double distance = f % 2 == 0 ? box.lo[d] * s : config.cells[d] - box.hi[d] * s;
+    if (distance < (l == 0 ? n : 2 * n)) return true;
+  }
+  return false;
+}
+
 // Whether a region wants level-l block `box` refined. Level-0 cell-centre coordinates: a level-l
 // block spans [lo / 2^l - 1/2, hi / 2^l - 1/2] and a region's cells [lo - 1/2, hi + 1/2].
 bool region_wants(const AmrRegion& r, const Config& config, const DomainGeometry& domain, int l, const Box& box) {
@@ -101,7 +115,7 @@ double block_indicator(const AmrBlockSample& b, int dims, RegridCriterion criter
 
 // The deck's regions want the block refined (open faces stay on level 0).
 bool regions_want(const Config& config, const DomainGeometry& domain, int l, const Box& box) {
-  if (touches_open_face(config, l, box)) return false;
+  if (near_open_face(config, l, box)) return false;
   for (const AmrRegion& r : config.amr.regions)
     if (region_wants(r, config, domain, l, box)) return true;
   return false;
@@ -144,7 +158,7 @@ Forest regrid_forest(const Config& config, const DomainGeometry& domain, const F
   forest.refine(
       [&](int l, const Box& box) {
         if (regions_want(config, domain, l, box)) return true;
-        if (touches_open_face(config, l, box)) return false;
+        if (near_open_face(config, l, box)) return false;
         // The block itself in the current forest, or the leaf holding it there (whose indicator,
         // measured on coarser cells, halves per level of difference).
         std::array<int, 3> index{box.lo[0] / n, box.lo[1] / n, box.lo[2] / nz};

@@ -64,7 +64,8 @@ std::unique_ptr<AmrSolver> make_amr_solver(const Config& config, const DomainGeo
 
 // The forest a deck asks for: level-0 blocks of amr.leaf_size cells refined where its
 // [[amr.region]] entries want, with 2:1 balance. Blocks touching an inlet or outlet face stay on
-// level 0 (their boundary rule assumes one level); a balance that would refine one is refused.
+// level 0 (their boundary rule assumes one level): blocks closer to such a face than 1 level-0 block
+// (level 0) or 2 (finer levels) are not refined, which keeps the balance from reaching the face.
 Forest build_forest(const Config& config, const DomainGeometry& domain);
 
 // The forest after a regrid (amr.regrid_every): the deck's regions plus the blocks whose indicator

@@ -96,6 +96,13 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (ranks > 1)
     throw Error("decks with [amr] run on one rank so far (" + std::to_string(ranks) +
                 " ranks given); run without mpiexec or with -n 1");
+  if (rank == 0 && config.collision == CollisionKind::TRT && config.trt_magic > 0.1 && config.tau < 0.53 &&
+      config.amr.max_level > 0)
+    std::fprintf(stderr,
+                 "boreas: warning: TRT with collision.magic = %g at tau_0 = %.4g relaxes odd moments slowly (tau- = %.3g);\n"
+                 "  flows crossing level interfaces can then grow unstable. collision.magic = 0.05 or BGK is stable there\n"
+                 "  (README \"AMR\").\n",
+                 config.trt_magic, config.tau, config.trt_magic / (config.tau - 0.5) + 0.5);
   const DomainGeometry domain(config);
   std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, build_forest(config, domain));
   AmrSeries series(config.output_dir, config.name, config.dimensions() == 2);
