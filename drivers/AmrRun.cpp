@@ -220,11 +220,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   t["output"] = timers.get("output");
   t["others"] = wall - stepping - timers.get("AMR regrid") - timers.get("output");
   r["timing_s"] = t;
-  Json m = Json::object();
-  m["initial"] = initial_mass;
-  m["final"] = mass;
-  m["relative_change"] = (mass - initial_mass) / initial_mass;
-  r["mass"] = m;
+  r["mass"] = mass_json(initial_mass, mass);
   r["backend"] = backend_json();
   r["kernel"] = "ab_pull (AMR leaves)";
   r["observables"] = amr_observables(config, *solver);

@@ -99,6 +99,14 @@ Json backend_json() {
   return b;
 }
 
+Json mass_json(double initial, double final_mass) {
+  Json m = Json::object();
+  m["initial"] = initial;
+  m["final"] = final_mass;
+  m["relative_change"] = (final_mass - initial) / initial;
+  return m;
+}
+
 Json make_report(const Config& config, const Simulation& sim, const std::string& status,
                         double wall_seconds, double initial_mass) {
   Json r = Json::object();
@@ -125,12 +133,7 @@ Json make_report(const Config& config, const Simulation& sim, const std::string&
   r["timing_s"] = t;
   r["parallel"] = par;
   r["fields_hash"] = hash_hex(sim.fields_hash());
-  const double mass = sim.total_mass();
-  Json m = Json::object();
-  m["initial"] = initial_mass;
-  m["final"] = mass;
-  m["relative_change"] = (mass - initial_mass) / initial_mass;
-  r["mass"] = m;
+  r["mass"] = mass_json(initial_mass, sim.total_mass());
   r["backend"] = backend_json();
   r["kernel"] = scheme_name(sim.config().kernel);
   if (!sim.kernel_choice().is_null()) r["kernel_choice"] = sim.kernel_choice();

@@ -18,6 +18,7 @@ Json config_to_json(const Config& config);
 Json make_report(const Config& config, const Simulation& sim, const std::string& status,
                         double wall_seconds, double initial_mass);
 Json backend_json();  // Kokkos backend, threads, device
+Json mass_json(double initial, double final_mass);  // initial, final, relative_change
 
 // The end-of-run summary for stderr: status, speed, the timing breakdown and, on several ranks,
 // the per-step terms of the overlap model (slowest rank and mean) and the message counts.

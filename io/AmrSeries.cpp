@@ -1,14 +1,13 @@
 #include "io/AmrSeries.hpp"
+#include "io/VtkCellArrays.hpp"
 
 #include <vtkAMRBox.h>
 #include <vtkAMRUtilities.h>
 #include <vtkCellData.h>
-#include <vtkDoubleArray.h>
 #include <vtkNew.h>
 #include <vtkOverlappingAMR.h>
 #include <vtkStructuredData.h>
 #include <vtkUniformGrid.h>
-#include <vtkUnsignedCharArray.h>
 #include <vtkXMLUniformGridAMRWriter.h>
 
 #include <algorithm>
@@ -66,16 +65,6 @@ void write_text_atomically(const std::string& path, const std::string& text) {
     if (!out) throw std::runtime_error("AmrSeries: cannot write " + tmp);
   }
   fs::rename(tmp, path);
-}
-
-template <class T, class Array>
-void add_array(vtkCellData* cd, const char* name, const std::vector<T>& data, int ncomp) {
-  vtkNew<Array> a;
-  a->SetName(name);
-  a->SetNumberOfComponents(ncomp);
-  a->SetNumberOfTuples(static_cast<vtkIdType>(data.size() / static_cast<std::size_t>(ncomp)));
-  std::copy(data.begin(), data.end(), a->GetPointer(0));
-  cd->AddArray(a);
 }
 
 }  // namespace
@@ -151,10 +140,10 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
       grid->SetSpacing(spacing);
       grid->SetDimensions(n[0] + 1, n[1] + 1, n[2] + 1);
       vtkCellData* cd = grid->GetCellData();
-      add_array<double, vtkDoubleArray>(cd, "density", density, 1);
-      add_array<double, vtkDoubleArray>(cd, "velocity", velocity, 3);
-      add_array<double, vtkDoubleArray>(cd, "level", level, 1);
-      add_array<std::uint8_t, vtkUnsignedCharArray>(cd, "flags", flags, 1);
+      add_cell_array(cd, "density", density, 1);
+      add_cell_array(cd, "velocity", velocity, 3);
+      add_cell_array(cd, "level", level, 1);
+      add_cell_array(cd, "flags", flags, 1);
       cd->SetActiveScalars("density");
       cd->SetActiveVectors("velocity");
       amr->SetDataSet(l, i, grid);

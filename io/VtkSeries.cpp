@@ -1,6 +1,7 @@
 // Plain host C++17 + VTK. Must not include Kokkos or lbm/ headers (compiled by nvcc_wrapper in
 // CUDA builds).
 #include "io/VtkSeries.hpp"
+#include "io/VtkCellArrays.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -12,10 +13,8 @@
 #include <system_error>
 
 #include <vtkCellData.h>
-#include <vtkDoubleArray.h>
 #include <vtkImageData.h>
 #include <vtkNew.h>
-#include <vtkUnsignedCharArray.h>
 #include <vtkXMLImageDataWriter.h>
 
 
@@ -99,15 +98,6 @@ void check_piece(const CellFields& p) {
   if (!p.flags.empty() && p.flags.size() != n) fail("flags", p.flags.size(), n);
 }
 
-void add_double_array(vtkCellData* cd, const char* name, const std::vector<double>& data, int ncomp) {
-  vtkNew<vtkDoubleArray> a;
-  a->SetName(name);
-  a->SetNumberOfComponents(ncomp);
-  a->SetNumberOfTuples(static_cast<vtkIdType>(data.size() / static_cast<std::size_t>(ncomp)));
-  std::copy(data.begin(), data.end(), a->GetPointer(0));
-  cd->AddArray(a);
-}
-
 void write_vti(const std::string& path, const CellFields& p) {
   vtkNew<vtkImageData> image;
   image->SetOrigin(0.0, 0.0, 0.0);
@@ -116,17 +106,10 @@ void write_vti(const std::string& path, const CellFields& p) {
                    p.origin[2], p.origin[2] + p.dims[2]);
 
   vtkCellData* cd = image->GetCellData();
-  add_double_array(cd, "density", p.density, 1);
-  add_double_array(cd, "velocity", p.velocity, 3);
-  if (!p.vorticity_magnitude.empty()) add_double_array(cd, "vorticity_magnitude", p.vorticity_magnitude, 1);
-  if (!p.flags.empty()) {
-    vtkNew<vtkUnsignedCharArray> f;
-    f->SetName("flags");
-    f->SetNumberOfComponents(1);
-    f->SetNumberOfTuples(static_cast<vtkIdType>(p.flags.size()));
-    std::copy(p.flags.begin(), p.flags.end(), f->GetPointer(0));
-    cd->AddArray(f);
-  }
+  add_cell_array(cd, "density", p.density, 1);
+  add_cell_array(cd, "velocity", p.velocity, 3);
+  if (!p.vorticity_magnitude.empty()) add_cell_array(cd, "vorticity_magnitude", p.vorticity_magnitude, 1);
+  if (!p.flags.empty()) add_cell_array(cd, "flags", p.flags, 1);
   cd->SetActiveScalars("density");
   cd->SetActiveVectors("velocity");
 

@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "amr/AmrSolver.hpp"
+#include "tests/amr/AmrCase.hpp"
 #include "amr/Coupling.hpp"
-#include "core/Deck.hpp"
 #include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
@@ -72,9 +72,9 @@ std::string uniform_deck(const std::string& lattice, const std::string& cells, c
 }
 
 void expect_uniform(const std::string& text, double tolerance, int levels) {
-  const Config config = parse_deck_string(text, "uniform.toml", "");
-  const DomainGeometry domain(config);
-  auto solver = AmrSolver::create(config, domain, build_forest(config, domain));
+  testing::AmrCase run(text);
+  const Config& config = run.config;
+  std::unique_ptr<AmrSolver>& solver = run.solver;
   ASSERT_EQ(solver->forest().levels(), levels);
   solver->advance(6);
   double worst = 0;
@@ -116,9 +116,8 @@ TEST(AmrSubcycling, MassDriftAcrossInterfacesIsBounded) {
       "[physics]\ntau = 0.8\nforce = [5e-5, 0]\n[boundary]\nx_min.type = \"periodic\"\nx_max.type = \"periodic\"\n"
       "[amr]\nmax_level = 2\n[[amr.region]]\nlo = [8, 0]\nhi = [15, 15]\nlevel = 2\n";
   for (const auto& [text, bound] : {std::pair<std::string, double>{cavity, 5e-5}, {channel, 5e-6}}) {
-    const Config config = parse_deck_string(text, "mass.toml", "");
-    const DomainGeometry domain(config);
-    auto solver = AmrSolver::create(config, domain, build_forest(config, domain));
+    testing::AmrCase run(text);
+    std::unique_ptr<AmrSolver>& solver = run.solver;
     const double m0 = solver->mass();
     solver->advance(400);
     const double drift = std::abs(solver->mass() - m0) / m0;
@@ -153,9 +152,8 @@ TEST(AmrOutput, VthbReadsBackAsTheSolverState) {
       "[lattice]\nmodel = \"D3Q19\"\n[simulation]\nsteps = 1\n[domain]\ncells = [16, 16, 8]\n[physics]\ntau = 0.7\n"
       "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.05, 0.0, 0.0]\n[amr]\nmax_level = 2\n"
       "[[amr.region]]\nlo = [4, 10, 0]\nhi = [9, 15, 7]\nlevel = 2\n";
-  const Config config = parse_deck_string(text, "out.toml", "");
-  const DomainGeometry domain(config);
-  auto solver = AmrSolver::create(config, domain, build_forest(config, domain));
+  testing::AmrCase run(text);
+  std::unique_ptr<AmrSolver>& solver = run.solver;
   solver->advance(5);
   const std::vector<AmrBlockSample> samples = solver->sample();
   std::vector<AmrPatch> patches;

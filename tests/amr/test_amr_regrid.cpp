@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "amr/AmrSolver.hpp"
-#include "core/Deck.hpp"
+#include "tests/amr/AmrCase.hpp"
 
 namespace boreas {
 namespace {
@@ -27,9 +27,10 @@ TEST(AmrRegrid, RefinedRegionFollowsAnAdvectedVortex) {
       "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [64, 32]\n[collision]\nmodel = \"TRT\"\n[physics]\ntau = 0.52\n"
       "[boundary]\nx_min.type = \"periodic\"\nx_max.type = \"periodic\"\ny_min.type = \"periodic\"\n"
       "y_max.type = \"periodic\"\n[amr]\nmax_level = 1\nregrid_every = 20\nrefine_above = 0.004\n";
-  const Config config = parse_deck_string(text, "vortex.toml", "");
-  const DomainGeometry domain(config);
-  std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, build_forest(config, domain));
+  testing::AmrCase run(text);
+  const Config& config = run.config;
+  const DomainGeometry& domain = run.domain;
+  std::unique_ptr<AmrSolver>& solver = run.solver;
   ASSERT_EQ(solver->forest().levels(), 1);
   solver->set_state(vortex);
   const double initial_mass = solver->mass();

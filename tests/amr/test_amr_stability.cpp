@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "amr/AmrSolver.hpp"
-#include "core/Deck.hpp"
+#include "tests/amr/AmrCase.hpp"
 
 namespace boreas {
 namespace {
@@ -21,9 +21,8 @@ double shear_wave(const std::string& collision, int steps) {
       "\n[physics]\ntau = 0.515\n[boundary]\nx_min.type = \"periodic\"\nx_max.type = \"periodic\"\n"
       "y_min.type = \"periodic\"\ny_max.type = \"periodic\"\n[amr]\nmax_level = 1\n"
       "[[amr.region]]\nlo = [24, 0]\nhi = [39, 31]\nlevel = 1\n";
-  const Config config = parse_deck_string(text, "shear.toml", "");
-  const DomainGeometry domain(config);
-  auto solver = AmrSolver::create(config, domain, build_forest(config, domain));
+  testing::AmrCase run(text);
+  std::unique_ptr<AmrSolver>& solver = run.solver;
   solver->set_state([](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
     rho = 1;
     u = {0.05 + 0.02 * std::sin(2 * M_PI * x[1] / 32), 0, 0};

@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "amr/AmrSolver.hpp"
-#include "core/Deck.hpp"
+#include "tests/amr/AmrCase.hpp"
 #include "drivers/AmrRun.hpp"
 
 namespace boreas {
@@ -26,9 +26,9 @@ TEST(AmrCavity, GhiaRe100) {
       "[[amr.region]]\nlo = [24, 0]\nhi = [39, 63]\nlevel = 1\n"
       "[[amr.region]]\nlo = [0, 24]\nhi = [63, 39]\nlevel = 1\n"
       "[validation]\nobservables = [\"ghia_centerline\"]\n";
-  const Config config = parse_deck_string(text, "cavity.toml", "");
-  const DomainGeometry domain(config);
-  auto solver = AmrSolver::create(config, domain, build_forest(config, domain));
+  testing::AmrCase run(text);
+  const Config& config = run.config;
+  std::unique_ptr<AmrSolver>& solver = run.solver;
   ASSERT_EQ(solver->forest().levels(), 3);
   // 16000 level-0 steps, 25 lid-travel times: the centre-line profiles then change by less than
   // 1e-4 of the lid speed per 2000 steps (measured; the deviations below agree to 1e-4 with those

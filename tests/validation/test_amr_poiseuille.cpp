@@ -19,7 +19,7 @@
 #include <cstdio>
 
 #include "amr/AmrSolver.hpp"
-#include "core/Deck.hpp"
+#include "tests/amr/AmrCase.hpp"
 
 namespace boreas {
 namespace {
@@ -45,9 +45,8 @@ double channel_error(Flow flow, int H, bool parallel, const std::string& collisi
       "\nforce = [" + exact_text(force) + ", 0]\n[boundary]\nx_min.type = \"periodic\"\nx_max.type = \"periodic\"\n" +
       (flow == Flow::Couette ? "y_max.type = \"moving_wall\"\ny_max.velocity = [0.02, 0]\n" : "") +
       "[amr]\nleaf_size = 4\nmax_level = 1\n[[amr.region]]\nlevel = 1\n" + region + "\n";
-  const Config config = parse_deck_string(text, "channel.toml", "");
-  const DomainGeometry domain(config);
-  auto solver = AmrSolver::create(config, domain, build_forest(config, domain));
+  testing::AmrCase run(text);
+  std::unique_ptr<AmrSolver>& solver = run.solver;
   EXPECT_EQ(solver->forest().levels(), 2);
   // Diffusion time H^2 / nu on level 0; run until the profile stops changing.
   const long chunk = long(0.05 * H * H / nu) + 1;
