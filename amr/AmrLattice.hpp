@@ -94,6 +94,9 @@ struct AmrLevel {
   DeviceView<int*> leaves, refined;
   DeviceView<int* [8]> children;  // per refined block (by position in `refined`), child by octant
   DeviceView<std::uint8_t*> leaf_faces;  // per refined block: bit 2a + side set where that face neighbour is a leaf
+  // The refined cells coarser leaves pull from (r * interior + cell number): each step restricts
+  // only these; outputs and regrids restrict every refined cell first (restrict_all).
+  DeviceView<long*> restrict_read;
   DeviceView<long*> copy_dst, copy_src;
   DeviceView<InterpPoint*> interp;
   CollisionParams<Real> params;
@@ -258,7 +261,10 @@ struct AmrFineToCoarse {
   Real fine_force[3];
   CouplingRates<Real> coarse_rates;
 
-  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+  DeviceView<const long*> subset;  // refined cells (r * interior + cell number) to restrict; empty: all
+
+  KOKKOS_INLINE_FUNCTION void operator()(long k) const {
+    const long i = subset.extent(0) > 0 ? subset(k) : k;
     const long per_block = shape.interior(), c = i % per_block, S = shape.cells;
     const int r = int(i / per_block), b = refined(r);
     const int x = int(c % shape.n), y = int((c / shape.n) % shape.n), z = int(c / (long(shape.n) * shape.n));
@@ -367,6 +373,11 @@ class AmrLattice final : public AmrSolver {
 
  private:
   void setup_level(int l, const DomainGeometry& domain, const Config& config);
+  // Fine-to-coarse of level l + 1 into level l's lattice `into`: the cells coarser leaves read,
+  // or every refined cell (all).
+  void restrict_level(int l, const DeviceView<Real*>& into, bool all) const;
+  // Every refined cell of every level from its children, finest first (before output and regrid).
+  void restrict_all() const;
   // Fills this solver's current lattices from `old` (regridded()).
   void transfer_from(const AmrLattice& old);
   // Wraps level-l cell p on periodic axes; false when it lies outside the domain.

@@ -1,6 +1,7 @@
 // Definitions of amr/AmrLattice.hpp, compiled once per lattice and precision (AmrInstance.cpp.in).
 #include "amr/AmrLattice.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/Error.hpp"
@@ -125,6 +126,22 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
           points.push_back(ip);
         }
   }
+  // Refined cells that leaves' ghosts copy: the only ones each step must restrict.
+  std::vector<int> refined_position(lv.blocks, -1);
+  for (std::size_t r = 0; r < refined.size(); ++r) refined_position[refined[r]] = int(r);
+  std::vector<long> restrict_read;
+  for (long src : copy_src) {
+    const int nb = int(src / (long(L::Q) * S));
+    const long cell = src % (long(L::Q) * S);
+    if (refined_position[nb] < 0) continue;
+    // the cell's interior number (x fastest)
+    const int x = int(cell % shape_.sx) - 1, y = int(cell / shape_.sx % shape_.sy) - 1,
+              z = int(cell / (long(shape_.sx) * shape_.sy)) - shape_.gz;
+    restrict_read.push_back(refined_position[nb] * shape_.interior() + (long(z) * shape_.n + y) * shape_.n + x);
+  }
+  std::sort(restrict_read.begin(), restrict_read.end());
+  restrict_read.erase(std::unique(restrict_read.begin(), restrict_read.end()), restrict_read.end());
+  lv.restrict_read = to_device_view("amr restrict read", restrict_read);
   lv.flags = to_device_view("amr flags", fl);
   lv.leaves = to_device_view("amr leaves", leaves);
   lv.refined = to_device_view("amr refined", refined);
@@ -246,6 +263,7 @@ template <class L, class Real>
 std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, const DomainGeometry& domain,
                                                            Forest forest) const {
   auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest));
+  restrict_all();  // coarsened blocks take their refined values
   next->transfer_from(*this);
   next->step_ = step_;
   next->timers_ = timers_;
@@ -347,14 +365,27 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
     advance_level(l + 1, Real(0));
     advance_level(l + 1, Real(0.5));
     auto t = timers_.scope("AMR restriction");
-    const AmrLevel<L, Real>& fine = levels_[l + 1];
-    AmrFineToCoarse<L, Real> f2c{lv.f[1 - lv.cur], fine.f[fine.cur], lv.flags,       fine.flags, lv.refined,
-                                 lv.children,      lv.leaf_faces,     shape_, {},       lv.rates};
-    for (int d = 0; d < 3; ++d) f2c.fine_force[d] = fine.params.force[d];
-    Kokkos::parallel_for("amr fine to coarse",
-                         Kokkos::RangePolicy<ExecSpace>(0, long(lv.refined.extent(0)) * shape_.interior()), f2c);
+    restrict_level(l, lv.f[1 - lv.cur], false);
   }
   lv.cur = 1 - lv.cur;
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, bool all) const {
+  const AmrLevel<L, Real>& lv = levels_[l];
+  const AmrLevel<L, Real>& fine = levels_[l + 1];
+  AmrFineToCoarse<L, Real> f2c{into,          fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children,
+                               lv.leaf_faces, shape_,           {},       lv.rates,   {}};
+  for (int d = 0; d < 3; ++d) f2c.fine_force[d] = fine.params.force[d];
+  if (!all) f2c.subset = lv.restrict_read;
+  const long n = all ? long(lv.refined.extent(0)) * shape_.interior() : long(lv.restrict_read.extent(0));
+  if (n > 0) Kokkos::parallel_for("amr fine to coarse", Kokkos::RangePolicy<ExecSpace>(0, n), f2c);
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::restrict_all() const {
+  for (int l = int(levels_.size()) - 2; l >= 0; --l) restrict_level(l, levels_[l].f[levels_[l].cur], true);
+  Kokkos::fence();
 }
 
 template <class L, class Real>
@@ -383,6 +414,7 @@ double AmrLattice<L, Real>::mass() const {
 
 template <class L, class Real>
 std::vector<AmrBlockSample> AmrLattice<L, Real>::sample() const {
+  restrict_all();
   std::vector<AmrBlockSample> out;
   const long S = shape_.cells;
   for (int l = 0; l < int(levels_.size()); ++l) {
