@@ -41,19 +41,25 @@ void write_output(AmrSeries& series, const AmrSolver& solver) {
 
 }  // namespace
 
-std::vector<std::pair<double, double>> amr_line_profile(const std::vector<AmrBlockSample>& samples, int across, double at,
-                                                        int along, int component) {
-  // (level, index along) -> sum and count of the cells on both sides
+std::vector<std::pair<double, double>> amr_line_profile(const std::vector<AmrBlockSample>& samples, int along,
+                                                        const std::array<double, 3>& through, int component) {
+  // (level, index along) -> sum and count of the cells around the line
   std::map<std::pair<int, int>, std::pair<double, int>> cells;
   for (const AmrBlockSample& b : samples) {
     if (!b.leaf) continue;
     const double scale = std::ldexp(1.0, b.level);
-    const double face = at * scale;  // the line in this level's cell coordinates
     const int nx = b.box.extent(0), ny = b.box.extent(1);
+    const bool flat = b.box.lo[2] == 0 && b.box.hi[2] == 1;  // 2D: one layer on every level
     for (std::size_t i = 0; i < b.density.size(); ++i) {
       if (b.flags[i] != 0) continue;
       const int c[3] = {b.box.lo[0] + int(i % nx), b.box.lo[1] + int(i / nx % ny), b.box.lo[2] + int(i / (std::size_t(nx) * ny))};
-      if (c[across] + 1 != face && c[across] != face) continue;
+      bool touches = true;
+      for (int a = 0; a < 3 && touches; ++a) {
+        if (a == along || (a == 2 && flat)) continue;
+        const double face = through[a] * scale;  // the line in this level's cell coordinates
+        touches = c[a] + 1 == face || c[a] == face;
+      }
+      if (!touches) continue;
       auto& e = cells[{b.level, c[along]}];
       e.first += b.velocity[3 * i + component];
       e.second += 1;
@@ -74,11 +80,11 @@ Json amr_observables(const Config& config, const AmrSolver& solver) {
       const std::vector<AmrBlockSample> samples = solver.sample();
       const double U = config.faces[YMax].velocity[0], nx = config.cells[0], ny = config.cells[1];
       std::vector<double> ys, us, xs, vs;
-      for (const auto& [y, u] : amr_line_profile(samples, 0, nx / 2, 1, 0)) {
+      for (const auto& [y, u] : amr_line_profile(samples, 1, {nx / 2, 0, 0}, 0)) {
         ys.push_back(y / ny);
         us.push_back(u / U);
       }
-      for (const auto& [x, v] : amr_line_profile(samples, 1, ny / 2, 0, 1)) {
+      for (const auto& [x, v] : amr_line_profile(samples, 0, {0, ny / 2, 0}, 1)) {
         xs.push_back(x / nx);
         vs.push_back(v / U);
       }

@@ -34,9 +34,9 @@ TEST(AmrCavity, GhiaRe100) {
   // 1e-4 of the lid speed per 2000 steps (measured; the deviations below agree to 1e-4 with those
   // after 60000 steps). The mass drifts slowly (README "AMR"), so no tighter steady state exists.
   solver->advance(14000);
-  const auto before = amr_line_profile(solver->sample(), 0, 32, 1, 0);
+  const auto before = amr_line_profile(solver->sample(), 1, {32, 0, 0}, 0);
   solver->advance(2000);
-  const auto after = amr_line_profile(solver->sample(), 0, 32, 1, 0);
+  const auto after = amr_line_profile(solver->sample(), 1, {32, 0, 0}, 0);
   double change = 0;
   for (std::size_t i = 0; i < after.size(); ++i) change = std::max(change, std::abs(after[i].second - before[i].second));
   EXPECT_LT(change, 1e-4 * 0.1);
