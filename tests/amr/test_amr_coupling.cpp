@@ -115,7 +115,8 @@ TEST(AmrSubcycling, MassDriftAcrossInterfacesIsBounded) {
       "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [32, 16]\n[collision]\nmodel = \"TRT\"\n"
       "[physics]\ntau = 0.8\nforce = [5e-5, 0]\n[boundary]\nx_min.type = \"periodic\"\nx_max.type = \"periodic\"\n"
       "[amr]\nmax_level = 2\n[[amr.region]]\nlo = [8, 0]\nhi = [15, 15]\nlevel = 2\n";
-  for (const auto& [text, bound] : {std::pair<std::string, double>{cavity, 5e-5}, {channel, 5e-6}}) {
+  const std::pair<std::string, double> cases[] = {{cavity, 5e-5}, {channel, 5e-6}};
+  for (const auto& [text, bound] : cases) {
     testing::AmrCase run(text);
     std::unique_ptr<AmrSolver>& solver = run.solver;
     const double m0 = solver->mass();
