@@ -433,8 +433,11 @@ std::vector<AmrBlockSample> AmrLattice<L, Real>::sample() const {
         const std::uint8_t flag = fl[b * S + cell];
         s.flags.push_back(flag);
         Real rho = 0, j[3] = {0, 0, 0};
-        if (flag == flag::fluid)
-          moments_at<L>([&](int q) { return f((long(b) * L::Q + q) * S + cell); }, force, rho, j);
+        if (flag == flag::fluid) {
+          Real pops[L::Q];  // plain host code: no lambda through the device-callable moments_at
+          for (int q = 0; q < L::Q; ++q) pops[q] = f((long(b) * L::Q + q) * S + cell);
+          post_collision_moments<L>(pops, force, rho, j);
+        }
         s.density.push_back(flag == flag::fluid ? double(rho) : 0.0);
         for (int d = 0; d < 3; ++d) s.velocity.push_back(flag == flag::fluid ? double(j[d] / rho) : 0.0);
       }
