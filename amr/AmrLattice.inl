@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/Error.hpp"
+#include "lbm/field/FieldOps.hpp"
 
 namespace boreas {
 
@@ -27,11 +28,8 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
   levels_.resize(forest_.levels());
   host_flags_.resize(forest_.levels());
   for (int l = 0; l < forest_.levels(); ++l) setup_level(l, domain, config);
-  if (config.initial != InitialCondition::Uniform)
-    throw Error("AMR runs start from a uniform state (initial.type = \"uniform\")");
-  set_state([&](const std::array<double, 3>&, double& rho, std::array<double, 3>& u) {
-    rho = config.density;
-    u = config.initial_velocity;
+  set_state([&](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
+    initial_macroscopic(config, x, rho, u);
   });
 }
 

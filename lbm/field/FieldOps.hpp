@@ -3,6 +3,7 @@
 // free functions of a Field and a lattice in the canonical state (the post-collision populations
 // f*_q(x) in natural layout, what every streaming scheme converts to: Block::canonical()).
 // Instantiated per lattice and precision with Block (lbm/BlockInstance.cpp.in).
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct HostMacroscopic {
   std::vector<double> velocity;  // 3 per cell
   std::vector<std::uint8_t> flags;
 };
+
+// The deck's initial density and velocity at point x (cell-centre coordinates of the domain's
+// cells: cell i has its centre at i), for the uniform grid and AMR levels alike.
+void initial_macroscopic(const Config& config, const std::array<double, 3>& x, double& rho, std::array<double, 3>& u);
 
 // The deck's initial condition in equilibrium, ghost cells included.
 template <class L, class Real>

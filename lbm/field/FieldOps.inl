@@ -37,31 +37,12 @@ Populations<Real> initial_populations(const Field& field, const Config& config) 
   Populations<Real> natural("initial_populations", field.storage);
   auto host = Kokkos::create_mirror_view(natural.data);
   Kokkos::deep_copy(host, Real(0));
-  const double pi = 3.14159265358979323846;
-  const auto& N = config.cells;
-  const bool tg = config.initial == InitialCondition::TaylorGreen;
-  const bool tg3d = tg && L::D == 3 && N[2] > 1;
-  const double U = config.taylor_green_u0, r0 = config.density;
   for (int z = -g.g[2]; z < g.n[2] + g.g[2]; ++z)
     for (int y = -g.g[1]; y < g.n[1] + g.g[1]; ++y)
       for (int x = -g.g[0]; x < g.n[0] + g.g[0]; ++x) {
-        double rho = r0, u[3] = {config.initial_velocity[0], config.initial_velocity[1],
-                                 config.initial_velocity[2]};
-        if (tg) {
-          const double X = 2 * pi * (box.lo[0] + x) / N[0], Y = 2 * pi * (box.lo[1] + y) / N[1],
-                       Z = 2 * pi * (box.lo[2] + z) / N[2];
-          if (tg3d) {  // classical 3D Taylor-Green vortex (Brachet et al. 1983)
-            u[0] = U * std::sin(X) * std::cos(Y) * std::cos(Z);
-            u[1] = -U * std::cos(X) * std::sin(Y) * std::cos(Z);
-            u[2] = 0;
-            rho = r0 + 3 * r0 * U * U / 16 * (std::cos(2 * X) + std::cos(2 * Y)) * (std::cos(2 * Z) + 2);
-          } else {  // 2D vortex array, exact solution of the Navier-Stokes equations
-            u[0] = -U * std::cos(X) * std::sin(Y);
-            u[1] = U * std::sin(X) * std::cos(Y);
-            u[2] = 0;
-            rho = r0 - 3 * r0 * U * U / 4 * (std::cos(2 * X) + std::cos(2 * Y));
-          }
-        }
+        double rho;
+        std::array<double, 3> u;
+        initial_macroscopic(config, {double(box.lo[0] + x), double(box.lo[1] + y), double(box.lo[2] + z)}, rho, u);
         Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
         const long cell = g.index(x, y, z);
         for (int q = 0; q < L::Q; ++q) host(field.storage.index(q, cell)) = equilibrium<L, Real>(q, Real(rho), ur);

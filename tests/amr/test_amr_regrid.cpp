@@ -1,6 +1,7 @@
 // Dynamic regridding (amr/AmrSolver.hpp regrid_forest, regridded): a vortex advected by a uniform
 // stream through a periodic box is followed by the refined region, and the transfer of the state
-// to a new forest conserves mass (to round-off) at every regrid.
+// to a new forest conserves mass (to round-off) at every regrid. Also the deck's Taylor-Green
+// initial state on AMR levels, whose decay rate checks the viscosity across a level interface.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -69,6 +70,46 @@ TEST(AmrRegrid, RefinedRegionFollowsAnAdvectedVortex) {
   // 6.4e-5 over 320 steps while the vortex's unbalanced initial pressure radiates through them;
   // the regrids themselves conserve it (above).
   EXPECT_NEAR(solver->mass(), initial_mass, 1e-4 * initial_mass);
+}
+
+}  // namespace
+}  // namespace boreas
+
+namespace boreas {
+namespace {
+
+// The deck's Taylor-Green initial condition on AMR levels (the uniform grid's formula,
+// lbm/field/FieldOps.hpp initial_macroscopic): the 2D vortex array decays at the rate its
+// viscosity sets, exp(-nu (kx^2 + ky^2) t), with a level-1 patch in the middle of the box; the
+// amplitude is the projection of the leaves' velocity (area-weighted) on the initial mode.
+TEST(AmrTaylorGreen, DecayRateMatchesTheViscosityAcrossLevels) {
+  const std::string text =
+      "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [32, 32]\n[physics]\ntau = 0.8\n"
+      "[initial]\ntype = \"taylor_green\"\namplitude = 0.02\n[boundary]\nx_min.type = \"periodic\"\n"
+      "x_max.type = \"periodic\"\ny_min.type = \"periodic\"\ny_max.type = \"periodic\"\n"
+      "[amr]\nmax_level = 1\n[[amr.region]]\nlo = [8, 8]\nhi = [23, 23]\nlevel = 1\n";
+  testing::AmrCase run(text);
+  ASSERT_EQ(run.solver->forest().levels(), 2);
+  const long steps = 100;
+  run.solver->advance(steps);
+  const double k = 2 * M_PI / 32, U = 0.02, nu = (0.8 - 0.5) / 3;
+  double projection = 0, norm = 0;
+  for (const AmrBlockSample& b : run.solver->sample()) {
+    if (!b.leaf) continue;
+    const double h = std::ldexp(1.0, -b.level), n = b.box.extent(0);
+    for (std::size_t i = 0; i < b.density.size(); ++i) {
+      const double x = (b.box.lo[0] + double(i % std::size_t(n)) + 0.5) * h - 0.5;
+      const double y = (b.box.lo[1] + double(i / std::size_t(n)) + 0.5) * h - 0.5;
+      const double mode[2] = {-std::cos(k * x) * std::sin(k * y), std::sin(k * x) * std::cos(k * y)};
+      projection += (b.velocity[3 * i] * mode[0] + b.velocity[3 * i + 1] * mode[1]) * h * h;
+      norm += (mode[0] * mode[0] + mode[1] * mode[1]) * h * h;
+    }
+  }
+  const double amplitude = projection / norm / U;
+  const double nu_measured = -std::log(amplitude) / (2 * k * k * steps);
+  std::printf("Taylor-Green on 2 levels: amplitude %.5f (exact %.5f), viscosity %.5f vs %.5f (%.2f %%)\n", amplitude,
+              std::exp(-2 * nu * k * k * steps), nu_measured, nu, 100 * (nu_measured / nu - 1));
+  EXPECT_NEAR(nu_measured, nu, 0.005 * nu);
 }
 
 }  // namespace
