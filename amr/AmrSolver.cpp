@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/Error.hpp"
 #include "lbm/physics/Lattice.hpp"
@@ -26,28 +27,27 @@ namespace {
 
 bool open_face(FaceBC bc) { return bc == FaceBC::VelocityInlet || bc == FaceBC::PressureOutlet; }
 
-// Whether a level-l block touches a face whose condition is an inlet or outlet.
-bool touches_open_face(const Config& config, int l, const Box& box) {
+// The distance (level-0 cells) from a level-l block to the nearest inlet or outlet face;
+// infinite without such faces. Exact: block bounds scaled by 2^-l are representable.
+double open_face_distance(const Config& config, int l, const Box& box) {
+  const double s = std::ldexp(1.0, -l);
+  double nearest = std::numeric_limits<double>::infinity();
   for (int f = 0; f < num_faces; ++f) {
     const int d = f / 2;
     if (d >= config.dimensions() || !open_face(config.faces[f].type)) continue;
-    if (f % 2 == 0 ? box.lo[d] == 0 : box.hi[d] == config.cells[d] << l) return true;
+    nearest = std::min(nearest, f % 2 == 0 ? box.lo[d] * s : config.cells[d] - box.hi[d] * s);
   }
-  return false;
+  return nearest;
 }
+
+bool touches_open_face(const Config& config, int l, const Box& box) { return open_face_distance(config, l, box) == 0; }
 
 // Whether refining a level-l block could make the 2:1 balance refine a block on an inlet or
 // outlet face: level-0 blocks there stay, so level 1 may start one block away and every finer
 // level half a block further, which 2 blocks cover (N (2 - 2^-l) < 2 N).
 bool near_open_face(const Config& config, int l, const Box& box) {
-  const double n = config.amr.leaf_size, s = std::ldexp(1.0, -l);
-  for (int f = 0; f < num_faces; ++f) {
-    const int d = f / 2;
-    if (d >= config.dimensions() || !open_face(config.faces[f].type)) continue;
-    const double distance = f % 2 == 0 ? box.lo[d] * s : config.cells[d] - box.hi[d] * s;
-    if (distance < (l == 0 ? n : 2 * n)) return true;
-  }
-  return false;
+  const double n = config.amr.leaf_size;
+  return open_face_distance(config, l, box) < (l == 0 ? n : 2 * n);
 }
 
 // Whether a region wants level-l block `box` refined. Level-0 cell-centre coordinates: a level-l
