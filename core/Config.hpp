@@ -105,6 +105,15 @@ struct AmrConfig {
   double refine_above = 0, coarsen_below = 0;
 };
 
+// [checkpoint]: what a long run keeps so that it can continue (drivers/Checkpointing.hpp). Signals
+// (SIGTERM, SIGUSR1) and an instability write one whether or not the deck has this table.
+struct CheckpointConfig {
+  long every = 0;              // steps between checkpoints; 0: not by step count
+  double every_minutes = 0;    // wall time between checkpoints; 0: not by time
+  int keep = 2;                // the newest checkpoints kept; older ones are removed
+  std::string directory;       // empty: <output directory>/checkpoints
+};
+
 struct Config {
   std::string deck_path;  // as given on the command line
   // Where the deck gave the keys that checks after parsing refer to ("deck.toml:7:9", or
@@ -152,6 +161,7 @@ struct Config {
 
   ParallelConfig parallel;
   AmrConfig amr;
+  CheckpointConfig checkpoint;
 
   int dimensions() const { return lattice == LatticeKind::D2Q9 ? 2 : 3; }
 };

@@ -430,7 +430,7 @@ const std::vector<std::string> face_names{"x_min", "x_max", "y_min", "y_max", "z
 const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   "collision",
                                           "physics",    "initial",  "boundary", "obstacle",
                                           "geometry",   "output",   "validation",
-                                          "parallel",   "amr"};
+                                          "parallel",   "amr",      "checkpoint"};
 
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
@@ -448,6 +448,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every"}},
       {"validation", {"observables"}},
+      {"checkpoint", {"every", "minutes", "keep", "directory"}},
       {"amr", {"leaf_size", "max_level", "region", "regrid_every", "criterion", "refine_above", "coarsen_below"}},
       {"region", {"level", "lo", "hi", "near", "distance"}},
       {"parallel",
@@ -1131,6 +1132,21 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (auto p = c.integer(out, "progress_every", "an integer >= 0 (0 = automatic)", 0))
     cfg.progress_every = long(*p);
 
+  // [checkpoint]
+  const Tbl chk = c.table(root, "checkpoint", "checkpoint");
+  c.unknown_keys(chk, schema_keys().at("checkpoint"));
+  if (auto e = c.integer(chk, "every", "an integer >= 0 (steps; 0 = not by step count)", 0))
+    cfg.checkpoint.every = long(*e);
+  if (auto m = c.number(chk, "minutes", "a number >= 0 (wall-clock minutes; 0 = not by time)", nonneg))
+    cfg.checkpoint.every_minutes = *m;
+  if (auto k = c.integer(chk, "keep", "an integer from 1 to 1000", 1, 1000)) cfg.checkpoint.keep = int(*k);
+  if (auto d = c.string(chk, "directory", "a non-empty string (path)")) {
+    if (d->empty())
+      c.at(chk.get("directory"), "checkpoint.directory: expected a non-empty string (path)");
+    else
+      cfg.checkpoint.directory = *d;
+  }
+
   // [validation]
   const Tbl val = c.table(root, "validation", "validation");
   c.unknown_keys(val, schema_keys().at("validation"));
@@ -1196,6 +1212,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   cfg.locations["parallel.decomposition"] = c.where(par.get("decomposition") ? par.get("decomposition") : par.t);
   if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
   if (root.get("amr")) parse_amr(c, root, cfg, sim, cells_ok);
+  if (root.get("amr") && root.get("checkpoint"))
+    c.at(root.get("checkpoint"), "checkpoint: AMR decks ([amr]) cannot be checkpointed yet; remove [checkpoint] "
+                                 "(uniform-grid decks can)");
 
   // Mach check over every velocity the run will impose.
   if (mach_limit) {

@@ -96,6 +96,8 @@ Json amr_observables(const Config& config, const AmrSolver& solver) {
 }
 
 Json run_amr_deck(const Config& config, const RunOptions& options) {
+  if (!options.restart.empty())
+    throw Error("--restart: AMR runs cannot be checkpointed yet (uniform-grid decks can)");
   int ranks = 1, rank = 0;
   MPI_Comm_size(options.comm, &ranks);
   MPI_Comm_rank(options.comm, &rank);

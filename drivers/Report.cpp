@@ -108,7 +108,7 @@ Json mass_json(double initial, double final_mass) {
 }
 
 Json make_report(const Config& config, const Simulation& sim, const std::string& status,
-                        double wall_seconds, double initial_mass) {
+                        double wall_seconds, double initial_mass, long first_step) {
   Json r = Json::object();
   r["status"] = status;
   r["config"] = config_to_json(config);
@@ -122,7 +122,9 @@ Json make_report(const Config& config, const Simulation& sim, const std::string&
   Json par = sim.parallel_report();
   const Json& slowest = par["timers"]["slowest_rank"];
   const double update_time = slowest["lbm"].get<double>() + slowest["boundaries"].get<double>();
-  r["mlups"] = update_time > 0 ? double(r["fluid_cells"].get<std::int64_t>()) * sim.step() / update_time * 1e-6 : 0.0;
+  const long steps_run = sim.step() - first_step;
+  if (first_step > 0) r["steps_run"] = steps_run;
+  r["mlups"] = update_time > 0 ? double(r["fluid_cells"].get<std::int64_t>()) * steps_run / update_time * 1e-6 : 0.0;
   Json t = Json::object();
   double accounted = 0;
   for (const char* cat : {"lbm", "boundaries", "output"}) {

@@ -15,8 +15,9 @@ const char* face_bc_name(FaceBC bc);
 const char* storage_layout_name(StorageLayout layout);  // the deck's simulation.layout value
 const char* merge_form_name(MergeForm form);           // the deck's simulation.merge_form value
 Json config_to_json(const Config& config);
+// `first_step`: where this run began (a restart's step); speed counts the steps run since.
 Json make_report(const Config& config, const Simulation& sim, const std::string& status,
-                        double wall_seconds, double initial_mass);
+                        double wall_seconds, double initial_mass, long first_step = 0);
 Json backend_json();  // Kokkos backend, threads, device
 Json mass_json(double initial, double final_mass);  // initial, final, relative_change
 

@@ -1,15 +1,18 @@
 #include "drivers/Simulation.hpp"
 #include "drivers/AmrRun.hpp"
+#include "drivers/Checkpointing.hpp"
 
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <climits>
 #include <map>
 #include <numeric>
@@ -25,6 +28,7 @@
 #include "drivers/Report.hpp"
 #include "drivers/RunCheck.hpp"
 #include "drivers/Stepper.hpp"
+#include "io/Checkpoint.hpp"
 #include "io/VtkSeries.hpp"
 #include "lbm/field/Geometry.hpp"
 #include "lbm/scheme/Traversal.hpp"
@@ -179,6 +183,31 @@ class SimulationImpl final : public Simulation {
     long long n = 0;
     for (const auto& b : blocks_) n += b->field().fluid_cells;
     return comm_.sum(n);
+  }
+  void write_checkpoint(const std::string& path, const Json& meta) const override {
+    std::vector<CheckpointPiece> pieces;
+    for (const auto& b : blocks_) {
+      const Box& box = b->field().box;
+      CheckpointPiece piece{box.lo, box.hi, std::vector<unsigned char>(box.cells() * L::Q * sizeof(Real))};
+      b->owned_populations(reinterpret_cast<Real*>(piece.values.data()));  // new[] memory: aligned for Real
+      pieces.push_back(std::move(piece));
+    }
+    boreas::write_checkpoint(comm_.get(), path, meta, config_.cells, int(L::Q * sizeof(Real)), pieces);
+  }
+  void read_checkpoint(const std::string& path, const Json& header) override {
+    if (header.at("cell_bytes").get<int>() != int(L::Q * sizeof(Real)))
+      throw Error(path + ": " + std::to_string(header.at("cell_bytes").get<int>()) +
+                  " bytes per cell, not the " + std::to_string(L::Q * sizeof(Real)) + " of this lattice and precision");
+    std::vector<CheckpointPiece> pieces;
+    for (const auto& b : blocks_) pieces.push_back({b->field().box.lo, b->field().box.hi, {}});
+    read_checkpoint_values(comm_.get(), path, header, pieces);
+    for (std::size_t i = 0; i < blocks_.size(); ++i) {
+      std::vector<Real> values(pieces[i].values.size() / sizeof(Real));
+      std::memcpy(values.data(), pieces[i].values.data(), pieces[i].values.size());
+      blocks_[i]->load_owned_populations(values);
+    }
+    stepper_->reloaded();
+    step_ = header.at("step").get<long>();
   }
   void save_state() override {
     for (const auto& b : blocks_) b->save_state();
@@ -354,15 +383,132 @@ class Progress {
 
 }  // namespace
 
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return text;
+}
+
+// Checkpoints of a run: what it wrote, and when the next falls due.
+class Checkpoints {
+ public:
+  Checkpoints(const Config& config, double initial_mass)
+      : config_(config), initial_mass_(initial_mass), last_(std::chrono::steady_clock::now()),
+        signature_(checkpoint_signature(config)) {}
+  // Writes one of the current (checked) state; rank 0 then removes the oldest beyond `keep`.
+  void write(const Simulation& sim) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Json meta = Json::object();
+    meta["deck"] = config_.deck_path;
+    meta["name"] = config_.name;
+    meta["step"] = sim.step();
+    meta["kernel"] = scheme_name(sim.config().kernel);
+    meta["ranks"] = sim.ranks();
+    meta["written"] = utc_now();
+    meta["initial_mass"] = initial_mass_;
+    meta["fields_hash"] = hash_hex(sim.fields_hash());
+    meta["signature"] = signature_;
+    const std::string path = checkpoint_path(config_, sim.step());
+    sim.write_checkpoint(path, meta);
+    if (sim.rank() == 0) prune_checkpoints(config_);
+    seconds_ += seconds_since(t0);
+    written_.push_back(path);
+    last_ = std::chrono::steady_clock::now();
+  }
+  double seconds_since_last() const { return seconds_since(last_); }
+  bool any() const { return !written_.empty(); }
+  const std::string& newest() const { return written_.back(); }
+  Json report() const {
+    Json r = Json::object();
+    r["directory"] = checkpoint_directory(config_);
+    r["written"] = written_;
+    r["seconds"] = seconds_;
+    if (!written_.empty()) {
+      std::error_code ec;
+      const auto bytes = std::filesystem::file_size(written_.back(), ec);
+      if (!ec) {
+        r["bytes_each"] = static_cast<std::int64_t>(bytes);
+        r["write_GB_per_s"] = double(bytes) * written_.size() / std::max(seconds_, 1e-9) * 1e-9;
+      }
+    }
+    return r;
+  }
+
+ private:
+  const Config& config_;
+  double initial_mass_;
+  std::chrono::steady_clock::time_point last_;
+  Json signature_;
+  std::vector<std::string> written_;
+  double seconds_ = 0;
+};
+
+// The checkpoint a restart names, resolved on rank 0 (one view of the directory) and checked
+// against the deck; the continuation's step must lie before the deck's end.
+Json restart_header(const Config& config, const std::string& spec, const Comm& comm, std::string& path) {
+  std::string resolved;
+  if (comm.rank() == 0) {
+    try {
+      resolved = "+" + resolve_restart(config, spec);
+    } catch (const Error& e) {
+      resolved = std::string("!") + e.what();
+    }
+  }
+  resolved = comm.broadcast(resolved);
+  if (resolved[0] == '!') throw Error(resolved.substr(1));
+  path = resolved.substr(1);
+  Json header = open_checkpoint(comm.get(), config, path);
+  const long step = header.at("step").get<long>();
+  if (step >= config.steps)
+    throw Error(path + ": the checkpoint is at step " + std::to_string(step) + ", not before simulation.steps = " +
+                std::to_string(config.steps) + "; hint: --set simulation.steps=N with N > " + std::to_string(step) +
+                " runs it further");
+  return header;
+}
+
+}  // namespace
+
 Json run_deck(const Config& config, const RunOptions& options) {
   if (config.amr.enabled) return run_amr_deck(config, options);
+  install_stop_signals();
   auto sim = Simulation::create(config, options.comm);
+  const Comm comm(options.comm);
   const bool root = sim->rank() == 0;
   Timers& timers = sim->timers();
+
+  // A restart is checked and read before anything is written.
+  Json restarted;
+  double initial_mass = 0;
+  if (!options.restart.empty()) {
+    std::string path;
+    const Json header = restart_header(config, options.restart, comm, path);
+    sim->read_checkpoint(path, header);
+    if (hash_hex(sim->fields_hash()) != header.value("fields_hash", ""))
+      throw Error(path + ": the state loaded does not hash as the one written (fields_hash " +
+                  hash_hex(sim->fields_hash()) + ", the checkpoint says " + header.value("fields_hash", "?") + ")");
+    initial_mass = header.value("initial_mass", 0.0);
+    restarted = Json::object();
+    restarted["checkpoint"] = path;
+    restarted["step"] = sim->step();
+    restarted["written_by_kernel"] = header.value("kernel", "");
+    restarted["written_on_ranks"] = header.value("ranks", 0);
+    if (root && options.progress)
+      std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), sim->step());
+  } else {
+    initial_mass = sim->total_mass();
+  }
+  const long first_step = sim->step();
+
   std::filesystem::create_directories(config.output_dir);
   std::vector<VtkSeries> series;
-  for (int id : sim->local_blocks()) series.emplace_back(config.output_dir, config.name, id, int(sim->all_boxes().size()));
-  const double initial_mass = sim->total_mass();
+  for (int id : sim->local_blocks()) {
+    series.emplace_back(config.output_dir, config.name, id, int(sim->all_boxes().size()));
+    if (first_step > 0) series.back().resume(double(first_step));
+  }
+  Checkpoints checkpoints(config, initial_mass);
 
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return seconds_since(t0); };
@@ -373,22 +519,37 @@ Json run_deck(const Config& config, const RunOptions& options) {
                                ? config.progress_every
                                : std::max(1L, (config.steps / 10 + sweep - 1) / sweep) * sweep;
   Progress progress(options.progress && root, config.steps);
+  // Between chunks of about a second every rank looks at stop signals and the checkpoint clock
+  // (one reduction), so that all take the same decision at the same step.
+  long poll = sweep;
 
-  if (config.write_vtk && config.output_every > 0) {
+  if (first_step == 0 && config.write_vtk && config.output_every > 0) {
     auto t = timers.scope("output");
     write_output(series, *sim);
   }
   sim->save_state();
   std::string status = "completed";
   Health bad;
+  int stopped_by = 0;
+  auto next_multiple = [&](long every) { return every > 0 ? (sim->step() / every + 1) * every : config.steps; };
   while (sim->step() < config.steps) {
-    long next = std::min(config.steps, (sim->step() / check_every + 1) * check_every);
-    if (config.output_every > 0)
-      next = std::min(next, (sim->step() / config.output_every + 1) * config.output_every);
-    sim->advance(next - sim->step());
+    const long from = sim->step();
+    const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
+                                next_multiple(config.checkpoint.every), from + poll});
+    const auto chunk_start = std::chrono::steady_clock::now();
+    sim->advance(next - from);
+    double local[3] = {double(stop_signal()), seconds_since(chunk_start) / double(next - from),
+                       checkpoints.seconds_since_last()};
+    double global[3];
+    MPI_Allreduce(local, global, 3, MPI_DOUBLE, MPI_MAX, comm.get());
+    poll = std::max(sweep, long(1.0 / std::max(global[1], 1e-9)) / sweep * sweep);
+    stopped_by = int(global[0]);
+    const bool at_checkpoint =
+        stopped_by != 0 || (config.checkpoint.every > 0 && sim->step() % config.checkpoint.every == 0) ||
+        (config.checkpoint.every_minutes > 0 && global[2] >= 60 * config.checkpoint.every_minutes);
     const bool at_check = sim->step() % check_every == 0 || sim->step() == config.steps;
     const bool at_output = config.write_vtk && config.output_every > 0 && sim->step() % config.output_every == 0;
-    if (at_check || at_output) {
+    if (at_check || at_output || at_checkpoint) {
       Health h;
       {
         auto t = timers.scope("others");
@@ -406,9 +567,18 @@ Json run_deck(const Config& config, const RunOptions& options) {
       auto t = timers.scope("output");
       write_output(series, *sim);
     }
+    if (at_checkpoint) {
+      auto t = timers.scope("output");
+      checkpoints.write(*sim);
+    }
     if (at_check) {
       const double lbm = timers.get("lbm") + timers.get("boundaries");
-      progress.update(sim->step(), double(sim->fluid_cells()) * sim->step() / std::max(lbm, 1e-12) * 1e-6, elapsed());
+      progress.update(sim->step(), double(sim->fluid_cells()) * (sim->step() - first_step) / std::max(lbm, 1e-12) * 1e-6,
+                      elapsed());
+    }
+    if (stopped_by != 0) {
+      status = "interrupted";
+      break;
     }
   }
   progress.finish();
@@ -417,6 +587,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "unstable") {
     const long bad_step = sim->step();
     sim->restore_state();
+    {
+      auto t = timers.scope("output");
+      checkpoints.write(*sim);
+    }
     const long long nx = config.cells[0], ny = config.cells[1], c = bad.first_bad_cell;
     const long long cell[3] = {c % nx, (c / nx) % ny, c / (nx * ny)};
     if (root)
@@ -424,25 +598,42 @@ Json run_deck(const Config& config, const RunOptions& options) {
                    "boreas: error: unstable at step %ld: density %g at cell (%lld, %lld, %lld)\n"
                    "  hint: tau = %.6g; stability needs tau well above 0.5 (raise the resolution or lower\n"
                    "  Re) and a small lattice Mach number (lower the lattice velocity).\n"
-                   "  Writing the last good state, step %ld.\n",
-                   bad_step, bad.bad_density, cell[0], cell[1], cell[2], config.tau, sim->step());
+                   "  Writing the last good state, step %ld (checkpoint %s).\n",
+                   bad_step, bad.bad_density, cell[0], cell[1], cell[2], config.tau, sim->step(),
+                   checkpoints.newest().c_str());
     instability = Json::object();
     instability["step"] = bad_step;
     instability["cell"] = Json::array({cell[0], cell[1], cell[2]});
     instability["density"] = bad.bad_density;
     instability["last_good_step"] = sim->step();
+    instability["checkpoint"] = checkpoints.newest();
   }
-  const bool final_needed =
-      config.write_vtk && (config.output_every == 0 || sim->step() % config.output_every != 0);
+  if (status == "interrupted" && root)
+    std::fprintf(stderr,
+                 "boreas: stopped by %s at step %ld; checkpoint %s written.\n"
+                 "  Continue with: boreas %s --restart latest\n",
+                 signal_name(stopped_by), sim->step(), checkpoints.newest().c_str(), config.deck_path.c_str());
+  // A completed run whose deck checkpoints keeps its end state, so that raising simulation.steps
+  // and --restart latest runs it further.
+  const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
+  if (status == "completed" && checkpointing && (!checkpoints.any() || checkpoints.newest() != checkpoint_path(config, sim->step()))) {
+    auto t = timers.scope("output");
+    checkpoints.write(*sim);
+  }
+  const bool final_needed = status != "interrupted" && config.write_vtk &&
+                            (config.output_every == 0 || sim->step() % config.output_every != 0);
   if (final_needed) {
     auto t = timers.scope("output");
     write_output(series, *sim);
   }
 
   const double wall = elapsed();
-  Json report = make_report(config, *sim, status, wall, initial_mass);
+  Json report = make_report(config, *sim, status, wall, initial_mass, first_step);
   report["observables"] = compute_observables(config, *sim);
   if (!instability.is_null()) report["instability"] = instability;
+  if (stopped_by != 0) report["stopped_by"] = signal_name(stopped_by);
+  if (!restarted.is_null()) report["restarted_from"] = restarted;
+  if (checkpoints.any()) report["checkpoints"] = checkpoints.report();
   report["output_files"] = Json::array();
   for (const VtkSeries& piece : series)
     for (const auto& f : piece.files_written()) report["output_files"].push_back(f);

@@ -42,6 +42,10 @@ class Simulation {
   // and, collectively, the slowest rank and the mean.
   virtual Json parallel_report() const = 0;
   virtual long long fluid_cells() const = 0;
+  // Checkpoints (io/Checkpoint.hpp): the canonical populations of every owned cell, which any
+  // decomposition reads back; read_checkpoint continues the run at header["step"]. Collective.
+  virtual void write_checkpoint(const std::string& path, const Json& meta) const = 0;
+  virtual void read_checkpoint(const std::string& path, const Json& header) = 0;
   // Keeps / restores a copy of the current state (the last good state of a run that blows up).
   virtual void save_state() = 0;
   virtual void restore_state() = 0;
@@ -57,11 +61,13 @@ class Simulation {
 
 struct RunOptions {
   bool progress = true;  // progress lines on stderr
+  std::string restart;   // "latest" or a checkpoint's path: continue from it (empty: from step 0)
   MPI_Comm comm = MPI_COMM_WORLD;
 };
 
 // Runs the deck to the end: progress, VTK output, stability checks and report.json in the
-// output directory. Returns the report; report["status"] is "completed" or "unstable".
+// output directory, checkpoints as the deck asks and on a stop signal. Returns the report;
+// report["status"] is "completed", "unstable" or "interrupted" (by a signal, after a checkpoint).
 Json run_deck(const Config& config, const RunOptions& options = {});
 
 std::string hash_hex(std::uint64_t h);

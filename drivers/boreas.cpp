@@ -1,5 +1,5 @@
 // boreas: run an input deck, on one rank or under mpiexec.
-//   boreas DECK.toml [--set key=value ...] [--output-dir DIR] [--quiet] [--kokkos-...]
+//   boreas DECK.toml [--set key=value ...] [--output-dir DIR] [--restart latest|PATH] [--quiet] [--kokkos-...]
 // Every rank parses the deck (so all agree on errors); only rank 0 prints.
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
@@ -38,10 +38,13 @@ int run(int argc, char** argv, int rank) {
   std::string deck;
   std::vector<std::string> overrides;
   std::string output_dir;
+  std::string restart;
   bool quiet = false;
   app.add_option("deck", deck, "input deck (TOML)")->required();
   app.add_option("--set", overrides, "override a deck key, e.g. --set physics.tau=0.7 (repeatable)");
   app.add_option("--output-dir", output_dir, "directory for output and report.json (overrides [output] directory)");
+  app.add_option("--restart", restart,
+                 "continue from a checkpoint: 'latest' (the newest in the deck's checkpoint directory) or its path");
   app.add_flag("-q,--quiet", quiet, "no progress lines");
   boreas::SplitArguments args = boreas::split_kokkos_arguments(argc, argv);
   if (const int status = boreas::parse_command_line(app, args.app, rank == 0); status >= 0) return status;
@@ -67,9 +70,11 @@ int run(int argc, char** argv, int rank) {
   try {
     boreas::RunOptions options;
     options.progress = !quiet;
+    options.restart = restart;
     const boreas::Json report = boreas::run_deck(config, options);
     if (rank == 0) std::fprintf(stderr, "%s", boreas::summary_text(report).c_str());
-    return report["status"].get<std::string>() == "completed" ? 0 : 3;
+    const std::string status = report["status"].get<std::string>();
+    return status == "completed" ? 0 : status == "interrupted" ? 4 : 3;
   } catch (const boreas::DeckError& e) {  // the device cannot hold the run (drivers/RunCheck.hpp)
     if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
     return 2;

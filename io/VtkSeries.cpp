@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -54,6 +55,24 @@ std::string xml_escape(const std::string& in) {
       case '\'': out += "&apos;"; break;
       default: out += c;
     }
+  }
+  return out;
+}
+
+std::string xml_unescape(const std::string& in) {
+  static const std::pair<const char*, char> entities[] = {
+      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+  std::string out;
+  for (std::size_t i = 0; i < in.size();) {
+    bool matched = false;
+    for (const auto& [name, c] : entities)
+      if (in.compare(i, std::char_traits<char>::length(name), name) == 0) {
+        out += c;
+        i += std::char_traits<char>::length(name);
+        matched = true;
+        break;
+      }
+    if (!matched) out += in[i++];
   }
   return out;
 }
@@ -208,6 +227,21 @@ void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<
   const std::string path = (fs::path(directory_) / master_name(step)).string();
   write_text_atomically(path, x.str());
   files_.push_back(path);
+}
+
+void VtkSeries::resume(double time) {
+  entries_.clear();
+  if (rank_ != 0 || !fs::exists(pvd_path())) return;
+  std::ifstream in(pvd_path());
+  if (!in) throw std::runtime_error("VtkSeries: cannot read " + pvd_path());
+  static const std::regex dataset("<DataSet timestep=\"([^\"]*)\"[^>]* file=\"([^\"]*)\"");
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_search(line, m, dataset)) {
+      const double t = std::stod(m[1].str());
+      if (t <= time) entries_.emplace_back(t, xml_unescape(m[2].str()));
+    }
 }
 
 void VtkSeries::write_pvd() {

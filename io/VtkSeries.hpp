@@ -50,6 +50,10 @@ class VtkSeries {
   void write(long step, double time, const CellFields& piece, const std::array<int, 3>& global_dims,
              const std::vector<PieceBox>& all_pieces = {});
 
+  // Continues a series a checkpointed run wrote: the .pvd's entries up to `time` are kept (rank 0;
+  // a missing .pvd starts an empty series). Throws std::runtime_error on a .pvd it cannot read.
+  void resume(double time);
+
   // Paths written by this rank, in order (the .pvd appears once, when first written).
   const std::vector<std::string>& files_written() const { return files_; }
 

@@ -47,6 +47,12 @@ class Block {
   // periodic axis it spans are filled here.
   HostMacroscopic macroscopic(const Populations<Real>& natural) const;
 
+  // The owned cells' canonical populations on the host, cells x fastest, directions fastest within
+  // a cell (what a checkpoint stores; `out` holds Q x the owned cells), and their replacement from
+  // such values: the ghosts keep what they hold until the next exchange, as after restore_state.
+  void owned_populations(Real* out) const;
+  void load_owned_populations(const std::vector<Real>& values);
+
   // A device copy of the canonical state, to fall back to the last good state.
   void save_state();
   void restore_state();

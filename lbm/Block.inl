@@ -84,6 +84,39 @@ HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) co
 }
 
 template <class L, class Real>
+void Block<L, Real>::owned_populations(Real* out) const {
+  const Populations<Real> f = canonical();
+  const DenseGeometry g = field().geom;
+  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
+  DeviceView<Real*> packed(Kokkos::view_alloc("owned_populations", Kokkos::WithoutInitializing), n * L::Q);
+  Kokkos::parallel_for(
+      "boreas::lbm::pack_owned", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
+        const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
+        for (int q = 0; q < L::Q; ++q) packed(i * L::Q + q) = f(q, cell);
+      });
+  Kokkos::deep_copy(Kokkos::View<Real*, Kokkos::HostSpace>(out, static_cast<std::size_t>(n) * L::Q), packed);
+}
+
+template <class L, class Real>
+void Block<L, Real>::load_owned_populations(const std::vector<Real>& values) {
+  const DenseGeometry g = field().geom;
+  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
+  if (values.size() != static_cast<std::size_t>(n) * L::Q)
+    throw Error("a block of " + std::to_string(n) + " cells cannot load " + std::to_string(values.size()) +
+                " population values");
+  Populations<Real> natural("restart_populations", field().storage);
+  Kokkos::deep_copy(natural.data, canonical().data);
+  DeviceView<Real*> packed(Kokkos::view_alloc("restart_values", Kokkos::WithoutInitializing), values.size());
+  Kokkos::deep_copy(packed, Kokkos::View<const Real*, Kokkos::HostSpace>(values.data(), values.size()));
+  Kokkos::parallel_for(
+      "boreas::lbm::unpack_owned", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
+        const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
+        for (int q = 0; q < L::Q; ++q) natural(q, cell) = packed(i * L::Q + q);
+      });
+  scheme_->load_canonical(natural);
+}
+
+template <class L, class Real>
 void Block<L, Real>::save_state() {
   const Populations<Real> natural = canonical();
   if (saved_.extent(0) != natural.data.extent(0))

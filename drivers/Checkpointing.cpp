@@ -1,0 +1,151 @@
+#include "drivers/Checkpointing.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/Error.hpp"
+#include "drivers/Report.hpp"
+#include "io/Checkpoint.hpp"
+
+namespace boreas {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+volatile std::sig_atomic_t received_signal = 0;
+
+extern "C" void on_stop_signal(int signal) { received_signal = signal; }
+
+const std::string extension = ".bchk";
+
+// The step of "<name>_step<digits>.bchk", or -1.
+long step_of(const std::string& file, const std::string& name) {
+  const std::string prefix = name + "_step";
+  if (file.size() <= prefix.size() + extension.size() || file.compare(0, prefix.size(), prefix) != 0 ||
+      file.compare(file.size() - extension.size(), extension.size(), extension) != 0)
+    return -1;
+  const std::string digits = file.substr(prefix.size(), file.size() - prefix.size() - extension.size());
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return -1;
+  return std::stol(digits);
+}
+
+std::string shown(const Json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+
+}  // namespace
+
+std::string checkpoint_directory(const Config& config) {
+  if (!config.checkpoint.directory.empty()) return config.checkpoint.directory;
+  return (fs::path(config.output_dir) / "checkpoints").string();
+}
+
+std::string checkpoint_path(const Config& config, long step) {
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%08ld", step);
+  return (fs::path(checkpoint_directory(config)) / (config.name + "_step" + digits + extension)).string();
+}
+
+std::vector<std::string> list_checkpoints(const Config& config) {
+  std::vector<std::pair<long, std::string>> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(checkpoint_directory(config), ec)) {
+    const long step = step_of(entry.path().filename().string(), config.name);
+    if (step >= 0 && entry.is_regular_file(ec)) found.emplace_back(step, entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (const auto& f : found) paths.push_back(f.second);
+  return paths;
+}
+
+void prune_checkpoints(const Config& config) {
+  const std::vector<std::string> all = list_checkpoints(config);
+  const std::size_t keep = static_cast<std::size_t>(config.checkpoint.keep);
+  std::error_code ec;
+  for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i], ec);
+}
+
+Json checkpoint_signature(const Config& config) {
+  Json s = config_to_json(config);
+  for (const char* key : {"name", "deck", "kernel", "tile", "merge_form", "layout", "bundle", "steps",
+                          "output_every", "output_dir", "voxel_file", "obstacles"})
+    s.erase(key);
+  Json obstacles = Json::array();
+  for (const Obstacle& o : config.obstacles) {
+    Json j = Json::object();
+    j["shape"] = o.shape == Obstacle::Shape::Box ? "box" : o.shape == Obstacle::Shape::Sphere ? "sphere" : "cylinder";
+    j["lo"] = o.lo;
+    j["hi"] = o.hi;
+    j["center"] = o.center;
+    j["radius"] = o.radius;
+    j["axis"] = o.axis;
+    obstacles.push_back(j);
+  }
+  s["obstacles"] = obstacles;
+  if (config.voxels) {
+    // The voxel file by its shape and size: hashing a 10^9-voxel file on every restart costs more
+    // than it protects (its path may change between runs).
+    std::error_code ec;
+    Json v = Json::object();
+    v["dims"] = config.voxels->dims;
+    v["offset"] = config.voxels->offset;
+    v["bytes"] = static_cast<std::int64_t>(fs::file_size(config.voxels->path, ec));
+    s["voxels"] = v;
+  }
+  return s;
+}
+
+std::string resolve_restart(const Config& config, const std::string& spec) {
+  if (spec != "latest") return spec;
+  const std::vector<std::string> all = list_checkpoints(config);
+  if (all.empty())
+    throw Error("--restart latest: no checkpoint of '" + config.name + "' in " + checkpoint_directory(config) +
+                " (files " + config.name + "_step*" + extension + ")");
+  return all.back();
+}
+
+Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& path) {
+  const Json header = read_checkpoint_header(comm, path);
+  const Json* signature = member(header, "signature");
+  if (!signature || !signature->is_object() || !member(header, "step"))
+    throw Error(path + ": corrupt checkpoint header (no deck signature or step)");
+  const Json here = checkpoint_signature(config);
+  auto refuse = [&](const std::string& what) {
+    throw Error(path + ": written by another deck: " + what + "; restart it with the deck that wrote it (" +
+                shown(header.value("deck", Json("?"))) + ")");
+  };
+  for (const char* key : {"lattice", "precision", "cells"}) {
+    const Json there = signature->value(key, Json());
+    if (there != here[key]) refuse(std::string(key) + " " + shown(there) + " in the checkpoint, " + shown(here[key]) + " in this deck");
+  }
+  for (const auto& item : here.items())
+    if (signature->value(item.key(), Json()) != item.value())
+      refuse(item.key() + " = " + shown(signature->value(item.key(), Json("(absent)"))) + " in the checkpoint, " +
+             shown(item.value()) + " in this deck");
+  for (const auto& item : signature->items())
+    if (!here.contains(item.key())) refuse(item.key() + " = " + shown(item.value()) + " in the checkpoint, absent in this deck");
+  return header;
+}
+
+void install_stop_signals() {
+  struct sigaction action = {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGUSR1, &action, nullptr);
+}
+
+int stop_signal() { return received_signal; }
+
+const char* signal_name(int signal) {
+  switch (signal) {
+    case SIGTERM: return "SIGTERM";
+    case SIGUSR1: return "SIGUSR1";
+    default: return "a signal";
+  }
+}
+
+}  // namespace boreas

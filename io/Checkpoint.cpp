@@ -1,0 +1,310 @@
+#include "io/Checkpoint.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "core/Error.hpp"
+
+namespace boreas {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char magic[8] = {'B', 'O', 'R', 'E', 'A', 'S', 'C', 'K'};
+constexpr std::uint64_t fnv_offset = 1469598103934665603ull, fnv_prime = 1099511628211ull;
+constexpr long alignment = 4096;
+constexpr int prefix_bytes = 24;  // magic, header length, header hash
+
+std::uint64_t text_hash(const std::string& text) {
+  std::uint64_t h = fnv_offset;
+  for (unsigned char c : text) h = (h ^ c) * fnv_prime;
+  return h;
+}
+
+void put_u64(char* at, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) at[i] = char((v >> (8 * i)) & 0xff);
+}
+std::uint64_t get_u64(const char* at) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t(static_cast<unsigned char>(at[i])) << (8 * i);
+  return v;
+}
+
+std::uint64_t mix64(std::uint64_t z) {  // splitmix64's finaliser
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// A cell's global index and bytes mixed 8 bytes at a time; cells combine by a (wrapping) sum, so
+// the order and the ranks that hold them do not matter.
+std::uint64_t cell_hash(std::uint64_t global, const unsigned char* bytes, int n) {
+  std::uint64_t h = mix64(global);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes + i, 8);
+    h = mix64(h ^ word);
+  }
+  if (i < n) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes + i, std::size_t(n - i));
+    h = mix64(h ^ word);
+  }
+  return h;
+}
+
+// Each x-row of this rank's boxes: where it lies in the file's data section and in which piece.
+struct Row {
+  long long file_offset;
+  std::size_t piece, offset;  // byte offset inside the piece's values
+  int bytes;
+};
+
+std::vector<Row> rows_of(const std::vector<CheckpointPiece>& pieces, const std::array<int, 3>& cells, int cell_bytes) {
+  std::vector<Row> rows;
+  for (std::size_t p = 0; p < pieces.size(); ++p) {
+    const CheckpointPiece& b = pieces[p];
+    std::size_t offset = 0;
+    const int row_bytes = (b.hi[0] - b.lo[0]) * cell_bytes;
+    for (int z = b.lo[2]; z < b.hi[2]; ++z)
+      for (int y = b.lo[1]; y < b.hi[1]; ++y, offset += row_bytes) {
+        const long long first = (static_cast<long long>(z) * cells[1] + y) * cells[0] + b.lo[0];
+        rows.push_back({first * cell_bytes, p, offset, row_bytes});
+      }
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.file_offset < b.file_offset; });
+  return rows;
+}
+
+std::uint64_t pieces_hash(const std::vector<CheckpointPiece>& pieces, const std::array<int, 3>& cells, int cell_bytes) {
+  std::uint64_t h = 0;
+  for (const CheckpointPiece& piece : pieces) {
+    const CheckpointPiece& b = piece;
+    const unsigned char* v = piece.values.data();
+    for (int z = b.lo[2]; z < b.hi[2]; ++z)
+      for (int y = b.lo[1]; y < b.hi[1]; ++y)
+        for (int x = b.lo[0]; x < b.hi[0]; ++x, v += cell_bytes)
+          h += cell_hash((static_cast<std::uint64_t>(z) * cells[1] + y) * cells[0] + x, v, cell_bytes);
+  }
+  return h;
+}
+
+// Every rank learns whether any failed, and rank order's first message.
+void agree(MPI_Comm comm, const std::string& local_error) {
+  int failed = local_error.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (!any) return;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int first = failed ? rank : size;
+  int lowest = size;
+  MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm);
+  int length = rank == lowest ? int(local_error.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, lowest, comm);
+  std::string message = rank == lowest ? local_error : std::string(length, ' ');
+  MPI_Bcast(message.data(), length, MPI_CHAR, lowest, comm);
+  throw Error(message);
+}
+
+std::string mpi_error(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  return std::string(text, length);
+}
+
+// The file view of this rank's rows (sorted by offset) after `data_offset`, and the rows' bytes
+// packed in that order; `cell_type` is one cell's bytes (counts in cells, not bytes, stay in int).
+struct RowView {
+  MPI_Datatype file_type = MPI_DATATYPE_NULL, cell_type = MPI_DATATYPE_NULL;
+  int cells = 0;
+  RowView(const std::vector<Row>& rows, int cell_bytes) {
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> displacements;
+    long long total = 0;
+    for (const Row& r : rows) {
+      lengths.push_back(r.bytes);
+      displacements.push_back(static_cast<MPI_Aint>(r.file_offset));
+      total += r.bytes;
+    }
+    MPI_Type_create_hindexed(int(rows.size()), lengths.data(), displacements.data(), MPI_BYTE, &file_type);
+    MPI_Type_commit(&file_type);
+    MPI_Type_contiguous(cell_bytes, MPI_BYTE, &cell_type);
+    MPI_Type_commit(&cell_type);
+    cells = int(total / cell_bytes);
+  }
+  ~RowView() {
+    MPI_Type_free(&file_type);
+    MPI_Type_free(&cell_type);
+  }
+  RowView(const RowView&) = delete;
+  RowView& operator=(const RowView&) = delete;
+};
+
+void fsync_directory(const fs::path& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const std::array<int, 3>& cells,
+                      int cell_bytes, const std::vector<CheckpointPiece>& pieces) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::uint64_t local_hash = pieces_hash(pieces, cells, cell_bytes), hash = 0;
+  MPI_Allreduce(&local_hash, &hash, 1, MPI_UINT64_T, MPI_SUM, comm);
+  const long long data_bytes = static_cast<long long>(cells[0]) * cells[1] * cells[2] * cell_bytes;
+  meta["format"] = "boreas-checkpoint";
+  meta["version"] = 1;
+  meta["cells"] = cells;
+  meta["cell_bytes"] = cell_bytes;
+  meta["data_bytes"] = data_bytes;
+  meta["data_hash"] = hash;
+  // The header's length does not depend on data_offset's digits as long as the offset is set
+  // before the final dump: reserve it first.
+  meta["data_offset"] = 0;
+  const long long header_end = prefix_bytes + static_cast<long long>(meta.dump().size()) + 32;
+  meta["data_offset"] = (header_end + alignment - 1) / alignment * alignment;
+  const std::string header = meta.dump();
+  const long long data_offset = meta["data_offset"].get<long long>();
+
+  const std::string tmp = path + ".tmp";
+  std::string error;
+  if (rank == 0) {
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path(), ec);
+    fs::remove(tmp, ec);
+    if (ec) error = tmp + ": cannot remove a stale temporary file: " + ec.message();
+  }
+  agree(comm, error);
+  MPI_File file;
+  int rc = MPI_File_open(comm, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
+  if (rc != MPI_SUCCESS) error = tmp + ": cannot create the checkpoint: " + mpi_error(rc);
+  agree(comm, error);
+
+  if (rank == 0) {
+    std::vector<char> head(static_cast<std::size_t>(data_offset), 0);
+    std::memcpy(head.data(), magic, 8);
+    put_u64(head.data() + 8, header.size());
+    put_u64(head.data() + 16, text_hash(header));
+    std::memcpy(head.data() + prefix_bytes, header.data(), header.size());
+    rc = MPI_File_write_at(file, 0, head.data(), int(head.size()), MPI_BYTE, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) error = tmp + ": cannot write the header: " + mpi_error(rc);
+  }
+  const std::vector<Row> rows = rows_of(pieces, cells, cell_bytes);
+  // One box's rows are in file order already; several boxes' rows are packed in file order.
+  std::vector<unsigned char> packed;
+  if (pieces.size() > 1)
+    for (const Row& r : rows) {
+      const unsigned char* from = pieces[r.piece].values.data() + r.offset;
+      packed.insert(packed.end(), from, from + r.bytes);
+    }
+  const unsigned char* data = pieces.size() == 1 ? pieces.front().values.data() : packed.data();
+  {
+    RowView view(rows, cell_bytes);
+    MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
+    rc = MPI_File_write_all(file, data, view.cells, view.cell_type, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS && error.empty()) error = tmp + ": cannot write the populations: " + mpi_error(rc);
+  }
+  rc = MPI_File_sync(file);
+  if (rc != MPI_SUCCESS && error.empty()) error = tmp + ": cannot flush to disk: " + mpi_error(rc);
+  MPI_File_close(&file);
+  agree(comm, error);
+  if (rank == 0) {
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec)
+      error = path + ": cannot rename the written checkpoint into place: " + ec.message();
+    else
+      fsync_directory(fs::path(path).parent_path());
+  }
+  agree(comm, error);
+}
+
+Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string text, error;
+  if (rank == 0) {
+    std::ifstream in(path, std::ios::binary);
+    char head[prefix_bytes];
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (!in || ec) {
+      error = path + ": cannot read the checkpoint: " + (ec ? ec.message() : std::strerror(errno));
+    } else if (!in.read(head, prefix_bytes) || std::memcmp(head, magic, 8) != 0) {
+      error = path + ": not a Boreas checkpoint (no BOREASCK signature at its start)";
+    } else {
+      const std::uint64_t length = get_u64(head + 8);
+      if (length > size - prefix_bytes || length > (1u << 24)) {
+        error = path + ": truncated or corrupt checkpoint (its header claims " + std::to_string(length) +
+                " bytes; the file has " + std::to_string(size) + ")";
+      } else {
+        text.resize(length);
+        in.read(text.data(), std::streamsize(length));
+        Json meta = Json::parse(text, nullptr, false);
+        if (text_hash(text) != get_u64(head + 16)) meta = Json(Json::value_t::discarded);
+        const Json* offset = member(meta, "data_offset");
+        const Json* bytes = member(meta, "data_bytes");
+        if (meta.is_discarded() || !offset || !bytes || !offset->is_number_integer() || !bytes->is_number_integer())
+          error = path + ": corrupt checkpoint header (not the JSON a checkpoint holds)";
+        else if (static_cast<unsigned long long>(offset->get<long long>() + bytes->get<long long>()) != size)
+          error = path + ": truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, expected " +
+                  std::to_string(offset->get<long long>() + bytes->get<long long>());
+      }
+    }
+  }
+  agree(comm, error);
+  int length = int(text.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  text.resize(length);
+  MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm);
+  return Json::parse(text);
+}
+
+void read_checkpoint_values(MPI_Comm comm, const std::string& path, const Json& header,
+                            std::vector<CheckpointPiece>& pieces) {
+  const std::array<int, 3> cells = header.at("cells").get<std::array<int, 3>>();
+  const int cell_bytes = header.at("cell_bytes").get<int>();
+  const long long data_offset = header.at("data_offset").get<long long>();
+  for (CheckpointPiece& p : pieces) p.values.assign(static_cast<std::size_t>(p.cells()) * cell_bytes, 0);
+  std::string error;
+  MPI_File file;
+  int rc = MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
+  if (rc != MPI_SUCCESS) error = path + ": cannot open the checkpoint: " + mpi_error(rc);
+  agree(comm, error);
+  const std::vector<Row> rows = rows_of(pieces, cells, cell_bytes);
+  std::vector<unsigned char> packed;
+  {
+    RowView view(rows, cell_bytes);
+    packed.resize(static_cast<std::size_t>(view.cells) * cell_bytes);
+    MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
+    rc = MPI_File_read_all(file, packed.data(), view.cells, view.cell_type, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) error = path + ": cannot read the populations: " + mpi_error(rc);
+  }
+  MPI_File_close(&file);
+  agree(comm, error);
+  std::size_t at = 0;
+  for (const Row& r : rows) {
+    std::memcpy(pieces[r.piece].values.data() + r.offset, packed.data() + at, r.bytes);
+    at += r.bytes;
+  }
+  std::uint64_t local_hash = pieces_hash(pieces, cells, cell_bytes), hash = 0;
+  MPI_Allreduce(&local_hash, &hash, 1, MPI_UINT64_T, MPI_SUM, comm);
+  if (hash != header.at("data_hash").get<std::uint64_t>())
+    throw Error(path + ": corrupt checkpoint: the populations read do not match the hash its header holds");
+}
+
+}  // namespace boreas

@@ -1,0 +1,51 @@
+#pragma once
+// Checkpoint files: one file per checkpoint, written and read by all ranks together with MPI-IO.
+//
+// Layout: bytes 0-7 "BOREASCK", bytes 8-15 the length of a JSON header, bytes 16-23 its FNV-1a
+// hash (little-endian uint64 both), the header, zeros up to `data_offset` (a multiple of 4096), then the whole domain's cells in
+// global order (x fastest, then y, then z), `cell_bytes` per cell. The header holds what the
+// caller puts there (step, deck signature, ...) and what reading needs: cells, cell_bytes,
+// data_offset, data_bytes and data_hash, an order-independent hash of every cell's bytes keyed by
+// its global index, which a reader recomputes over what it read.
+//
+// MPI-IO rather than HDF5: the file is one array and a header, every rank writes and reads its own
+// boxes through a file view (collective calls, seed 002's reads), on any decomposition, with no
+// library beyond MPI to install on the build and compute nodes.
+//
+// Writing is atomic: PATH.tmp is written, synced and closed, then renamed to PATH, so a writer
+// killed at any point leaves the previous checkpoints as they were.
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/Json.hpp"
+
+namespace boreas {
+
+// One box of cells of a rank, [lo, hi) in global cells: its values, cells x fastest, `cell_bytes`
+// each.
+struct CheckpointPiece {
+  std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};
+  std::vector<unsigned char> values;
+  long long cells() const { return static_cast<long long>(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]); }
+};
+
+// Writes `pieces` (this rank's; together the ranks' pieces cover the domain once) and `meta`
+// (rank 0's) to `path`. Collective; throws Error on every rank when any rank fails.
+void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const std::array<int, 3>& cells,
+                      int cell_bytes, const std::vector<CheckpointPiece>& pieces);
+
+// The header of `path`, checked for the magic and for the file's size; the same on every rank.
+// Collective; throws Error ("<path>: <reason>") on every rank when the file is unreadable,
+// truncated or not a checkpoint.
+Json read_checkpoint_header(MPI_Comm comm, const std::string& path);
+
+// Fills the values of `pieces` (boxes set by the caller) from `path` whose header is `header`,
+// and checks the data hash over all ranks. Collective; throws Error on every rank on failure.
+void read_checkpoint_values(MPI_Comm comm, const std::string& path, const Json& header,
+                            std::vector<CheckpointPiece>& pieces);
+
+}  // namespace boreas

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Checkpoint and restart through the command line (README, "Checkpoint and restart").
+
+Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
+
+- A run checkpointed and continued with --restart latest (also with more steps) ends with the
+  uninterrupted run's fields_hash, mass and .pvd entries.
+- SIGTERM (one rank) and SIGUSR1 (two ranks under MPIEXEC) stop a run with exit 4 after a
+  checkpoint, which a restart on one rank continues bit for bit.
+- kill -9 during checkpoint writes leaves every complete checkpoint valid: the newest
+  continues bit for bit (trials until one kill lands inside a write, seen by its .tmp file).
+- Truncated, corrupt, other-deck (tau, lattice, precision, cells) and finished checkpoints are
+  refused with exit 2 and the reason, and nothing in the output directory changes.
+- An unstable run checkpoints its last good state.
+Prints one line per check; exits non-zero if any fails.
+"""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+
+def main(argv):
+    if len(argv) != 4:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    boreas, mpiexec, deck = argv[1:]
+    failures = []
+
+    def check(name, ok, detail=""):
+        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}", flush=True)
+        if not ok:
+            failures.append(name)
+
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="boreas_checkpoint_cli_"))
+
+    def cmd(out, *sets, restart=None, ranks=1):
+        line = [boreas, deck, "-q", "--output-dir", str(out), "--set", "domain.cells=[24,24,24]",
+                "--set", "output.every=50"]
+        for s in sets:
+            line += ["--set", s]
+        if restart:
+            line += ["--restart", restart]
+        if ranks > 1:
+            line = [mpiexec, "-n", str(ranks), "--oversubscribe"] + line
+        return line
+
+    def run(out, *sets, restart=None, ranks=1):
+        return subprocess.run(cmd(out, *sets, restart=restart, ranks=ranks), capture_output=True, text=True,
+                              timeout=600, env=ENV)
+
+    def report(out):
+        return json.loads((out / "report.json").read_text())
+
+    def reference_hash(steps):
+        out = tmp / f"reference_{steps}"
+        p = run(out, f"simulation.steps={steps}")
+        return report(out)["fields_hash"] if p.returncode == 0 else None
+
+    # --- checkpoint every 100 steps, stop at 150, continue to 300 with --restart latest
+    full = tmp / "full"
+    run(full, "simulation.steps=300", "output.vtk=true")
+    part = tmp / "part"
+    p = run(part, "simulation.steps=150", "checkpoint.every=100", "output.vtk=true")
+    ckdir = part / "checkpoints"
+    names = sorted(f.name for f in ckdir.glob("*.bchk")) if ckdir.exists() else []
+    check("checkpoints at step 100 and at the end (150)",
+          p.returncode == 0 and names == ["cavity3d_step00000100.bchk", "cavity3d_step00000150.bchk"], str(names))
+    p = run(part, "simulation.steps=300", "checkpoint.every=100", "output.vtk=true", restart="latest")
+    r = report(part) if p.returncode == 0 else {}
+    f = report(full)
+    check("--restart latest continues to the uninterrupted fields_hash",
+          p.returncode == 0 and r.get("fields_hash") == f["fields_hash"], p.stderr[-400:])
+    check("the restarted report names its checkpoint and step",
+          r.get("restarted_from", {}).get("step") == 150 and r.get("steps") == 300)
+    check("mass drift counts from the original initial mass", r.get("mass") == f["mass"])
+    pvd = (part / "cavity3d.pvd").read_text()
+    check("the .pvd lists every output of both runs",
+          all(f"cavity3d_{s:06d}.vti" in pvd for s in range(0, 301, 50)) and pvd.count("<DataSet") == 7)
+    check("keep = 2 (default) removes older checkpoints",
+          sorted(x.name for x in ckdir.glob("*.bchk")) == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"])
+
+    # --- a stop signal: checkpoint, exit 4; restarts continue bit for bit
+    def stop_and_restart(label, sig, ranks):
+        out = tmp / f"signal_{label}"
+        proc = subprocess.Popen(cmd(out, "simulation.steps=100000000", "output.every=0", "output.vtk=false",
+                                    ranks=ranks), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        time.sleep(4)
+        proc.send_signal(sig)
+        try:
+            _, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            check(f"{label}: the run stops", False, "no exit 120 s after the signal")
+            return
+        r = report(out) if (out / "report.json").exists() else {}
+        step = r.get("steps", -1)
+        saved = list((out / "checkpoints").glob("*.bchk")) if (out / "checkpoints").exists() else []
+        check(f"{label}: exit 4, status interrupted, one checkpoint at the step reached",
+              proc.returncode == 4 and r.get("status") == "interrupted" and
+              [x.name for x in saved] == [f"cavity3d_step{step:08d}.bchk"], f"exit {proc.returncode}; {err[-300:]}")
+        check(f"{label}: the message says how to continue", "--restart latest" in err)
+        if proc.returncode != 4:
+            return
+        p = run(out, f"simulation.steps={step + 30}", "output.every=0", "output.vtk=false", restart="latest")
+        got = report(out).get("fields_hash") if p.returncode == 0 else None
+        check(f"{label}: continued on one rank, the uninterrupted hash", got == reference_hash(step + 30),
+              p.stderr[-300:])
+
+    stop_and_restart("SIGTERM", signal.SIGTERM, 1)
+    stop_and_restart("SIGUSR1 on 2 ranks", signal.SIGUSR1, 2)
+
+    # --- kill -9 while writing: every complete checkpoint stays valid
+    killed = tmp / "killed"
+    big = ["domain.cells=[96,96,96]", "simulation.steps=100000", "output.vtk=false", "output.every=0",
+           "checkpoint.every=1"]
+    caught = False
+    for trial in range(8):
+        shutil.rmtree(killed, ignore_errors=True)
+        proc = subprocess.Popen(cmd(killed, *big), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        ckdir = killed / "checkpoints"
+        deadline = time.time() + 60
+        while time.time() < deadline and len(list(ckdir.glob("*.bchk")) if ckdir.exists() else []) < 1:
+            time.sleep(0.05)
+        time.sleep(0.3 + 0.17 * trial)
+        proc.kill()
+        proc.wait()
+        if list(ckdir.glob("*.tmp")):
+            caught = True
+            break
+    check("kill -9 landed inside a checkpoint write (a .tmp left behind)", caught, f"{trial + 1} trials")
+    complete = sorted(ckdir.glob("*.bchk")) if ckdir.exists() else []
+    if complete:
+        step = int(complete[-1].name[len("cavity3d_step"):-len(".bchk")])
+        p = run(killed, "domain.cells=[96,96,96]", f"simulation.steps={step + 2}", "output.vtk=false",
+                "output.every=0", restart="latest")
+        got = report(killed).get("fields_hash") if p.returncode == 0 else None
+        ref = tmp / "killed_reference"
+        run(ref, "domain.cells=[96,96,96]", f"simulation.steps={step + 2}", "output.vtk=false", "output.every=0")
+        check("after kill -9 the newest complete checkpoint continues bit for bit",
+              got is not None and got == report(ref)["fields_hash"], p.stderr[-300:])
+    else:
+        check("after kill -9 a complete checkpoint exists", False)
+
+    # --- refusals: exit 2, the reason, nothing changed
+    base = part / "checkpoints" / "cavity3d_step00000300.bchk"
+
+    def snapshot(out):
+        return {str(x): (x.stat().st_size, x.stat().st_mtime_ns) for x in out.rglob("*")}
+
+    def refused(label, path, expect, *sets):
+        before = snapshot(part)
+        p = run(part, "simulation.steps=400", *sets, restart=str(path))
+        check(f"refused: {label}", p.returncode == 2 and expect in p.stderr and snapshot(part) == before,
+              f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+
+    data = base.read_bytes()
+    truncated = tmp / "truncated.bchk"
+    truncated.write_bytes(data[: len(data) - 1000])
+    refused("a truncated checkpoint", truncated, "truncated")
+    flipped = bytearray(data)
+    flipped[-5000] ^= 0x40
+    corrupt = tmp / "corrupt.bchk"
+    corrupt.write_bytes(bytes(flipped))
+    refused("a flipped bit in the populations", corrupt, "corrupt")
+    header = bytearray(data)
+    header[30] ^= 0x20
+    bad_header = tmp / "bad_header.bchk"
+    bad_header.write_bytes(bytes(header))
+    refused("a damaged header", bad_header, "corrupt")
+    not_one = tmp / "not_a_checkpoint.bchk"
+    not_one.write_bytes(b"x" * 5000)
+    refused("a file that is no checkpoint", not_one, "not a Boreas checkpoint")
+    refused("another tau", base, "tau", "physics.reynolds=200")
+    refused("another lattice", base, "lattice", 'lattice.model="D3Q27"')
+    refused("another precision", base, "precision", 'lattice.precision="float"')
+    refused("another size", base, "cells", "domain.cells=[24,24,32]")
+    refused("a checkpoint at or past the deck's end", base, "simulation.steps", "simulation.steps=300")
+    empty = tmp / "empty"
+    p = run(empty, "simulation.steps=10", restart="latest")
+    check("refused: --restart latest with no checkpoint", p.returncode == 2 and "no checkpoint" in p.stderr,
+          p.stderr.strip()[-200:])
+
+    # --- instability: the last good state is checkpointed
+    unstable = tmp / "unstable"
+    p = run(unstable, "physics.reynolds=1e5", "physics.mach_limit=0.5", "physics.velocity=0.2",
+            "boundary.y_max.velocity=[0.2,0,0]", "simulation.steps=20000", "output.every=0",
+            "output.progress_every=50", "output.vtk=false")
+    r = report(unstable) if (unstable / "report.json").exists() else {}
+    good = r.get("instability", {}).get("last_good_step")
+    saved = [x.name for x in (unstable / "checkpoints").glob("*.bchk")] if (unstable / "checkpoints").exists() else []
+    check("an unstable run (exit 3) checkpoints its last good step",
+          p.returncode == 3 and good is not None and saved == [f"cavity3d_step{good:08d}.bchk"], f"{saved} {good}")
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
