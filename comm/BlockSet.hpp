@@ -63,16 +63,15 @@ struct BlockSet {
 };
 
 // Calls visit(p, the entry of b's neighbour table holding p, the position p mirrors in that block)
-// for every cell p of `around` outside b's own box that `keep(p)` accepts and that lies in the
-// domain, z slowest, x fastest: how halo plans and the output's rings find a ghost's owner.
-template <class Keep, class Visit>
-void for_each_cell_around(const BlockSet& set, const GridBlock& b, const Box& around, const Keep& keep,
-                          const Visit& visit) {
+// for every cell p of `around` outside b's own box that lies in the domain, z slowest, x fastest:
+// how halo plans and the output's rings find a ghost's owner.
+template <class Visit>
+void for_each_cell_around(const BlockSet& set, const GridBlock& b, const Box& around, const Visit& visit) {
   for (int z = around.lo[2]; z < around.hi[2]; ++z)
     for (int y = around.lo[1]; y < around.hi[1]; ++y)
       for (int x = around.lo[0]; x < around.hi[0]; ++x) {
         const std::array<int, 3> p{x, y, z};
-        if (b.box.contains(x, y, z) || !keep(p)) continue;
+        if (b.box.contains(x, y, z)) continue;
         const BlockNeighbour* n = set.holder(b, p);
         if (n) visit(p, *n, std::array<int, 3>{x - n->offset[0], y - n->offset[1], z - n->offset[2]});
       }

@@ -21,11 +21,9 @@ long local_index(const Box& b, int x, int y, int z) {
   return (static_cast<long>(z - b.lo[2]) * b.extent(1) + (y - b.lo[1])) * b.extent(0) + (x - b.lo[0]);
 }
 
-// Every ring cell inside the domain counts, solid ones too (the ring carries what the blocks hold).
-bool any_cell(const std::array<int, 3>&) { return true; }
-
 }  // namespace
 
+// Every ring cell inside the domain counts, solid ones too (the ring carries what the blocks hold).
 CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cells) {
   const std::vector<int> mine = set.owned_by(rank);
   std::vector<int> slot_of(set.size(), -1);
@@ -36,7 +34,7 @@ CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cell
   }
   std::map<int, Peer> peers;
   for (std::size_t s = 0; s < mine.size(); ++s) {
-    for_each_cell_around(set, set.blocks[mine[s]], grown_[s], any_cell, [&](const auto& p, const BlockNeighbour& n, const auto& w) {
+    for_each_cell_around(set, set.blocks[mine[s]], grown_[s], [&](const auto& p, const BlockNeighbour& n, const auto& w) {
       const int b = n.block;
       const Cell to{int(s), local_index(grown_[s], p[0], p[1], p[2])};
       const GridBlock& from = set.blocks[b];
@@ -56,7 +54,7 @@ CellRing::CellRing(const BlockSet& set, int rank, const std::array<int, 3>& cell
   for (int id : near) {
     const GridBlock& other = set.blocks[id];
     if (other.owner == rank) continue;
-    for_each_cell_around(set, other, grow(other.box, cells), any_cell, [&](const auto&, const BlockNeighbour& n, const auto& w) {
+    for_each_cell_around(set, other, grow(other.box, cells), [&](const auto&, const BlockNeighbour& n, const auto& w) {
       const int b = n.block;
       if (set.blocks[b].owner == rank)
         peers[other.owner].send.push_back({slot_of[b], local_index(set.blocks[b].box, w[0], w[1], w[2])});

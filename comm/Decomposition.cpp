@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <numeric>
 
 #include "core/Error.hpp"
 
@@ -17,26 +18,50 @@ std::pair<int, int> split_range(int n, int p, int i) {
   return {lo, lo + base + (i < extra ? 1 : 0)};
 }
 
-long long fluid_in(const DomainGeometry& domain, const Box& b) {
-  long long n = 0;
-  for (int z = b.lo[2]; z < b.hi[2]; ++z)
-    for (int y = b.lo[1]; y < b.hi[1]; ++y)
-      for (int x = b.lo[0]; x < b.hi[0]; ++x) n += domain.flag_at(x, y, z) == flag::fluid;
-  return n;
-}
-
 // Rank of each block: consecutive runs of `per_rank`; fluid cells; neighbour tables.
-void finish(BlockSet& set, const DomainGeometry& domain, int per_rank, const std::array<int, 3>& reach) {
+void finish(BlockSet& set, const FluidCounter& fluid, int per_rank, const std::array<int, 3>& reach) {
   set.ranks = set.size() / per_rank;
-  for (GridBlock& b : set.blocks) {
-    b.owner = b.id / per_rank;
-    set.fluid_cells.push_back(fluid_in(domain, b.box));
-  }
-  const auto& n = domain.cells();
-  link_neighbours(set, n, {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, reach);
+  for (GridBlock& b : set.blocks) b.owner = b.id / per_rank;
+  set.fluid_cells = fluid.cells(set.boxes());
+  const DomainGeometry& domain = fluid.domain();
+  link_neighbours(set, domain.cells(), {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, reach);
 }
 
 }  // namespace
+
+std::vector<long long> FluidCounter::summed(std::vector<long long> local) const {
+  if (comm_ == MPI_COMM_NULL) return local;
+  std::vector<long long> all(local.size());
+  MPI_Allreduce(local.data(), all.data(), int(local.size()), MPI_LONG_LONG, MPI_SUM, comm_);
+  return all;
+}
+
+std::vector<long long> FluidCounter::local_slices(const Box& b, int axis) const {
+  std::vector<long long> slice(b.extent(axis), 0);
+  Box mine = b;
+  if (comm_ != MPI_COMM_NULL) {
+    mine.lo[axis_] = std::max(b.lo[axis_], lo_);
+    mine.hi[axis_] = std::min(b.hi[axis_], hi_);
+  }
+  for (int z = mine.lo[2]; z < mine.hi[2]; ++z)
+    for (int y = mine.lo[1]; y < mine.hi[1]; ++y)
+      for (int x = mine.lo[0]; x < mine.hi[0]; ++x) {
+        const int p[3] = {x, y, z};
+        slice[p[axis] - b.lo[axis]] += domain_.flag_at(x, y, z) == flag::fluid;
+      }
+  return slice;
+}
+
+std::vector<long long> FluidCounter::slices(const Box& b, int axis) const { return summed(local_slices(b, axis)); }
+
+std::vector<long long> FluidCounter::cells(const std::vector<Box>& boxes) const {
+  std::vector<long long> n;
+  for (const Box& b : boxes) {
+    const std::vector<long long> slice = local_slices(b, 0);
+    n.push_back(std::accumulate(slice.begin(), slice.end(), 0LL));
+  }
+  return summed(std::move(n));
+}
 
 std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int blocks, int dimensions) {
   const int ranks = blocks;  // one block per part of the grid
@@ -70,12 +95,12 @@ std::array<int, 3> cartesian_dims(const std::array<int, 3>& cells, int blocks, i
   return best;
 }
 
-BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims, int blocks_per_rank,
+BlockSet cartesian(const FluidCounter& fluid, const std::array<int, 3>& dims, int blocks_per_rank,
                    const std::array<int, 3>& reach) {
   BlockSet set;
   set.method = "cartesian";
   set.dims = dims;
-  const auto& n = domain.cells();
+  const auto& n = fluid.domain().cells();
   for (int k = 0; k < dims[2]; ++k)
     for (int j = 0; j < dims[1]; ++j)
       for (int i = 0; i < dims[0]; ++i) {  // block = i + px (j + py k): x fastest
@@ -85,11 +110,11 @@ BlockSet cartesian(const DomainGeometry& domain, const std::array<int, 3>& dims,
         for (int a = 0; a < 3; ++a) std::tie(b.box.lo[a], b.box.hi[a]) = split_range(n[a], dims[a], idx[a]);
         set.blocks.push_back(b);
       }
-  finish(set, domain, blocks_per_rank, reach);
+  finish(set, fluid, blocks_per_rank, reach);
   return set;
 }
 
-BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int blocks_per_rank,
+BlockSet bisection(const FluidCounter& fluid, int ranks, int dimensions, int blocks_per_rank,
                    const std::array<int, 3>& reach) {
   BlockSet d;
   d.method = "bisection";
@@ -98,7 +123,7 @@ BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int 
   // Fluid count per cell, then recursive halving: split `parts` ranks as floor/ceil halves, cut
   // the box across its longest axis (x last: it is the unit-stride axis) where the low side holds
   // its share of fluid cells.
-  const auto& n = domain.cells();
+  const auto& n = fluid.domain().cells();
   std::function<void(const Box&, int)> split = [&](const Box& b, int parts) {
     if (parts == 1) {
       GridBlock block;
@@ -115,13 +140,7 @@ BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int 
     }
     if (axis < 0) throw Error("recursive bisection: more blocks than cells");
     const int low_parts = parts / 2;
-    std::vector<long long> slice(b.extent(axis), 0);
-    for (int z = b.lo[2]; z < b.hi[2]; ++z)
-      for (int y = b.lo[1]; y < b.hi[1]; ++y)
-        for (int x = b.lo[0]; x < b.hi[0]; ++x) {
-          const int p[3] = {x, y, z};
-          slice[p[axis] - b.lo[axis]] += domain.flag_at(x, y, z) == flag::fluid;
-        }
+    const std::vector<long long> slice = fluid.slices(b, axis);
     long long total = 0;
     for (long long s : slice) total += s;
     // Cut after the slice where the running count comes closest to the low side's share,
@@ -146,15 +165,15 @@ BlockSet bisection(const DomainGeometry& domain, int ranks, int dimensions, int 
     split(hi, parts - low_parts);
   };
   split(Box{{0, 0, 0}, n}, parts_total);
-  finish(d, domain, blocks_per_rank, reach);
+  finish(d, fluid, blocks_per_rank, reach);
   return d;
 }
 
-BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks, int ghost_width) {
+BlockSet decompose(const Config& config, const FluidCounter& fluid, int ranks, int ghost_width) {
   const std::array<int, 3> reach{ghost_width, ghost_width, config.dimensions() == 3 ? ghost_width : 0};
   const int per_rank = config.parallel.blocks_per_rank, blocks = ranks * per_rank;
   if (config.parallel.decomposition == DecompositionKind::Bisection)
-    return bisection(domain, ranks, config.dimensions(), per_rank, reach);
+    return bisection(fluid, ranks, config.dimensions(), per_rank, reach);
   std::array<int, 3> dims = config.parallel.dims;
   if (dims[0] == 0) {
     dims = cartesian_dims(config.cells, blocks, config.dimensions());
@@ -169,7 +188,7 @@ BlockSet decompose(const Config& config, const DomainGeometry& domain, int ranks
         throw Error("parallel.dims[" + std::to_string(a) + "] = " + std::to_string(dims[a]) +
                     " exceeds the " + std::to_string(config.cells[a]) + " cells along that axis");
   }
-  return cartesian(domain, dims, per_rank, reach);
+  return cartesian(fluid, dims, per_rank, reach);
 }
 
 }  // namespace boreas

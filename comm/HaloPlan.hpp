@@ -107,15 +107,18 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
 namespace detail {
 
 // Calls visit(ghost position, the neighbour entry holding it, the owned position it mirrors) for
-// every fluid ghost cell of block `b`, `g` layers deep, within the domain.
+// every fluid ghost cell of block `b`, `g` layers deep, within the domain; with `held_by` >= 0
+// only for those that block holds, whose holder is tested before the flag: a rank knows the flags
+// of the cells its own blocks reach only (a voxel file read in parallel, comm/VoxelInput.hpp).
 template <class Visit>
 void for_each_fluid_ghost(const BlockSet& set, const GridBlock& b, const std::array<int, 3>& g,
-                          const DomainGeometry& domain, const Visit& visit) {
+                          const DomainGeometry& domain, const Visit& visit, int held_by = -1) {
   const Box around{{b.box.lo[0] - g[0], b.box.lo[1] - g[1], b.box.lo[2] - g[2]},
                    {b.box.hi[0] + g[0], b.box.hi[1] + g[1], b.box.hi[2] + g[2]}};
-  for_each_cell_around(
-      set, b, around, [&](const std::array<int, 3>& p) { return domain.flag_at(p[0], p[1], p[2]) == flag::fluid; },
-      visit);
+  for_each_cell_around(set, b, around, [&](const std::array<int, 3>& p, const BlockNeighbour& n, const std::array<int, 3>& w) {
+    if (held_by >= 0 && n.block != held_by) return;
+    if (domain.flag_at(p[0], p[1], p[2]) == flag::fluid) visit(p, n, w);
+  });
 }
 
 // The boundary-slab group after which the owner of cell w (box `owner`) can send it: the first
@@ -227,8 +230,7 @@ HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& do
       if (nb.block == st.block || nb.block == previous) continue;
       previous = nb.block;
       const GridBlock& to = set.blocks[nb.block];
-      detail::for_each_fluid_ghost(set, to, g, domain, [&](auto p, const BlockNeighbour& n, auto w) {
-        if (n.block != st.block) return;
+      detail::for_each_fluid_ghost(set, to, g, domain, [&](auto p, const BlockNeighbour&, auto w) {
         const auto pops = carried(to.box, p);
         if (pops == 0) return;
         const int group = transfer == HaloTransfer::Push ? detail::pushed_ready_group<L>(p, to.box, g, pops)
@@ -237,7 +239,7 @@ HaloPlan build_halo_plan(const BlockSet& set, int rank, const DomainGeometry& do
         c.slot = s;
         c.pops.push_back(pops);
         c.cells.push_back(local(w, mine, st.geom));
-      });
+      }, st.block);
     }
   }
 

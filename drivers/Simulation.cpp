@@ -22,6 +22,7 @@
 #include "comm/Decomposition.hpp"
 #include "comm/Halo.hpp"
 #include "comm/Mpi.hpp"
+#include "comm/VoxelInput.hpp"
 #include "core/Error.hpp"
 #include "drivers/KernelChoice.hpp"
 #include "drivers/Observables.hpp"
@@ -87,11 +88,15 @@ template <class L, class Real>
 class SimulationImpl final : public Simulation {
  public:
   SimulationImpl(const Config& config, MPI_Comm comm)
+      : SimulationImpl(config, comm,
+                       partition(config, comm, allocated_ghost_width(config, Comm(comm).size() * config.parallel.blocks_per_rank))) {}
+  // The block set and this rank's geometry (a voxel file read in parallel: comm/VoxelInput.hpp).
+  SimulationImpl(const Config& config, MPI_Comm comm, Partition p)
       : config_(config),
         comm_(comm),
-        domain_(config),
-        set_(decompose(config, domain_, comm_.size(),
-                       allocated_ghost_width(config, comm_.size() * config.parallel.blocks_per_rank))),
+        domain_(std::move(p.domain)),
+        set_(std::move(p.set)),
+        voxel_input_(std::move(p.voxel_input)),
         ids_(set_.owned_by(comm_.rank())),
         output_comm_(comm),
         ring_(set_, comm_.rank(), config.cells) {
@@ -185,10 +190,10 @@ class SimulationImpl final : public Simulation {
     return comm_.sum(n);
   }
   void write_checkpoint(const std::string& path, const Json& meta) const override {
-    std::vector<CheckpointPiece> pieces;
+    std::vector<BoxBytes> pieces;
     for (const auto& b : blocks_) {
       const Box& box = b->field().box;
-      CheckpointPiece piece{box.lo, box.hi, std::vector<unsigned char>(box.cells() * L::Q * sizeof(Real))};
+      BoxBytes piece{box.lo, box.hi, std::vector<unsigned char>(box.cells() * L::Q * sizeof(Real))};
       b->owned_populations(reinterpret_cast<Real*>(piece.values.data()));  // new[] memory: aligned for Real
       pieces.push_back(std::move(piece));
     }
@@ -198,7 +203,7 @@ class SimulationImpl final : public Simulation {
     if (header.at("cell_bytes").get<int>() != int(L::Q * sizeof(Real)))
       throw Error(path + ": " + std::to_string(header.at("cell_bytes").get<int>()) +
                   " bytes per cell, not the " + std::to_string(L::Q * sizeof(Real)) + " of this lattice and precision");
-    std::vector<CheckpointPiece> pieces;
+    std::vector<BoxBytes> pieces;
     for (const auto& b : blocks_) pieces.push_back({b->field().box.lo, b->field().box.hi, {}});
     read_checkpoint_values(comm_.get(), path, header, pieces);
     for (std::size_t i = 0; i < blocks_.size(); ++i) {
@@ -227,6 +232,7 @@ class SimulationImpl final : public Simulation {
     p["decomposition"] = set_.method;
     p["dims"] = set_.dims;
     p["load_imbalance"] = set_.imbalance();  // max / mean fluid cells per rank
+    if (!voxel_input_.is_null()) p["voxel_input"] = voxel_input_;
     Json slowest_timer = Json::object(), mean_timer = Json::object();
     for (const char* cat : {"lbm", "boundaries", "output", "others"}) {
       const auto all = comm_.gather(timers_.get(cat));
@@ -299,6 +305,7 @@ class SimulationImpl final : public Simulation {
   mutable Comm comm_;
   DomainGeometry domain_;
   BlockSet set_;
+  Json voxel_input_;
   std::vector<int> ids_;  // this rank's blocks, in slot order
   std::vector<std::unique_ptr<Block<L, Real>>> blocks_;
   std::vector<Block<L, Real>*> block_ptrs_;

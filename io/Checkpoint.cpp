@@ -1,4 +1,5 @@
 #include "io/Checkpoint.hpp"
+#include "io/BoxFile.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -61,34 +62,10 @@ std::uint64_t cell_hash(std::uint64_t global, const unsigned char* bytes, int n)
   return h;
 }
 
-// Each x-row of this rank's boxes: where it lies in the file's data section and in which piece.
-struct Row {
-  long long file_offset;
-  std::size_t piece, offset;  // byte offset inside the piece's values
-  int bytes;
-};
-
-std::vector<Row> rows_of(const std::vector<CheckpointPiece>& pieces, const std::array<int, 3>& cells, int cell_bytes) {
-  std::vector<Row> rows;
-  for (std::size_t p = 0; p < pieces.size(); ++p) {
-    const CheckpointPiece& b = pieces[p];
-    std::size_t offset = 0;
-    const int row_bytes = (b.hi[0] - b.lo[0]) * cell_bytes;
-    for (int z = b.lo[2]; z < b.hi[2]; ++z)
-      for (int y = b.lo[1]; y < b.hi[1]; ++y, offset += row_bytes) {
-        const long long first = (static_cast<long long>(z) * cells[1] + y) * cells[0] + b.lo[0];
-        rows.push_back({first * cell_bytes, p, offset, row_bytes});
-      }
-  }
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.file_offset < b.file_offset; });
-  return rows;
-}
-
-std::uint64_t pieces_hash(const std::vector<CheckpointPiece>& pieces, const std::array<int, 3>& cells, int cell_bytes) {
+std::uint64_t pieces_hash(const std::vector<BoxBytes>& pieces, const std::array<int, 3>& cells, int cell_bytes) {
   std::uint64_t h = 0;
-  for (const CheckpointPiece& piece : pieces) {
-    const CheckpointPiece& b = piece;
-    const unsigned char* v = piece.values.data();
+  for (const BoxBytes& b : pieces) {
+    const unsigned char* v = b.values.data();
     for (int z = b.lo[2]; z < b.hi[2]; ++z)
       for (int y = b.lo[1]; y < b.hi[1]; ++y)
         for (int x = b.lo[0]; x < b.hi[0]; ++x, v += cell_bytes)
@@ -96,59 +73,6 @@ std::uint64_t pieces_hash(const std::vector<CheckpointPiece>& pieces, const std:
   }
   return h;
 }
-
-// Every rank learns whether any failed, and rank order's first message.
-void agree(MPI_Comm comm, const std::string& local_error) {
-  int failed = local_error.empty() ? 0 : 1, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (!any) return;
-  int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  int first = failed ? rank : size;
-  int lowest = size;
-  MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm);
-  int length = rank == lowest ? int(local_error.size()) : 0;
-  MPI_Bcast(&length, 1, MPI_INT, lowest, comm);
-  std::string message = rank == lowest ? local_error : std::string(length, ' ');
-  MPI_Bcast(message.data(), length, MPI_CHAR, lowest, comm);
-  throw Error(message);
-}
-
-std::string mpi_error(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  return std::string(text, length);
-}
-
-// The file view of this rank's rows (sorted by offset) after `data_offset`, and the rows' bytes
-// packed in that order; `cell_type` is one cell's bytes (counts in cells, not bytes, stay in int).
-struct RowView {
-  MPI_Datatype file_type = MPI_DATATYPE_NULL, cell_type = MPI_DATATYPE_NULL;
-  int cells = 0;
-  RowView(const std::vector<Row>& rows, int cell_bytes) {
-    std::vector<int> lengths;
-    std::vector<MPI_Aint> displacements;
-    long long total = 0;
-    for (const Row& r : rows) {
-      lengths.push_back(r.bytes);
-      displacements.push_back(static_cast<MPI_Aint>(r.file_offset));
-      total += r.bytes;
-    }
-    MPI_Type_create_hindexed(int(rows.size()), lengths.data(), displacements.data(), MPI_BYTE, &file_type);
-    MPI_Type_commit(&file_type);
-    MPI_Type_contiguous(cell_bytes, MPI_BYTE, &cell_type);
-    MPI_Type_commit(&cell_type);
-    cells = int(total / cell_bytes);
-  }
-  ~RowView() {
-    MPI_Type_free(&file_type);
-    MPI_Type_free(&cell_type);
-  }
-  RowView(const RowView&) = delete;
-  RowView& operator=(const RowView&) = delete;
-};
 
 void fsync_directory(const fs::path& dir) {
   const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY);
@@ -160,7 +84,7 @@ void fsync_directory(const fs::path& dir) {
 }  // namespace
 
 void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const std::array<int, 3>& cells,
-                      int cell_bytes, const std::vector<CheckpointPiece>& pieces) {
+                      int cell_bytes, const std::vector<BoxBytes>& pieces) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::uint64_t local_hash = pieces_hash(pieces, cells, cell_bytes), hash = 0;
@@ -203,21 +127,8 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const s
     rc = MPI_File_write_at(file, 0, head.data(), int(head.size()), MPI_BYTE, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) error = tmp + ": cannot write the header: " + mpi_error(rc);
   }
-  const std::vector<Row> rows = rows_of(pieces, cells, cell_bytes);
-  // One box's rows are in file order already; several boxes' rows are packed in file order.
-  std::vector<unsigned char> packed;
-  if (pieces.size() > 1)
-    for (const Row& r : rows) {
-      const unsigned char* from = pieces[r.piece].values.data() + r.offset;
-      packed.insert(packed.end(), from, from + r.bytes);
-    }
-  const unsigned char* data = pieces.size() == 1 ? pieces.front().values.data() : packed.data();
-  {
-    RowView view(rows, cell_bytes);
-    MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
-    rc = MPI_File_write_all(file, data, view.cells, view.cell_type, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS && error.empty()) error = tmp + ": cannot write the populations: " + mpi_error(rc);
-  }
+  if (const std::string e = write_boxes(file, data_offset, cells, cell_bytes, pieces); !e.empty() && error.empty())
+    error = tmp + ": cannot write the populations: " + e;
   rc = MPI_File_sync(file);
   if (rc != MPI_SUCCESS && error.empty()) error = tmp + ": cannot flush to disk: " + mpi_error(rc);
   MPI_File_close(&file);
@@ -275,32 +186,10 @@ Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
 }
 
 void read_checkpoint_values(MPI_Comm comm, const std::string& path, const Json& header,
-                            std::vector<CheckpointPiece>& pieces) {
+                            std::vector<BoxBytes>& pieces) {
   const std::array<int, 3> cells = header.at("cells").get<std::array<int, 3>>();
   const int cell_bytes = header.at("cell_bytes").get<int>();
-  const long long data_offset = header.at("data_offset").get<long long>();
-  for (CheckpointPiece& p : pieces) p.values.assign(static_cast<std::size_t>(p.cells()) * cell_bytes, 0);
-  std::string error;
-  MPI_File file;
-  int rc = MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
-  if (rc != MPI_SUCCESS) error = path + ": cannot open the checkpoint: " + mpi_error(rc);
-  agree(comm, error);
-  const std::vector<Row> rows = rows_of(pieces, cells, cell_bytes);
-  std::vector<unsigned char> packed;
-  {
-    RowView view(rows, cell_bytes);
-    packed.resize(static_cast<std::size_t>(view.cells) * cell_bytes);
-    MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
-    rc = MPI_File_read_all(file, packed.data(), view.cells, view.cell_type, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) error = path + ": cannot read the populations: " + mpi_error(rc);
-  }
-  MPI_File_close(&file);
-  agree(comm, error);
-  std::size_t at = 0;
-  for (const Row& r : rows) {
-    std::memcpy(pieces[r.piece].values.data() + r.offset, packed.data() + at, r.bytes);
-    at += r.bytes;
-  }
+  read_boxes(comm, path, header.at("data_offset").get<long long>(), cells, cell_bytes, pieces);
   std::uint64_t local_hash = pieces_hash(pieces, cells, cell_bytes), hash = 0;
   MPI_Allreduce(&local_hash, &hash, 1, MPI_UINT64_T, MPI_SUM, comm);
   if (hash != header.at("data_hash").get<std::uint64_t>())

@@ -21,22 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "io/BoxFile.hpp"
 #include "io/Json.hpp"
 
 namespace boreas {
 
-// One box of cells of a rank, [lo, hi) in global cells: its values, cells x fastest, `cell_bytes`
-// each.
-struct CheckpointPiece {
-  std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};
-  std::vector<unsigned char> values;
-  long long cells() const { return static_cast<long long>(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]); }
-};
-
 // Writes `pieces` (this rank's; together the ranks' pieces cover the domain once) and `meta`
 // (rank 0's) to `path`. Collective; throws Error on every rank when any rank fails.
 void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const std::array<int, 3>& cells,
-                      int cell_bytes, const std::vector<CheckpointPiece>& pieces);
+                      int cell_bytes, const std::vector<BoxBytes>& pieces);
 
 // The header of `path`, checked for the magic and for the file's size; the same on every rank.
 // Collective; throws Error ("<path>: <reason>") on every rank when the file is unreadable,
@@ -46,6 +39,6 @@ Json read_checkpoint_header(MPI_Comm comm, const std::string& path);
 // Fills the values of `pieces` (boxes set by the caller) from `path` whose header is `header`,
 // and checks the data hash over all ranks. Collective; throws Error on every rank on failure.
 void read_checkpoint_values(MPI_Comm comm, const std::string& path, const Json& header,
-                            std::vector<CheckpointPiece>& pieces);
+                            std::vector<BoxBytes>& pieces);
 
 }  // namespace boreas

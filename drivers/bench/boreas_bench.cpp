@@ -5,16 +5,24 @@
 // "reference" line (copy and Q-stream in-place bandwidth), then one "kind": "kernel" line per
 // configuration.
 //   boreas-bench --lattice D3Q19 D3Q27 --precision double float --size 64 128 --steps 20
+// --read-voxels FILE --voxel-dims NXxNYxNZ (under mpiexec): the run's parallel voxel input
+// instead (comm/VoxelInput.hpp), on a domain the file's size: one "kind": "voxel_read" line per
+// repeat, cold (the file's pages dropped from the page cache first) and warm.
 #include <Kokkos_Core.hpp>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "comm/Mpi.hpp"
+#include "comm/VoxelInput.hpp"
 #include "core/Deck.hpp"
 #include "drivers/CommandLine.hpp"
 #include "drivers/Machine.hpp"
@@ -198,6 +206,50 @@ Json reference_line(Precision precision, long long cells, int repeats, const Jso
   return out;
 }
 
+// Asks the kernel to drop the file's cached pages (clean pages: no privileges needed), so that the
+// next read comes from the disk. Returns whether it could.
+bool drop_cached_pages(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return false;
+  const bool ok = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+  ::close(fd);
+  return ok;
+}
+
+int read_voxels(const std::string& path, const std::array<int, 3>& dims, int repeats, const Json& env) {
+  ensure_mpi_initialized();
+  Comm comm(MPI_COMM_WORLD);
+  const std::string deck = "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [" +
+                           std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " + std::to_string(dims[2]) +
+                           "]\n[physics]\ntau = 0.8\n[geometry]\nvoxel_file = \"" + path + "\"\ndims = [" +
+                           std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " + std::to_string(dims[2]) + "]\n";
+  const Config config = parse_deck_string(deck, "voxel_read", ".", {});
+  for (int r = 0; r < repeats; ++r)
+    for (const bool cold : {true, false}) {
+      bool dropped = false;
+      if (cold && comm.rank() == 0) dropped = drop_cached_pages(config.voxels->path);
+      comm.barrier();
+      const auto t0 = std::chrono::steady_clock::now();
+      const Partition p = partition(config, comm.get(), 1);
+      const double seconds = comm.max(seconds_since(t0));
+      if (comm.rank() != 0) continue;
+      Json line = Json::object();
+      line["kind"] = "voxel_read";
+      line["file"] = config.voxels->path;
+      line["file_bytes"] = p.voxel_input["file_bytes"];
+      line["ranks"] = comm.size();
+      line["cache"] = cold ? (dropped ? "dropped" : "drop failed") : "warm";
+      line["repeat"] = r;
+      line["slabs"] = p.voxel_input["slabs"];
+      line["blocks"] = p.voxel_input["blocks"];
+      line["partition_seconds"] = seconds;  // both passes, fluid counting and the decomposition
+      merge(line, env);
+      std::printf("%s\n", line.dump(-1).c_str());
+      std::fflush(stdout);
+    }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -225,8 +277,24 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"soa", "aosoa"}));
   app.add_option("--bundle", bundle, "directions per AoSoA bundle (deck key simulation.bundle)")
       ->check(CLI::PositiveNumber);
+  std::string voxel_file, voxel_dims;
+  app.add_option("--read-voxels", voxel_file, "measure the parallel read of this voxel file instead (mpiexec)");
+  app.add_option("--voxel-dims", voxel_dims, "its dims, NXxNYxNZ (with --read-voxels)");
   SplitArguments args = split_kokkos_arguments(argc, argv);
   if (const int status = parse_command_line(app, args.app, true); status >= 0) return status;
+  if (!voxel_file.empty()) {
+    try {
+      const std::array<int, 3> dims = parse_size(voxel_dims, 3);
+      ArgvView kokkos_argv(args.kokkos);
+      Kokkos::ScopeGuard kokkos(kokkos_argv.argc, kokkos_argv.argv());
+      const int status = read_voxels(std::filesystem::absolute(voxel_file).string(), dims, repeats, environment());
+      MPI_Finalize();
+      return status;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "boreas-bench: error: %s\n", e.what());
+      return 2;
+    }
+  }
 
   std::vector<Case> cases;
   try {

@@ -8,22 +8,28 @@
 
 namespace boreas {
 
-DomainGeometry::DomainGeometry(const Config& config)
-    : cells_(config.cells), faces_(config.faces), obstacles_(config.obstacles) {
+DomainGeometry::DomainGeometry(const Config& config, std::vector<VoxelRegion> regions)
+    : cells_(config.cells), faces_(config.faces), obstacles_(config.obstacles), voxels_(std::move(regions)) {
   for (int d = 0; d < 3; ++d) periodic_[d] = faces_[2 * d].type == FaceBC::Periodic;
   if (config.dimensions() == 2) periodic_[2] = true;  // no z faces in 2D
   if (config.voxels) {
-    std::ifstream in(config.voxels->path, std::ios::binary);
-    if (!in) throw Error("cannot open voxel file '" + config.voxels->path + "'");
-    voxels_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     voxel_dims_ = config.voxels->dims;
     voxel_offset_ = config.voxels->offset;
-    const std::size_t expected =
-        static_cast<std::size_t>(voxel_dims_[0]) * voxel_dims_[1] * voxel_dims_[2];
-    if (voxels_.size() != expected)
-      throw Error("voxel file '" + config.voxels->path + "' has " + std::to_string(voxels_.size()) +
-                  " bytes, expected " + std::to_string(expected));
   }
+}
+
+DomainGeometry::DomainGeometry(const Config& config) : DomainGeometry(config, {}) {
+  if (!config.voxels) return;
+  std::ifstream in(config.voxels->path, std::ios::binary);
+  if (!in) throw Error("cannot open voxel file '" + config.voxels->path + "'");
+  VoxelRegion all;
+  all.hi = voxel_dims_;
+  all.voxels.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const std::size_t expected = static_cast<std::size_t>(voxel_dims_[0]) * voxel_dims_[1] * voxel_dims_[2];
+  if (all.voxels.size() != expected)
+    throw Error("voxel file '" + config.voxels->path + "' has " + std::to_string(all.voxels.size()) +
+                " bytes, expected " + std::to_string(expected));
+  voxels_.push_back(std::move(all));
 }
 
 bool DomainGeometry::wrap(std::array<int, 3>& p) const {
@@ -58,13 +64,17 @@ bool DomainGeometry::solid_inside(const std::array<double, 3>& p, const std::arr
       }
     }
   }
-  if (!voxels_.empty()) {
-    const int vx = voxel[0] - voxel_offset_[0], vy = voxel[1] - voxel_offset_[1], vz = voxel[2] - voxel_offset_[2];
-    if (vx >= 0 && vy >= 0 && vz >= 0 && vx < voxel_dims_[0] && vy < voxel_dims_[1] &&
-        vz < voxel_dims_[2]) {
-      const std::size_t i =
-          (static_cast<std::size_t>(vz) * voxel_dims_[1] + vy) * voxel_dims_[0] + vx;
-      if (voxels_[i] != 0) return true;
+  if (voxel_dims_[0] > 0) {
+    const std::array<int, 3> v{voxel[0] - voxel_offset_[0], voxel[1] - voxel_offset_[1], voxel[2] - voxel_offset_[2]};
+    if (v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[0] < voxel_dims_[0] && v[1] < voxel_dims_[1] && v[2] < voxel_dims_[2]) {
+      for (const VoxelRegion& r : voxels_)
+        if (v[0] >= r.lo[0] && v[1] >= r.lo[1] && v[2] >= r.lo[2] && v[0] < r.hi[0] && v[1] < r.hi[1] && v[2] < r.hi[2]) {
+          const std::size_t i = (static_cast<std::size_t>(v[2] - r.lo[2]) * (r.hi[1] - r.lo[1]) + (v[1] - r.lo[1])) *
+                                    (r.hi[0] - r.lo[0]) + (v[0] - r.lo[0]);
+          return r.voxels[i] != 0;
+        }
+      throw Error("voxel (" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
+                  ") was not read on this rank");
     }
   }
   return false;

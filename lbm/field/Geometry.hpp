@@ -10,9 +10,19 @@
 
 namespace boreas {
 
+// A box of a voxel file's voxels, [lo, hi) in the file's voxel coordinates, x fastest.
+struct VoxelRegion {
+  std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};
+  std::vector<std::uint8_t> voxels;
+};
+
 class DomainGeometry {
  public:
-  explicit DomainGeometry(const Config& config);  // reads the voxel file, if any
+  explicit DomainGeometry(const Config& config);  // reads the whole voxel file, if any
+  // The deck's geometry with only `regions` of its voxel file, read by the caller (each rank
+  // what its blocks reach: comm/VoxelInput.hpp); flag_at of a cell in a voxel outside them
+  // throws Error.
+  DomainGeometry(const Config& config, std::vector<VoxelRegion> regions);
 
   std::uint8_t flag_at(int x, int y, int z) const;
   // The flag of cell (x, y, z) of refinement level `level` (2^level cells per level-0 cell and
@@ -34,7 +44,7 @@ class DomainGeometry {
   std::array<bool, 3> periodic_{};
   std::array<FaceCondition, num_faces> faces_{};
   std::vector<Obstacle> obstacles_;
-  std::vector<std::uint8_t> voxels_;
+  std::vector<VoxelRegion> voxels_;
   std::array<int, 3> voxel_dims_{}, voxel_offset_{};
 };
 
