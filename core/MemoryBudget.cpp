@@ -32,6 +32,8 @@ MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host)
   // Output: density, velocity, vorticity (doubles) and flags per owned cell; observables gather
   // density, velocity and flags of the whole domain on every rank.
   long long host = need.cells_per_rank * (5 * 8 + 1);
+  // A checkpoint (on a signal, whatever the deck says) holds the owned populations on the host.
+  host += need.cells_per_rank * lattice_directions(config.lattice) * real;
   if (!config.observables.empty()) host += cells * (4 * 8 + 1);
   need.host_bytes = host + (device_is_host ? need.device_bytes : 0);
   return need;

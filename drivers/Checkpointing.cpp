@@ -61,11 +61,13 @@ std::vector<std::string> list_checkpoints(const Config& config) {
   return paths;
 }
 
-void prune_checkpoints(const Config& config) {
-  const std::vector<std::string> all = list_checkpoints(config);
+void prune_checkpoints(const Config& config, long step) {
+  std::vector<std::string> older;  // up to `step`: later ones belong to a run this one restarted before
+  for (const std::string& path : list_checkpoints(config))
+    if (step_of(fs::path(path).filename().string(), config.name) <= step) older.push_back(path);
   const std::size_t keep = static_cast<std::size_t>(config.checkpoint.keep);
   std::error_code ec;
-  for (std::size_t i = 0; i + keep < all.size(); ++i) fs::remove(all[i], ec);
+  for (std::size_t i = 0; i + keep < older.size(); ++i) fs::remove(older[i], ec);
 }
 
 Json checkpoint_signature(const Config& config) {
@@ -133,6 +135,7 @@ Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& pat
 void install_stop_signals() {
   struct sigaction action = {};
   action.sa_handler = on_stop_signal;
+  action.sa_flags = SA_RESTART;  // system calls the signal interrupts go on (file systems, MPI transports)
   sigemptyset(&action.sa_mask);
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGUSR1, &action, nullptr);

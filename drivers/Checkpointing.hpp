@@ -18,8 +18,9 @@ std::string checkpoint_directory(const Config& config);
 std::string checkpoint_path(const Config& config, long step);
 // This deck's checkpoints, oldest first (by step), temporary files of interrupted writes left out.
 std::vector<std::string> list_checkpoints(const Config& config);
-// Removes all but the newest `checkpoint.keep` (rank 0 only).
-void prune_checkpoints(const Config& config);
+// Removes all but the newest `checkpoint.keep` of those up to `step` (rank 0 only); newer ones,
+// left by a run this one restarted before their step, stay.
+void prune_checkpoints(const Config& config, long step);
 
 // What decides the continuation: the deck as parsed without what may change between a run and
 // its restart (steps, output, kernel and its tuning, parallel layout, checkpoint policy).

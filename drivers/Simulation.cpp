@@ -370,10 +370,11 @@ void write_output(std::vector<VtkSeries>& series, const Simulation& sim) {
 
 class Progress {
  public:
-  Progress(bool enabled, long total) : enabled_(enabled), tty_(isatty(2)), total_(total) {}
+  // `first`: the step the run began at (a restart's), from which the rate is measured.
+  Progress(bool enabled, long first, long total) : enabled_(enabled), tty_(isatty(2)), first_(first), total_(total) {}
   void update(long step, double mlups, double elapsed) {
     if (!enabled_) return;
-    const double eta = step > 0 ? elapsed * double(total_ - step) / double(step) : 0.0;
+    const double eta = step > first_ ? elapsed * double(total_ - step) / double(step - first_) : 0.0;
     std::fprintf(stderr, "%sstep %ld/%ld (%.0f%%)  %.1f MLUPS  elapsed %.1f s  ETA %.1f s%s",
                  tty_ ? "\r\033[K" : "", step, total_, 100.0 * step / double(total_), mlups,
                  elapsed, eta, tty_ ? "" : "\n");
@@ -385,7 +386,7 @@ class Progress {
 
  private:
   bool enabled_, tty_;
-  long total_;
+  long first_, total_;
 };
 
 }  // namespace
@@ -405,8 +406,9 @@ class Checkpoints {
   Checkpoints(const Config& config, double initial_mass)
       : config_(config), initial_mass_(initial_mass), last_(std::chrono::steady_clock::now()),
         signature_(checkpoint_signature(config)) {}
-  // Writes one of the current (checked) state; rank 0 then removes the oldest beyond `keep`.
-  void write(const Simulation& sim) {
+  // Writes one of the current (checked) state; rank 0 then removes the oldest beyond `keep`. A
+  // write that fails (a full disk) is reported, and the run goes on: returns false (every rank).
+  bool write(const Simulation& sim) {
     const auto t0 = std::chrono::steady_clock::now();
     Json meta = Json::object();
     meta["deck"] = config_.deck_path;
@@ -419,19 +421,31 @@ class Checkpoints {
     meta["fields_hash"] = hash_hex(sim.fields_hash());
     meta["signature"] = signature_;
     const std::string path = checkpoint_path(config_, sim.step());
-    sim.write_checkpoint(path, meta);
-    if (sim.rank() == 0) prune_checkpoints(config_);
+    last_ = std::chrono::steady_clock::now();
+    last_step_ = sim.step();
+    try {
+      sim.write_checkpoint(path, meta);  // throws on every rank alike
+    } catch (const Error& e) {
+      failed_.push_back(e.what());
+      if (sim.rank() == 0)
+        std::fprintf(stderr, "boreas: warning: no checkpoint at step %ld: %s\n", sim.step(), e.what());
+      return false;
+    }
+    if (sim.rank() == 0) prune_checkpoints(config_, sim.step());
     seconds_ += seconds_since(t0);
     written_.push_back(path);
-    last_ = std::chrono::steady_clock::now();
+    return true;
   }
   double seconds_since_last() const { return seconds_since(last_); }
-  bool any() const { return !written_.empty(); }
-  const std::string& newest() const { return written_.back(); }
+  long last_step() const { return last_step_; }  // of the last attempt, -1 before any
+  // The newest checkpoint written, or a line saying there is none.
+  std::string newest() const { return written_.empty() ? "(none written)" : written_.back(); }
+  bool any_attempt() const { return !written_.empty() || !failed_.empty(); }
   Json report() const {
     Json r = Json::object();
     r["directory"] = checkpoint_directory(config_);
     r["written"] = written_;
+    if (!failed_.empty()) r["failed"] = failed_;
     r["seconds"] = seconds_;
     if (!written_.empty()) {
       std::error_code ec;
@@ -449,7 +463,8 @@ class Checkpoints {
   double initial_mass_;
   std::chrono::steady_clock::time_point last_;
   Json signature_;
-  std::vector<std::string> written_;
+  std::vector<std::string> written_, failed_;
+  long last_step_ = -1;
   double seconds_ = 0;
 };
 
@@ -525,7 +540,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   const long check_every = config.progress_every > 0
                                ? config.progress_every
                                : std::max(1L, (config.steps / 10 + sweep - 1) / sweep) * sweep;
-  Progress progress(options.progress && root, config.steps);
+  Progress progress(options.progress && root, first_step, config.steps);
   // Between chunks of about a second every rank looks at stop signals and the checkpoint clock
   // (one reduction), so that all take the same decision at the same step.
   long poll = sweep;
@@ -583,7 +598,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
       progress.update(sim->step(), double(sim->fluid_cells()) * (sim->step() - first_step) / std::max(lbm, 1e-12) * 1e-6,
                       elapsed());
     }
-    if (stopped_by != 0) {
+    if (stopped_by != 0 && sim->step() < config.steps) {  // a signal in the last chunk: the run is complete
       status = "interrupted";
       break;
     }
@@ -613,17 +628,17 @@ Json run_deck(const Config& config, const RunOptions& options) {
     instability["cell"] = Json::array({cell[0], cell[1], cell[2]});
     instability["density"] = bad.bad_density;
     instability["last_good_step"] = sim->step();
-    instability["checkpoint"] = checkpoints.newest();
+    instability["checkpoint"] = checkpoints.newest();  // of the last good state, unless its write failed
   }
   if (status == "interrupted" && root)
     std::fprintf(stderr,
-                 "boreas: stopped by %s at step %ld; checkpoint %s written.\n"
+                 "boreas: stopped by %s at step %ld; newest checkpoint %s.\n"
                  "  Continue with: boreas %s --restart latest\n",
                  signal_name(stopped_by), sim->step(), checkpoints.newest().c_str(), config.deck_path.c_str());
   // A completed run whose deck checkpoints keeps its end state, so that raising simulation.steps
   // and --restart latest runs it further.
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
-  if (status == "completed" && checkpointing && (!checkpoints.any() || checkpoints.newest() != checkpoint_path(config, sim->step()))) {
+  if (status == "completed" && checkpointing && checkpoints.last_step() != sim->step()) {
     auto t = timers.scope("output");
     checkpoints.write(*sim);
   }
@@ -638,9 +653,9 @@ Json run_deck(const Config& config, const RunOptions& options) {
   Json report = make_report(config, *sim, status, wall, initial_mass, first_step);
   report["observables"] = compute_observables(config, *sim);
   if (!instability.is_null()) report["instability"] = instability;
-  if (stopped_by != 0) report["stopped_by"] = signal_name(stopped_by);
+  if (status == "interrupted") report["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) report["restarted_from"] = restarted;
-  if (checkpoints.any()) report["checkpoints"] = checkpoints.report();
+  if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
   report["output_files"] = Json::array();
   for (const VtkSeries& piece : series)
     for (const auto& f : piece.files_written()) report["output_files"].push_back(f);

@@ -32,29 +32,30 @@ std::vector<Row> rows_of(const std::vector<BoxBytes>& pieces, const std::array<i
   return rows;
 }
 
-// The file view of this rank's rows (sorted by offset) after `data_offset`, and the rows' bytes
-// packed in that order; `cell_type` is one cell's bytes (counts in cells, not bytes, stay in int).
+// The file view of this rank's rows (sorted by offset) after the data offset, and the memory
+// type of the same rows packed one after another in that order. One of each moves everything in
+// one call: counts in elements would overflow int past 2 GiB per rank (a voxel file's cells are
+// single bytes).
 struct RowView {
-  MPI_Datatype file_type = MPI_DATATYPE_NULL, cell_type = MPI_DATATYPE_NULL;
-  int cells = 0;
-  RowView(const std::vector<Row>& rows, int cell_bytes) {
+  MPI_Datatype file_type = MPI_DATATYPE_NULL, memory_type = MPI_DATATYPE_NULL;
+  long long bytes = 0;
+  explicit RowView(const std::vector<Row>& rows) {
     std::vector<int> lengths;
-    std::vector<MPI_Aint> displacements;
-    long long total = 0;
+    std::vector<MPI_Aint> in_file, in_memory;
     for (const Row& r : rows) {
       lengths.push_back(r.bytes);
-      displacements.push_back(static_cast<MPI_Aint>(r.file_offset));
-      total += r.bytes;
+      in_file.push_back(static_cast<MPI_Aint>(r.file_offset));
+      in_memory.push_back(static_cast<MPI_Aint>(bytes));
+      bytes += r.bytes;
     }
-    MPI_Type_create_hindexed(int(rows.size()), lengths.data(), displacements.data(), MPI_BYTE, &file_type);
+    MPI_Type_create_hindexed(int(rows.size()), lengths.data(), in_file.data(), MPI_BYTE, &file_type);
     MPI_Type_commit(&file_type);
-    MPI_Type_contiguous(cell_bytes, MPI_BYTE, &cell_type);
-    MPI_Type_commit(&cell_type);
-    cells = int(total / cell_bytes);
+    MPI_Type_create_hindexed(int(rows.size()), lengths.data(), in_memory.data(), MPI_BYTE, &memory_type);
+    MPI_Type_commit(&memory_type);
   }
   ~RowView() {
     MPI_Type_free(&file_type);
-    MPI_Type_free(&cell_type);
+    MPI_Type_free(&memory_type);
   }
   RowView(const RowView&) = delete;
   RowView& operator=(const RowView&) = delete;
@@ -98,9 +99,9 @@ std::string write_boxes(MPI_File file, long long data_offset, const std::array<i
       packed.insert(packed.end(), from, from + r.bytes);
     }
   const unsigned char* data = pieces.size() == 1 ? pieces.front().values.data() : packed.data();
-  RowView view(rows, cell_bytes);
-  MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
-  const int rc = MPI_File_write_all(file, data, view.cells, view.cell_type, MPI_STATUS_IGNORE);
+  RowView view(rows);
+  int rc = MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
+  if (rc == MPI_SUCCESS) rc = MPI_File_write_all(file, data, 1, view.memory_type, MPI_STATUS_IGNORE);
   return rc == MPI_SUCCESS ? std::string() : mpi_error(rc);
 }
 
@@ -117,19 +118,19 @@ void read_boxes(MPI_Comm comm, const std::string& path, long long data_offset, c
   const bool direct = pieces.size() == 1;
   std::vector<unsigned char> packed;
   {
-    RowView view(rows, cell_bytes);
-    if (!direct) packed.resize(static_cast<std::size_t>(view.cells) * cell_bytes);
-    MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
+    RowView view(rows);
+    if (!direct) packed.resize(static_cast<std::size_t>(view.bytes));
     MPI_Status status;
-    rc = MPI_File_read_all(file, direct ? pieces.front().values.data() : packed.data(), view.cells, view.cell_type,
-                           &status);
-    int got = 0;
-    MPI_Get_count(&status, view.cell_type, &got);
+    rc = MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_File_read_all(file, direct ? pieces.front().values.data() : packed.data(), 1, view.memory_type, &status);
+    MPI_Count got = 0;
+    if (rc == MPI_SUCCESS) MPI_Get_elements_x(&status, MPI_BYTE, &got);
     if (rc != MPI_SUCCESS)
       error = path + ": cannot read: " + mpi_error(rc);
-    else if (got != view.cells)
-      error = path + ": file ends early (read " + std::to_string(got) + " of " + std::to_string(view.cells) +
-              " cells of this rank)";
+    else if (got != view.bytes)
+      error = path + ": file ends early (read " + std::to_string(got) + " of this rank's " +
+              std::to_string(view.bytes) + " bytes)";
   }
   MPI_File_close(&file);
   agree(comm, error);

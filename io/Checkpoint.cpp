@@ -108,9 +108,14 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const s
   std::string error;
   if (rank == 0) {
     std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path(), ec);
-    fs::remove(tmp, ec);
-    if (ec) error = tmp + ": cannot remove a stale temporary file: " + ec.message();
+    const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+    fs::create_directories(dir, ec);
+    if (ec) {
+      error = dir.string() + ": cannot create the checkpoint directory: " + ec.message();
+    } else {
+      fs::remove(tmp, ec);
+      if (ec) error = tmp + ": cannot remove a stale temporary file: " + ec.message();
+    }
   }
   agree(comm, error);
   MPI_File file;

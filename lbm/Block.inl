@@ -83,36 +83,55 @@ HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) co
   return boreas::macroscopic<L>(field(), natural, physics());
 }
 
+namespace {
+// Owned cells per pass of a checkpoint's packing: whole z-planes, about a sixteenth of the block,
+// so that the device buffer stays small beside the lattices.
+long pack_chunk(const DenseGeometry& g) {
+  const long plane = long(g.n[0]) * g.n[1], planes = std::max(1L, long(g.n[2]) / 16);
+  return plane * planes;
+}
+}  // namespace
+
 template <class L, class Real>
 void Block<L, Real>::owned_populations(Real* out) const {
   const Populations<Real> f = canonical();
   const DenseGeometry g = field().geom;
-  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
-  DeviceView<Real*> packed(Kokkos::view_alloc("owned_populations", Kokkos::WithoutInitializing), n * L::Q);
-  Kokkos::parallel_for(
-      "boreas::lbm::pack_owned", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
-        const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
-        for (int q = 0; q < L::Q; ++q) packed(i * L::Q + q) = f(q, cell);
-      });
-  Kokkos::deep_copy(Kokkos::View<Real*, Kokkos::HostSpace>(out, static_cast<std::size_t>(n) * L::Q), packed);
+  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1], chunk = pack_chunk(g);
+  DeviceView<Real*> packed(Kokkos::view_alloc("owned_populations", Kokkos::WithoutInitializing), chunk * L::Q);
+  for (long first = 0; first < n; first += chunk) {
+    const long count = std::min(chunk, n - first);
+    Kokkos::parallel_for(
+        "boreas::lbm::pack_owned", Kokkos::RangePolicy<ExecSpace>(0, count), KOKKOS_LAMBDA(const long k) {
+          const long i = first + k;
+          const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
+          for (int q = 0; q < L::Q; ++q) packed(k * L::Q + q) = f(q, cell);
+        });
+    Kokkos::deep_copy(Kokkos::View<Real*, Kokkos::HostSpace>(out + first * L::Q, count * L::Q),
+                      Kokkos::subview(packed, std::make_pair(0L, count * L::Q)));
+  }
 }
 
 template <class L, class Real>
 void Block<L, Real>::load_owned_populations(const std::vector<Real>& values) {
   const DenseGeometry g = field().geom;
-  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
+  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1], chunk = pack_chunk(g);
   if (values.size() != static_cast<std::size_t>(n) * L::Q)
     throw Error("a block of " + std::to_string(n) + " cells cannot load " + std::to_string(values.size()) +
                 " population values");
   Populations<Real> natural("restart_populations", field().storage);
   Kokkos::deep_copy(natural.data, canonical().data);
-  DeviceView<Real*> packed(Kokkos::view_alloc("restart_values", Kokkos::WithoutInitializing), values.size());
-  Kokkos::deep_copy(packed, Kokkos::View<const Real*, Kokkos::HostSpace>(values.data(), values.size()));
-  Kokkos::parallel_for(
-      "boreas::lbm::unpack_owned", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
-        const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
-        for (int q = 0; q < L::Q; ++q) natural(q, cell) = packed(i * L::Q + q);
-      });
+  DeviceView<Real*> packed(Kokkos::view_alloc("restart_values", Kokkos::WithoutInitializing), chunk * L::Q);
+  for (long first = 0; first < n; first += chunk) {
+    const long count = std::min(chunk, n - first);
+    Kokkos::deep_copy(Kokkos::subview(packed, std::make_pair(0L, count * L::Q)),
+                      Kokkos::View<const Real*, Kokkos::HostSpace>(values.data() + first * L::Q, count * L::Q));
+    Kokkos::parallel_for(
+        "boreas::lbm::unpack_owned", Kokkos::RangePolicy<ExecSpace>(0, count), KOKKOS_LAMBDA(const long k) {
+          const long i = first + k;
+          const long cell = g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny)));
+          for (int q = 0; q < L::Q; ++q) natural(q, cell) = packed(k * L::Q + q);
+        });
+  }
   scheme_->load_canonical(natural);
 }
 

@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,15 +13,16 @@
 #include "core/Deck.hpp"
 #include "drivers/Checkpointing.hpp"
 #include "drivers/Simulation.hpp"
-#include "io/Checkpoint.hpp"
 #include "comm/Mpi.hpp"
 #include "tests/mpi/Decks.hpp"
+#include "tests/mpi/Ranks.hpp"
 
 namespace boreas {
 namespace {
 
 using test::Deck;
 using test::decks;
+using test::first_ranks;
 
 constexpr long written_at = 7, continued_by = 6;
 
@@ -44,25 +43,6 @@ Config with(const Deck& d, std::vector<std::string> overrides) {
   return parse_deck_string(d.text, d.name, ".", overrides);
 }
 
-// The first n ranks of the world (MPI_COMM_NULL on the others).
-MPI_Comm first_ranks(int n) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm comm;
-  MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &comm);
-  return comm;
-}
-
-std::string shared_directory() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::string dir = rank == 0 ? (std::filesystem::temp_directory_path() /
-                                 ("boreas_checkpoint_test_" + std::to_string(::getpid()))).string()
-                              : std::string();
-  dir = Comm(MPI_COMM_WORLD).broadcast(dir);
-  return dir;
-}
-
 class CheckpointRestart : public ::testing::TestWithParam<int> {};
 
 TEST_P(CheckpointRestart, EveryVariantAndRankCountContinuesBitForBit) {
@@ -71,7 +51,7 @@ TEST_P(CheckpointRestart, EveryVariantAndRankCountContinuesBitForBit) {
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  const std::string dir = shared_directory();
+  const std::string dir = test::shared_directory("boreas_checkpoint_test");
 
   std::uint64_t reference = 0, initial = 0;
   if (world_rank == 0) {

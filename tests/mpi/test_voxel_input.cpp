@@ -8,8 +8,6 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -22,11 +20,13 @@
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
 #include "drivers/Simulation.hpp"
+#include "tests/mpi/Ranks.hpp"
 
 namespace boreas {
 namespace {
 
 namespace fs = std::filesystem;
+using test::first_ranks;
 
 struct Case {
   const char* name;
@@ -95,9 +95,7 @@ const std::vector<std::vector<std::string>> variants = {
 std::string prepare(const Case& c) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::string dir = rank == 0 ? (fs::temp_directory_path() / ("boreas_voxel_input_" + std::to_string(::getpid()))).string()
-                              : std::string();
-  dir = Comm(MPI_COMM_WORLD).broadcast(dir);
+  const std::string dir = test::shared_directory("boreas_voxel_input");
   if (rank == 0) {
     fs::create_directories(dir);
     std::mt19937 random(12345);
@@ -107,14 +105,6 @@ std::string prepare(const Case& c) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return dir;
-}
-
-MPI_Comm first_ranks(int n) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm comm;
-  MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &comm);
-  return comm;
 }
 
 class VoxelInput : public ::testing::TestWithParam<int> {};

@@ -1,0 +1,31 @@
+#pragma once
+// Helpers of the multi-rank tests: sub-communicators of the first n ranks, and a scratch
+// directory every rank names alike.
+#include <mpi.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "comm/Mpi.hpp"
+
+namespace boreas::test {
+
+// The first n ranks of the world (MPI_COMM_NULL on the others). Collective over the world.
+inline MPI_Comm first_ranks(int n) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < n ? 0 : MPI_UNDEFINED, rank, &comm);
+  return comm;
+}
+
+// <temp>/<prefix>_<rank 0's pid>, the same path on every rank. Collective over the world.
+inline std::string shared_directory(const std::string& prefix) {
+  long pid = ::getpid();
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  return (std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(pid))).string();
+}
+
+}  // namespace boreas::test
