@@ -35,6 +35,18 @@ long step_of(const std::string& file, const std::string& name) {
 
 std::string shown(const Json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
 
+// This deck's checkpoints as (step, path), oldest first.
+std::vector<std::pair<long, std::string>> checkpoints_by_step(const Config& config) {
+  std::vector<std::pair<long, std::string>> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(checkpoint_directory(config), ec)) {
+    const long step = step_of(entry.path().filename().string(), config.name);
+    if (step >= 0 && entry.is_regular_file(ec)) found.emplace_back(step, entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 }  // namespace
 
 std::string checkpoint_directory(const Config& config) {
@@ -49,22 +61,15 @@ std::string checkpoint_path(const Config& config, long step) {
 }
 
 std::vector<std::string> list_checkpoints(const Config& config) {
-  std::vector<std::pair<long, std::string>> found;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(checkpoint_directory(config), ec)) {
-    const long step = step_of(entry.path().filename().string(), config.name);
-    if (step >= 0 && entry.is_regular_file(ec)) found.emplace_back(step, entry.path().string());
-  }
-  std::sort(found.begin(), found.end());
   std::vector<std::string> paths;
-  for (const auto& f : found) paths.push_back(f.second);
+  for (const auto& f : checkpoints_by_step(config)) paths.push_back(f.second);
   return paths;
 }
 
 void prune_checkpoints(const Config& config, long step) {
   std::vector<std::string> older;  // up to `step`: later ones belong to a run this one restarted before
-  for (const std::string& path : list_checkpoints(config))
-    if (step_of(fs::path(path).filename().string(), config.name) <= step) older.push_back(path);
+  for (const auto& [at, path] : checkpoints_by_step(config))
+    if (at <= step) older.push_back(path);
   const std::size_t keep = static_cast<std::size_t>(config.checkpoint.keep);
   std::error_code ec;
   for (std::size_t i = 0; i + keep < older.size(); ++i) fs::remove(older[i], ec);

@@ -6,13 +6,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <climits>
 #include <map>
 #include <numeric>
@@ -25,6 +23,7 @@
 #include "comm/VoxelInput.hpp"
 #include "core/Error.hpp"
 #include "drivers/KernelChoice.hpp"
+#include "drivers/Machine.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "drivers/RunCheck.hpp"
@@ -206,11 +205,9 @@ class SimulationImpl final : public Simulation {
     std::vector<BoxBytes> pieces;
     for (const auto& b : blocks_) pieces.push_back({b->field().box.lo, b->field().box.hi, {}});
     read_checkpoint_values(comm_.get(), path, header, pieces);
-    for (std::size_t i = 0; i < blocks_.size(); ++i) {
-      std::vector<Real> values(pieces[i].values.size() / sizeof(Real));
-      std::memcpy(values.data(), pieces[i].values.data(), pieces[i].values.size());
-      blocks_[i]->load_owned_populations(values);
-    }
+    for (std::size_t i = 0; i < blocks_.size(); ++i)  // new[] memory: aligned for Real
+      blocks_[i]->load_owned_populations(reinterpret_cast<const Real*>(pieces[i].values.data()),
+                                         pieces[i].values.size() / sizeof(Real));
     stepper_->reloaded();
     step_ = header.at("step").get<long>();
   }
@@ -389,17 +386,6 @@ class Progress {
   long first_, total_;
 };
 
-}  // namespace
-
-namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return text;
-}
-
 // Checkpoints of a run: what it wrote, and when the next falls due.
 class Checkpoints {
  public:
@@ -508,9 +494,9 @@ Json run_deck(const Config& config, const RunOptions& options) {
     std::string path;
     const Json header = restart_header(config, options.restart, comm, path);
     sim->read_checkpoint(path, header);
-    if (hash_hex(sim->fields_hash()) != header.value("fields_hash", ""))
-      throw Error(path + ": the state loaded does not hash as the one written (fields_hash " +
-                  hash_hex(sim->fields_hash()) + ", the checkpoint says " + header.value("fields_hash", "?") + ")");
+    if (const std::string loaded = hash_hex(sim->fields_hash()); loaded != header.value("fields_hash", ""))
+      throw Error(path + ": the state loaded does not hash as the one written (fields_hash " + loaded +
+                  ", the checkpoint says " + header.value("fields_hash", "?") + ")");
     initial_mass = header.value("initial_mass", 0.0);
     restarted = Json::object();
     restarted["checkpoint"] = path;

@@ -49,9 +49,10 @@ class Block {
 
   // The owned cells' canonical populations on the host, cells x fastest, directions fastest within
   // a cell (what a checkpoint stores; `out` holds Q x the owned cells), and their replacement from
-  // such values: the ghosts keep what they hold until the next exchange, as after restore_state.
+  // `count` such values: the ghosts keep what they hold until the next exchange, as after
+  // restore_state.
   void owned_populations(Real* out) const;
-  void load_owned_populations(const std::vector<Real>& values);
+  void load_owned_populations(const Real* values, std::size_t count);
 
   // A device copy of the canonical state, to fall back to the last good state.
   void save_state();

@@ -112,11 +112,11 @@ void Block<L, Real>::owned_populations(Real* out) const {
 }
 
 template <class L, class Real>
-void Block<L, Real>::load_owned_populations(const std::vector<Real>& values) {
+void Block<L, Real>::load_owned_populations(const Real* values, std::size_t count) {
   const DenseGeometry g = field().geom;
   const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1], chunk = pack_chunk(g);
-  if (values.size() != static_cast<std::size_t>(n) * L::Q)
-    throw Error("a block of " + std::to_string(n) + " cells cannot load " + std::to_string(values.size()) +
+  if (count != static_cast<std::size_t>(n) * L::Q)
+    throw Error("a block of " + std::to_string(n) + " cells cannot load " + std::to_string(count) +
                 " population values");
   Populations<Real> natural("restart_populations", field().storage);
   Kokkos::deep_copy(natural.data, canonical().data);
@@ -124,7 +124,7 @@ void Block<L, Real>::load_owned_populations(const std::vector<Real>& values) {
   for (long first = 0; first < n; first += chunk) {
     const long count = std::min(chunk, n - first);
     Kokkos::deep_copy(Kokkos::subview(packed, std::make_pair(0L, count * L::Q)),
-                      Kokkos::View<const Real*, Kokkos::HostSpace>(values.data() + first * L::Q, count * L::Q));
+                      Kokkos::View<const Real*, Kokkos::HostSpace>(values + first * L::Q, count * L::Q));
     Kokkos::parallel_for(
         "boreas::lbm::unpack_owned", Kokkos::RangePolicy<ExecSpace>(0, count), KOKKOS_LAMBDA(const long k) {
           const long i = first + k;
