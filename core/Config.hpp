@@ -51,6 +51,9 @@ enum class InitialCondition { Uniform, TaylorGreen };
 enum class MergeForm { Auto, Slabs, Tiles };
 // Population storage (lbm/field/DenseField.hpp PopulationLayout).
 enum class StorageLayout { SoA, AoSoA };
+// Which cells are stored: every cell of each block with ghost layers (dense), or only the fluid
+// cells with a neighbour index per link (sparse, seed 002: lbm/field/SparseField.hpp).
+enum class StorageKind { Dense, Sparse };
 enum class OverlapKind { None, NonBlocking, Interior, Streams, Systolic };
 inline const char* overlap_name(OverlapKind k) {
   switch (k) {
@@ -131,6 +134,7 @@ struct Config {
   MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form
   StorageLayout layout = StorageLayout::SoA;  // [simulation] layout
   int bundle = 4;  // [simulation] bundle: directions per AoSoA bundle (more than Q: one bundle)
+  StorageKind storage = StorageKind::Dense;  // [simulation] storage
 
   std::array<int, 3> cells{1, 1, 1};  // nz = 1 for 2D lattices
 

@@ -435,7 +435,7 @@ const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
   static const std::map<std::string, std::vector<std::string>> m{
-      {"simulation", {"name", "steps", "kernel", "tile", "merge_form", "layout", "bundle"}},
+      {"simulation", {"name", "steps", "kernel", "tile", "merge_form", "layout", "bundle", "storage"}},
       {"lattice", {"model", "precision"}},
       {"domain", {"cells"}},
       {"collision", {"model", "magic"}},
@@ -576,6 +576,39 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
   c.at(gw, "parallel.ghost_width: simulation.kernel = \"" + k +
                "\" exchanges one ghost layer per step; CRMT ghost widths other than 1 apply to \"ab_pull\" and "
                "\"merged2\" / \"merged3\" only");
+}
+
+// simulation.storage = "sparse" (lbm/field/SparseField.hpp): fluid cells only, stepped by the
+// pull or AA kernel over a neighbour index; links leave a rank through its own cells' slots, so
+// only walls and periodic faces close them (the other face rules read slots those links reuse).
+void check_sparse_storage(Checker& c, const Config& cfg, const Tbl& root, const Tbl& sim, const Tbl& par) {
+  const std::string why = " with simulation.storage = \"sparse\"";
+  const StreamingKernel kind = cfg.kernel.kind;
+  if (const auto* k = sim.get("kernel"); k && kind != StreamingKernel::ABPull && kind != StreamingKernel::AA &&
+                                          kind != StreamingKernel::Auto)
+    c.at(k, "simulation.kernel = \"" + scheme_name(cfg.kernel) + "\"" + why +
+                ": the sparse storage steps with \"aa\" (seed 002's choice) or \"ab_pull\" (the reference); "
+                "\"auto\" takes \"aa\"");
+  for (const char* key : {"layout", "bundle", "tile", "merge_form"})
+    c.not_used(sim, key, "not used by the sparse storage (one array per direction over its fluid cells, no tiles)");
+  if (cfg.parallel.ghost_width != 0) c.not_used(par, "max_ghost_width", "only used with ghost_width = \"auto\"");
+  if (const auto* o = par.get("overlap"); o && cfg.parallel.overlap != OverlapKind::None &&
+                                          cfg.parallel.overlap != OverlapKind::Interior)
+    c.at(o, std::string("parallel.overlap = \"") + overlap_name(cfg.parallel.overlap) + "\"" + why +
+                ": its link exchange overlaps the cells without remote links (\"interior\") or runs before the "
+                "step (\"none\")");
+  if (const auto* gw = par.get("ghost_width"); gw && cfg.parallel.ghost_width != 1)
+    c.at(gw, "parallel.ghost_width" + why + ": the sparse storage has no ghost layers (CRMT needs them); use 1");
+  if (root.get("amr")) c.at(root.get("amr"), "amr" + why + ": AMR levels keep dense leaves; use storage = \"dense\"");
+  const Tbl bnd{root.get("boundary") ? root.get("boundary")->as_table() : nullptr, "boundary", "boundary"};
+  for (int f = 0; f < num_faces; ++f) {
+    const FaceBC t = cfg.faces[f].type;
+    if (t == FaceBC::Periodic || t == FaceBC::Wall) continue;
+    const toml::node* n = bnd.t ? bnd.t->at_path(face_names[f] + ".type").node() : nullptr;
+    c.at(n ? n : sim.get("storage"), "boundary." + face_names[f] + ".type" + why +
+                                        ": only \"wall\" and \"periodic\" faces (moving walls, inlets and outlets need "
+                                        "the boundary cells' slots of the dense storage)");
+  }
 }
 
 // [amr] and its [[amr.region]] list (amr/Refinement.hpp). The AMR levels step with the pull
@@ -755,6 +788,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (auto f = c.choice(sim, "merge_form", {"auto", "slabs", "tiles"})) cfg.merge_form = MergeForm(*f);
   if (auto l = c.choice(sim, "layout", {"soa", "aosoa"})) cfg.layout = StorageLayout(*l);
   if (auto b = c.integer(sim, "bundle", "an integer >= 1", 1)) cfg.bundle = int(*b);
+  if (auto st = c.choice(sim, "storage", {"dense", "sparse"})) cfg.storage = StorageKind(*st);
 
   // [domain]
   const Tbl dom = c.table(root, "domain", "domain");
@@ -1210,7 +1244,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                                   " exceeds the " + std::to_string(cfg.cells[d]) + " cells along " + "xyz"[d]);
   cfg.locations["parallel.dims"] = c.where(par.get("dims") ? par.get("dims") : par.t);
   cfg.locations["parallel.decomposition"] = c.where(par.get("decomposition") ? par.get("decomposition") : par.t);
-  if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
+  if (kernel_ok && cfg.storage == StorageKind::Sparse) check_sparse_storage(c, cfg, root, sim, par);
+  else if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
   if (root.get("amr")) parse_amr(c, root, cfg, sim, cells_ok);
   if (root.get("amr") && root.get("checkpoint"))
     c.at(root.get("checkpoint"), "checkpoint: AMR decks ([amr]) cannot be checkpointed yet; remove [checkpoint] "

@@ -28,7 +28,9 @@ MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host)
   need.cells_per_rank = (cells + ranks - 1) / ranks;
   const long long real = config.precision == Precision::Float ? 4 : 8;
   const long long per_cell = lattice_copies(config.kernel) * lattice_directions(config.lattice) * real + 1;
-  need.device_bytes = need.cells_per_rank * per_cell;
+  // The sparse storage's need follows its fluid cells, known once the geometry is read: it checks
+  // itself then (drivers/SparseSimulation.cpp).
+  need.device_bytes = config.storage == StorageKind::Sparse ? 0 : need.cells_per_rank * per_cell;
   // Output: density, velocity, vorticity (doubles) and flags per owned cell; observables gather
   // density, velocity and flags of the whole domain on every rank.
   long long host = need.cells_per_rank * (5 * 8 + 1);

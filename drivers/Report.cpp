@@ -202,6 +202,13 @@ std::string summary_text(const Json& r) {
     }
     out += "\n";
   }
+  if (const Json* sp = p ? member(*p, "sparse") : nullptr) {
+    add("  sparse storage (%s): %lld fluid cells, %.0f device bytes per fluid cell, %lld remote links",
+        (*sp)["kernel"].get<std::string>().c_str(), static_cast<long long>((*sp)["fluid_cells"].get<std::int64_t>()),
+        (*sp)["device_bytes_per_fluid_cell"].get<double>(), static_cast<long long>((*sp)["remote_links"].get<std::int64_t>()));
+    const Json& msgs = (*p)["messages"];
+    add("; messages per step %.3g, bytes per step %.4g\n", msgs["per_step"].get<double>(), msgs["bytes_per_step"].get<double>());
+  }
   return out;
 }
 

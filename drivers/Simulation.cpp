@@ -1,4 +1,6 @@
 #include "drivers/Simulation.hpp"
+#include "drivers/GridSimulation.hpp"
+#include "drivers/SparseSimulation.hpp"
 #include "drivers/AmrRun.hpp"
 #include "drivers/Checkpointing.hpp"
 
@@ -52,53 +54,12 @@ int allocated_ghost_width(const Config& c, int blocks) {
 }
 
 
-// |curl u| of the owned cells of `box` from the velocity of the box grown by one cell (CellRing):
-// central differences, one-sided only where the neighbour lies outside the domain on a
-// non-periodic axis, so that every decomposition gives the same values.
-std::vector<double> curl_magnitude(const Box& box, const Box& grown, const std::vector<double>& u,
-                                   const DomainGeometry& domain) {
-  const auto& n = domain.cells();
-  auto at = [&](const std::array<int, 3>& p, int d) {
-    return u[3 * ((static_cast<long>(p[2] - grown.lo[2]) * grown.extent(1) + (p[1] - grown.lo[1])) * grown.extent(0) +
-                  (p[0] - grown.lo[0])) + d];
-  };
-  auto deriv = [&](const std::array<int, 3>& p, int axis, int d) {
-    if (n[axis] == 1) return 0.0;
-    std::array<int, 3> lo = p, hi = p;
-    if (domain.periodic(axis) || p[axis] > 0) --lo[axis];
-    if (domain.periodic(axis) || p[axis] < n[axis] - 1) ++hi[axis];
-    return (at(hi, d) - at(lo, d)) / double(hi[axis] - lo[axis]);
-  };
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(box.cells()));
-  for (int z = box.lo[2]; z < box.hi[2]; ++z)
-    for (int y = box.lo[1]; y < box.hi[1]; ++y)
-      for (int x = box.lo[0]; x < box.hi[0]; ++x) {
-        const std::array<int, 3> p{x, y, z};
-        const double wx = deriv(p, 1, 2) - deriv(p, 2, 1);
-        const double wy = deriv(p, 2, 0) - deriv(p, 0, 2);
-        const double wz = deriv(p, 0, 1) - deriv(p, 1, 0);
-        out.push_back(std::sqrt(wx * wx + wy * wy + wz * wz));
-      }
-  return out;
-}
-
 template <class L, class Real>
-class SimulationImpl final : public Simulation {
+class SimulationImpl final : public GridSimulation {
  public:
   SimulationImpl(const Config& config, MPI_Comm comm)
-      : SimulationImpl(config, comm,
-                       partition(config, comm, allocated_ghost_width(config, Comm(comm).size() * config.parallel.blocks_per_rank))) {}
-  // The block set and this rank's geometry (a voxel file read in parallel: comm/VoxelInput.hpp).
-  SimulationImpl(const Config& config, MPI_Comm comm, Partition p)
-      : config_(config),
-        comm_(comm),
-        domain_(std::move(p.domain)),
-        set_(std::move(p.set)),
-        voxel_input_(std::move(p.voxel_input)),
-        ids_(set_.owned_by(comm_.rank())),
-        output_comm_(comm),
-        ring_(set_, comm_.rank(), config.cells) {
+      : GridSimulation(config, comm,
+                       partition(config, comm, allocated_ghost_width(config, Comm(comm).size() * config.parallel.blocks_per_rank))) {
     // Blocks allocate the ghost layers the set's neighbour tables reach.
     for (int id : ids_) {
       blocks_.push_back(std::make_unique<Block<L, Real>>(config, domain_, set_.blocks[id].box, set_.reach,
@@ -121,14 +82,11 @@ class SimulationImpl final : public Simulation {
     stepper_ = std::make_unique<Stepper<L, Real>>(setup, set_.size());
   }
 
-  const Config& config() const override { return config_; }
-
   void advance(long steps) override {
     stepper_->advance(steps, timers_);
     step_ += steps;
   }
 
-  long step() const override { return step_; }
   std::uint64_t fields_hash() const override {
     std::uint64_t h = 0;
     for (const auto& b : blocks_) h += boreas::fields_hash<L>(b->field(), b->canonical());
@@ -157,11 +115,6 @@ class SimulationImpl final : public Simulation {
     h.bad_density = comm_.sum(!local.ok && local.first_bad_cell == first ? local.bad_density : 0.0);
     return h;
   }
-  HostMacroscopic macroscopic() const override {
-    std::vector<HostMacroscopic> local = local_macroscopic();
-    if (set_.size() == 1) return local.front();
-    return gather_macroscopic(local);
-  }
   std::vector<HostMacroscopic> local_macroscopic() const override {
     Lattices<Real> natural;
     for (const auto& b : blocks_) natural.push_back(b->canonical());
@@ -170,19 +123,6 @@ class SimulationImpl final : public Simulation {
     for (std::size_t i = 0; i < blocks_.size(); ++i) out.push_back(blocks_[i]->macroscopic(natural[i]));
     return out;
   }
-  std::vector<std::vector<double>> local_vorticity_magnitude(const std::vector<HostMacroscopic>& local) const override {
-    std::vector<std::vector<double>> velocity;
-    for (const HostMacroscopic& m : local) velocity.push_back(m.velocity);
-    const std::vector<std::vector<double>> grown = ring_.gather(output_comm_, velocity, 3);
-    std::vector<std::vector<double>> out;
-    for (std::size_t i = 0; i < blocks_.size(); ++i)
-      out.push_back(curl_magnitude(blocks_[i]->field().box, ring_.grown()[i], grown[i], domain_));
-    return out;
-  }
-  std::vector<int> local_blocks() const override { return ids_; }
-  std::vector<Box> all_boxes() const override { return set_.boxes(); }
-  int rank() const override { return comm_.rank(); }
-  int ranks() const override { return comm_.size(); }
   long long fluid_cells() const override {
     long long n = 0;
     for (const auto& b : blocks_) n += b->field().fluid_cells;
@@ -222,23 +162,7 @@ class SimulationImpl final : public Simulation {
   }
 
   Json parallel_report() const override {
-    Json p = Json::object();
-    p["ranks"] = comm_.size();
-    p["blocks"] = set_.size();
-    p["blocks_per_rank"] = config_.parallel.blocks_per_rank;
-    p["decomposition"] = set_.method;
-    p["dims"] = set_.dims;
-    p["load_imbalance"] = set_.imbalance();  // max / mean fluid cells per rank
-    if (!voxel_input_.is_null()) p["voxel_input"] = voxel_input_;
-    Json slowest_timer = Json::object(), mean_timer = Json::object();
-    for (const char* cat : {"lbm", "boundaries", "output", "others"}) {
-      const auto all = comm_.gather(timers_.get(cat));
-      slowest_timer[cat] = *std::max_element(all.begin(), all.end());
-      mean_timer[cat] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
-    }
-    p["timers"] = Json::object();
-    p["timers"]["slowest_rank"] = slowest_timer;
-    p["timers"]["mean"] = mean_timer;
+    Json p = decomposition_report({"lbm", "boundaries", "output", "others"});
     stepper_->report(p, step_);
     return p;
   }
@@ -250,73 +174,24 @@ class SimulationImpl final : public Simulation {
                                            ghost_widths(config_, depth), t);
   }
 
-  // The whole domain on every rank: each rank's blocks in slot order, concatenated.
-  HostMacroscopic gather_macroscopic(const std::vector<HostMacroscopic>& local) const {
-    const int n = comm_.size();
-    std::vector<int> counts(n, 0), displs(n, 0);
-    for (const GridBlock& b : set_.blocks) counts[b.owner] += int(b.box.cells());
-    for (int r = 1; r < n; ++r) displs[r] = displs[r - 1] + counts[r - 1];
-    HostMacroscopic mine;
-    for (const HostMacroscopic& m : local) {
-      mine.density.insert(mine.density.end(), m.density.begin(), m.density.end());
-      mine.velocity.insert(mine.velocity.end(), m.velocity.begin(), m.velocity.end());
-      mine.flags.insert(mine.flags.end(), m.flags.begin(), m.flags.end());
-    }
-    const long total = displs[n - 1] + counts[n - 1];
-    std::vector<double> rho(total), vel(3 * total);
-    std::vector<std::uint8_t> flags(total);
-    MPI_Allgatherv(mine.density.data(), counts[comm_.rank()], MPI_DOUBLE, rho.data(), counts.data(),
-                   displs.data(), MPI_DOUBLE, comm_.get());
-    MPI_Allgatherv(mine.flags.data(), counts[comm_.rank()], MPI_UINT8_T, flags.data(), counts.data(),
-                   displs.data(), MPI_UINT8_T, comm_.get());
-    std::vector<int> counts3(n), displs3(n);
-    for (int r = 0; r < n; ++r) {
-      counts3[r] = 3 * counts[r];
-      displs3[r] = 3 * displs[r];
-    }
-    MPI_Allgatherv(mine.velocity.data(), counts3[comm_.rank()], MPI_DOUBLE, vel.data(), counts3.data(),
-                   displs3.data(), MPI_DOUBLE, comm_.get());
-    const auto& N = config_.cells;
-    HostMacroscopic out;
-    out.density.assign(static_cast<std::size_t>(N[0]) * N[1] * N[2], 0.0);
-    out.velocity.assign(3 * out.density.size(), 0.0);
-    out.flags.assign(out.density.size(), 0);
-    std::vector<long> next(displs.begin(), displs.end());  // per rank: where its next block starts
-    for (const GridBlock& block : set_.blocks) {
-      const Box& b = block.box;
-      long k = next[block.owner];
-      for (int z = b.lo[2]; z < b.hi[2]; ++z)
-        for (int y = b.lo[1]; y < b.hi[1]; ++y)
-          for (int x = b.lo[0]; x < b.hi[0]; ++x, ++k) {
-            const std::size_t g = (static_cast<std::size_t>(z) * N[1] + y) * N[0] + x;
-            out.density[g] = rho[k];
-            out.flags[g] = flags[k];
-            for (int d = 0; d < 3; ++d) out.velocity[3 * g + d] = vel[3 * k + d];
-          }
-      next[block.owner] = k;
-    }
-    return out;
-  }
-
-  Config config_;
-  mutable Comm comm_;
-  DomainGeometry domain_;
-  BlockSet set_;
-  Json voxel_input_;
-  std::vector<int> ids_;  // this rank's blocks, in slot order
   std::vector<std::unique_ptr<Block<L, Real>>> blocks_;
   std::vector<Block<L, Real>*> block_ptrs_;
   std::vector<const Block<L, Real>*> const_blocks_;
-  mutable Comm output_comm_;  // output's exchanges, counted apart from the run's halo traffic
   std::unique_ptr<Halo<L, Real>> output_halo_;  // ghosts of an in-place variant's canonical state
-  CellRing ring_;  // velocity around this rank's blocks, for the vorticity
   std::unique_ptr<Stepper<L, Real>> stepper_;
-  long step_ = 0, saved_step_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm comm) {
+  if (config.storage == StorageKind::Sparse) {
+    if (config.kernel.kind != StreamingKernel::Auto) return make_sparse_simulation(config, comm);
+    Config chosen = config;
+    chosen.kernel = *parse_scheme("aa");
+    auto sim = make_sparse_simulation(chosen, comm);
+    sim->kernel_choice_ = Json{{"chosen", "aa"}, {"source", "the sparse storage's kernel (seed 002: one lattice)"}};
+    return sim;
+  }
   if (config.kernel.kind == StreamingKernel::Auto) {
     const KernelChoice choice = choose_kernel(config, comm);
     Config chosen = config;

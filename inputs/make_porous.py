@@ -8,6 +8,7 @@ give the same bytes (fixed seed, NumPy's PCG64 generator).
 
     python3 inputs/make_porous.py                 # inputs/porous/spheres.raw, 48^3
     python3 inputs/make_porous.py --size 96 --porosity 0.5 --output other.raw
+    python3 inputs/make_porous.py --size 96 --radius 4 --porosity 0.13 --output inputs/porous/sandstone.raw
 """
 import argparse
 import pathlib
@@ -22,13 +23,16 @@ def overlapping_spheres(size, radius, porosity, seed):
     axis = np.arange(size)
     r = int(np.ceil(radius))
     offsets = np.arange(-r, r + 1)
-    while 1.0 - solid.mean() > porosity:
+    fluid = solid.size  # counted as spheres land: low porosities take thousands of spheres
+    while fluid > porosity * solid.size:
         centre = rng.uniform(0, size, 3)  # (x, y, z)
         # Periodic distance on the few voxels around the centre only.
         idx = [(np.floor(c).astype(int) + offsets) % size for c in centre]
         d = [(axis[i] - c + size / 2) % size - size / 2 for i, c in zip(idx, centre)]
         inside = d[2][:, None, None] ** 2 + d[1][None, :, None] ** 2 + d[0][None, None, :] ** 2 <= radius**2
-        solid[np.ix_(idx[2], idx[1], idx[0])] |= inside
+        region = np.ix_(idx[2], idx[1], idx[0])
+        fluid -= int(np.count_nonzero(inside & ~solid[region]))
+        solid[region] |= inside
     return solid
 
 

@@ -8,22 +8,28 @@
 // --read-voxels FILE --voxel-dims NXxNYxNZ (under mpiexec): the run's parallel voxel input
 // instead (comm/VoxelInput.hpp), on a domain the file's size: one "kind": "voxel_read" line per
 // repeat, cold (the file's pages dropped from the page cache first) and warm.
+// --porosity P... : dense against sparse storage (simulation.storage) on a generated porous
+// medium per porosity and case (overlapping solid spheres, periodic, force-driven): one "kind":
+// "porous" line per storage, MLUPS counted over fluid cells, device bytes per fluid cell.
 #include <Kokkos_Core.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "comm/Mpi.hpp"
 #include "comm/VoxelInput.hpp"
 #include "core/Deck.hpp"
+#include "core/Error.hpp"
 #include "drivers/CommandLine.hpp"
 #include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
@@ -206,6 +212,117 @@ Json reference_line(Precision precision, long long cells, int repeats, const Jso
   return out;
 }
 
+// A porous medium in a periodic cube of n^3 voxels: solid spheres of radius 4 at random centres
+// (fixed seed), added until the fluid fraction drops to `porosity` (the generator of
+// inputs/make_porous.py). Writes the raw voxel file (1 = solid, x fastest); returns the fraction.
+double write_porous_medium(const std::string& path, int n, double porosity) {
+  std::vector<std::uint8_t> solid(static_cast<std::size_t>(n) * n * n, 0);
+  std::mt19937_64 random(2024);
+  std::uniform_real_distribution<double> at(0, n);
+  const double radius = 4;
+  const int r = int(std::ceil(radius));
+  long long fluid = static_cast<long long>(solid.size());
+  while (double(fluid) / double(solid.size()) > porosity) {
+    const double c[3] = {at(random), at(random), at(random)};
+    for (int dz = -r; dz <= r; ++dz)
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          const int v[3] = {int(std::floor(c[0])) + dx, int(std::floor(c[1])) + dy, int(std::floor(c[2])) + dz};
+          double d2 = 0;
+          for (int a = 0; a < 3; ++a) d2 += (v[a] - c[a]) * (v[a] - c[a]);
+          if (d2 > radius * radius) continue;
+          const std::size_t i = (std::size_t((v[2] + n) % n) * n + (v[1] + n) % n) * n + (v[0] + n) % n;
+          if (!solid[i]) --fluid;
+          solid[i] = 1;
+        }
+  }
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(solid.data()), std::streamsize(solid.size()));
+  if (!out) throw Error("cannot write " + path);
+  return double(fluid) / double(solid.size());
+}
+
+// Dense and sparse storage with the command line's kernel on one porous medium.
+std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, double porosity, long steps, int repeats,
+                             const Json& env) {
+  const int n = c.cells[0];
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("boreas_bench_porous_" + std::to_string(::getpid()) + ".raw")).string();
+  const double actual = write_porous_medium(file, n, porosity);
+  const int Q = lattice_q(c.lattice), real = c.precision == Precision::Float ? 4 : 8;
+  const long long cells = static_cast<long long>(n) * n * n;
+  const bench::Bandwidth copy = copy_bandwidth(c.precision, cells * Q, repeats);
+  const double copy_traffic_gbs = copy.median_gbs * (exec_is_host ? 1.5 : 1.0);
+  std::vector<Json> lines;
+  for (const char* storage : {"dense", "sparse"}) {
+    const std::string sn = std::to_string(n);
+    const std::string deck = std::string("[simulation]\nsteps = 1\nkernel = \"") + scheme_name(kernel_settings.kernel) +
+                             "\"\nstorage = \"" + storage + "\"\n[lattice]\nmodel = \"" + lattice_name(c.lattice) +
+                             "\"\nprecision = \"" + (real == 4 ? "float" : "double") + "\"\n[domain]\ncells = [" + sn + ", " +
+                             sn + ", " + sn + "]\n[collision]\nmodel = \"" +
+                             (kernel_settings.collision == CollisionKind::TRT ? "TRT" : "BGK") +
+                             "\"\n[physics]\ntau = 0.8\nforce = [1e-5, 0, 0]\n[geometry]\nvoxel_file = \"" + file +
+                             "\"\ndims = [" + sn + ", " + sn + ", " + sn + "]\n[output]\nvtk = false\n";
+    std::string faces;
+    for (const char* f : {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"})
+      faces += std::string("[boundary.") + f + "]\ntype = \"periodic\"\n";
+    const Config config = parse_deck_string(deck + faces, "porous_bench", ".", {});
+    auto sim = Simulation::create(config, MPI_COMM_SELF);
+    const long long fluid = sim->fluid_cells();
+    sim->advance(2);  // warm-up, and AA back at its first parity
+    Kokkos::fence();
+    std::vector<double> mlups;
+    for (int r = 0; r < repeats; ++r) {
+      Kokkos::Timer timer;
+      sim->advance(steps);
+      Kokkos::fence();
+      mlups.push_back(double(fluid) * double(steps) / timer.seconds() / 1e6);
+    }
+    const int lattices = config.kernel.in_place() ? 1 : 2;
+    Json line = Json::object();
+    line["kind"] = "porous";
+    line["storage"] = storage;
+    line["kernel"] = scheme_name(config.kernel);
+    line["lattice"] = lattice_name(c.lattice);
+    line["precision"] = real == 4 ? "float" : "double";
+    line["collision"] = config.collision == CollisionKind::TRT ? "TRT" : "BGK";
+    line["cells"] = Json::array({n, n, n});
+    line["porosity_target"] = porosity;
+    line["porosity"] = actual;
+    line["fluid_cells"] = fluid;
+    line["steps"] = steps;
+    line["repeats"] = repeats;
+    line["fluid_mlups"] = median(mlups);
+    line["fluid_mlups_all"] = to_array(mlups);
+    double bytes_per_fluid_cell = 0, traffic_per_fluid_update = 0;
+    if (std::string(storage) == "sparse") {
+      bytes_per_fluid_cell = sim->parallel_report()["sparse"]["device_bytes_per_fluid_cell"].get<double>();
+      // Populations as a dense step moves them, plus the 4-byte upwind indices (AA reads them on
+      // its neighbour steps, every other step).
+      traffic_per_fluid_update = variant_bytes_per_update(config, Q * real) + 4.0 * (Q - 1) / (lattices == 1 ? 2 : 1);
+    } else {
+      // Lower bound: owned cells' lattices and flags (ghost layers and padding not counted).
+      bytes_per_fluid_cell = double(cells) * (lattices * Q * real + 1) / double(fluid);
+      traffic_per_fluid_update = variant_bytes_per_update(config, Q * real) * double(cells) / double(fluid);
+      line["all_cells_mlups"] = median(mlups) * double(cells) / double(fluid);
+    }
+    line["device_bytes_per_fluid_cell"] = bytes_per_fluid_cell;
+    line["modelled_bytes_per_fluid_update"] = traffic_per_fluid_update;
+    line["stream_copy_gbs"] = copy.median_gbs;
+    line["copy_traffic_gbs"] = copy_traffic_gbs;
+    line["copy_fraction"] = median(mlups) * 1e6 * traffic_per_fluid_update / (copy_traffic_gbs * 1e9);
+    line["healthy"] = sim->check().ok;
+    merge(line, env);
+    lines.push_back(line);
+  }
+  std::filesystem::remove(file);
+  lines.back()["sparse_over_dense_fluid_mlups"] =
+      lines[1]["fluid_mlups"].get<double>() / lines[0]["fluid_mlups"].get<double>();
+  lines.back()["sparse_over_dense_bytes_per_fluid_cell"] =
+      lines[1]["device_bytes_per_fluid_cell"].get<double>() / lines[0]["device_bytes_per_fluid_cell"].get<double>();
+  return lines;
+}
+
 // Asks the kernel to drop the file's cached pages (clean pages: no privileges needed), so that the
 // next read comes from the disk. Returns whether it could.
 bool drop_cached_pages(const std::string& path) {
@@ -280,6 +397,9 @@ int main(int argc, char** argv) {
   std::string voxel_file, voxel_dims;
   app.add_option("--read-voxels", voxel_file, "measure the parallel read of this voxel file instead (mpiexec)");
   app.add_option("--voxel-dims", voxel_dims, "its dims, NXxNYxNZ (with --read-voxels)");
+  std::vector<double> porosities;
+  app.add_option("--porosity", porosities, "dense against sparse storage on porous media of these porosities (list)")
+      ->check(CLI::Range(0.05, 0.95));
   SplitArguments args = split_kokkos_arguments(argc, argv);
   if (const int status = parse_command_line(app, args.app, true); status >= 0) return status;
   if (!voxel_file.empty()) {
@@ -328,8 +448,22 @@ int main(int argc, char** argv) {
   std::printf("%s\n", reference_line(cases.front().precision, largest, repeats, env).dump(-1).c_str());
   std::fflush(stdout);
   for (const auto& c : cases) {
+    if (!porosities.empty()) {
+      if (c.cells[0] != c.cells[1] || c.cells[1] != c.cells[2]) {
+        std::fprintf(stderr, "boreas-bench: error: --porosity needs cubic 3D sizes (--size N)\n");
+        return 2;
+      }
+      ensure_mpi_initialized();
+      for (const double p : porosities)
+        for (const Json& line : run_porous(c, kernel_settings, p, steps, repeats, env)) {
+          std::printf("%s\n", line.dump(-1).c_str());
+          std::fflush(stdout);
+        }
+      continue;
+    }
     std::printf("%s\n", run_case(c, kernel_settings, steps, repeats, env).dump(-1).c_str());
     std::fflush(stdout);
   }
+  if (!porosities.empty()) MPI_Finalize();
   return 0;
 }

@@ -4,31 +4,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "lbm/field/CellHash.hpp"
 #include "lbm/field/FieldOps.hpp"
 #include "lbm/scheme/PullStep.hpp"
 
 namespace boreas {
 
-namespace field_detail {
-KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {  // splitmix64 finaliser
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-template <class Real>
-KOKKOS_INLINE_FUNCTION std::uint64_t bits_of(Real v) {
-  if constexpr (sizeof(Real) == 8) {
-    std::uint64_t b;
-    memcpy(&b, &v, 8);
-    return b;
-  } else {
-    std::uint32_t b;
-    memcpy(&b, &v, 4);
-    return b;
-  }
-}
-}  // namespace field_detail
 
 template <class L, class Real>
 Populations<Real> initial_populations(const Field& field, const Config& config) {
@@ -64,9 +45,8 @@ std::uint64_t fields_hash(const Field& field, const Populations<Real>& f) {
         const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
         const long cell = g.index(x, y, z);
         if (flags(cell) != flag::fluid) return;
-        std::uint64_t h = field_detail::mix64(static_cast<std::uint64_t>(global(x, y, z)));
-        for (int q = 0; q < L::Q; ++q) h = field_detail::mix64(h ^ field_detail::bits_of(f(q, cell)));
-        acc += h;
+        acc += field_detail::cell_hash<L::Q>(static_cast<std::uint64_t>(global(x, y, z)),
+                                             [&](int q) { return f(q, cell); });
       },
       hash);
   return hash;

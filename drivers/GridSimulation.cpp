@@ -1,0 +1,139 @@
+#include "drivers/GridSimulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace boreas {
+
+namespace {
+
+// |curl u| of the owned cells of `box` from the velocity of the box grown by one cell (CellRing):
+// central differences, one-sided only where the neighbour lies outside the domain on a
+// non-periodic axis, so that every decomposition gives the same values.
+std::vector<double> curl_magnitude(const Box& box, const Box& grown, const std::vector<double>& u,
+                                   const DomainGeometry& domain) {
+  const auto& n = domain.cells();
+  auto at = [&](const std::array<int, 3>& p, int d) {
+    return u[3 * ((static_cast<long>(p[2] - grown.lo[2]) * grown.extent(1) + (p[1] - grown.lo[1])) * grown.extent(0) +
+                  (p[0] - grown.lo[0])) + d];
+  };
+  auto deriv = [&](const std::array<int, 3>& p, int axis, int d) {
+    if (n[axis] == 1) return 0.0;
+    std::array<int, 3> lo = p, hi = p;
+    if (domain.periodic(axis) || p[axis] > 0) --lo[axis];
+    if (domain.periodic(axis) || p[axis] < n[axis] - 1) ++hi[axis];
+    return (at(hi, d) - at(lo, d)) / double(hi[axis] - lo[axis]);
+  };
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(box.cells()));
+  for (int z = box.lo[2]; z < box.hi[2]; ++z)
+    for (int y = box.lo[1]; y < box.hi[1]; ++y)
+      for (int x = box.lo[0]; x < box.hi[0]; ++x) {
+        const std::array<int, 3> p{x, y, z};
+        const double wx = deriv(p, 1, 2) - deriv(p, 2, 1);
+        const double wy = deriv(p, 2, 0) - deriv(p, 0, 2);
+        const double wz = deriv(p, 0, 1) - deriv(p, 1, 0);
+        out.push_back(std::sqrt(wx * wx + wy * wy + wz * wz));
+      }
+  return out;
+}
+
+// The whole domain on every rank: each rank's blocks in slot order, concatenated.
+HostMacroscopic gather_macroscopic(const std::vector<HostMacroscopic>& local, const BlockSet& set,
+                                   const Comm& comm, const std::array<int, 3>& N) {
+  const int n = comm.size();
+  std::vector<int> counts(n, 0), displs(n, 0);
+  for (const GridBlock& b : set.blocks) counts[b.owner] += int(b.box.cells());
+  for (int r = 1; r < n; ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  HostMacroscopic mine;
+  for (const HostMacroscopic& m : local) {
+    mine.density.insert(mine.density.end(), m.density.begin(), m.density.end());
+    mine.velocity.insert(mine.velocity.end(), m.velocity.begin(), m.velocity.end());
+    mine.flags.insert(mine.flags.end(), m.flags.begin(), m.flags.end());
+  }
+  const long total = displs[n - 1] + counts[n - 1];
+  std::vector<double> rho(total), vel(3 * total);
+  std::vector<std::uint8_t> flags(total);
+  MPI_Allgatherv(mine.density.data(), counts[comm.rank()], MPI_DOUBLE, rho.data(), counts.data(),
+                 displs.data(), MPI_DOUBLE, comm.get());
+  MPI_Allgatherv(mine.flags.data(), counts[comm.rank()], MPI_UINT8_T, flags.data(), counts.data(),
+                 displs.data(), MPI_UINT8_T, comm.get());
+  std::vector<int> counts3(n), displs3(n);
+  for (int r = 0; r < n; ++r) {
+    counts3[r] = 3 * counts[r];
+    displs3[r] = 3 * displs[r];
+  }
+  MPI_Allgatherv(mine.velocity.data(), counts3[comm.rank()], MPI_DOUBLE, vel.data(), counts3.data(),
+                 displs3.data(), MPI_DOUBLE, comm.get());
+  HostMacroscopic out;
+  out.density.assign(static_cast<std::size_t>(N[0]) * N[1] * N[2], 0.0);
+  out.velocity.assign(3 * out.density.size(), 0.0);
+  out.flags.assign(out.density.size(), 0);
+  std::vector<long> next(displs.begin(), displs.end());  // per rank: where its next block starts
+  for (const GridBlock& block : set.blocks) {
+    const Box& b = block.box;
+    long k = next[block.owner];
+    for (int z = b.lo[2]; z < b.hi[2]; ++z)
+      for (int y = b.lo[1]; y < b.hi[1]; ++y)
+        for (int x = b.lo[0]; x < b.hi[0]; ++x, ++k) {
+          const std::size_t g = (static_cast<std::size_t>(z) * N[1] + y) * N[0] + x;
+          out.density[g] = rho[k];
+          out.flags[g] = flags[k];
+          for (int d = 0; d < 3; ++d) out.velocity[3 * g + d] = vel[3 * k + d];
+        }
+    next[block.owner] = k;
+  }
+  return out;
+}
+
+}  // namespace
+
+GridSimulation::GridSimulation(const Config& config, MPI_Comm comm, Partition p)
+    : config_(config),
+      comm_(comm),
+      domain_(std::move(p.domain)),
+      set_(std::move(p.set)),
+      voxel_input_(std::move(p.voxel_input)),
+      ids_(set_.owned_by(comm_.rank())),
+      output_comm_(comm),
+      ring_(set_, comm_.rank(), config.cells) {}
+
+HostMacroscopic GridSimulation::macroscopic() const {
+  std::vector<HostMacroscopic> local = local_macroscopic();
+  if (set_.size() == 1) return local.front();
+  return gather_macroscopic(local, set_, comm_, config_.cells);
+}
+
+std::vector<std::vector<double>> GridSimulation::local_vorticity_magnitude(const std::vector<HostMacroscopic>& local) const {
+  std::vector<std::vector<double>> velocity;
+  for (const HostMacroscopic& m : local) velocity.push_back(m.velocity);
+  const std::vector<std::vector<double>> grown = ring_.gather(output_comm_, velocity, 3);
+  std::vector<std::vector<double>> out;
+  for (std::size_t i = 0; i < ids_.size(); ++i)
+    out.push_back(curl_magnitude(set_.blocks[ids_[i]].box, ring_.grown()[i], grown[i], domain_));
+  return out;
+}
+
+Json GridSimulation::decomposition_report(const std::vector<const char*>& timers) const {
+  Json p = Json::object();
+  p["ranks"] = comm_.size();
+  p["blocks"] = set_.size();
+  p["blocks_per_rank"] = config_.parallel.blocks_per_rank;
+  p["decomposition"] = set_.method;
+  p["dims"] = set_.dims;
+  p["load_imbalance"] = set_.imbalance();  // max / mean fluid cells per rank
+  if (!voxel_input_.is_null()) p["voxel_input"] = voxel_input_;
+  Json slowest_timer = Json::object(), mean_timer = Json::object();
+  for (const char* cat : timers) {
+    const auto all = comm_.gather(timers_.get(cat));
+    slowest_timer[cat] = *std::max_element(all.begin(), all.end());
+    mean_timer[cat] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
+  }
+  p["timers"] = Json::object();
+  p["timers"]["slowest_rank"] = slowest_timer;
+  p["timers"]["mean"] = mean_timer;
+  return p;
+}
+
+}  // namespace boreas

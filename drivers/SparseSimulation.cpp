@@ -1,0 +1,298 @@
+#include "drivers/SparseSimulation.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <memory>
+
+#include "comm/SparseLinks.hpp"
+#include "core/Error.hpp"
+#include "core/MemoryBudget.hpp"
+#include "drivers/GridSimulation.hpp"
+#include "io/Checkpoint.hpp"
+#include "lbm/physics/Boundary.hpp"
+#include "lbm/scheme/SparseSteps.hpp"
+#include "lbm/scheme/Traversal.hpp"
+
+namespace boreas {
+
+namespace {
+
+constexpr int tag_run = 7301, tag_output = 7302;
+
+template <class L, class Real>
+class SparseSimulation final : public GridSimulation {
+ public:
+  SparseSimulation(const Config& config, MPI_Comm comm)
+      : GridSimulation(config, comm, partition(config, comm, 1)),
+        field_(build_sparse_field<L>(set_, comm_.rank(), domain_, int(sizeof(Real)), links_, global_)),
+        physics_(CellPhysics<Real>::make(config)),
+        aa_(config.kernel.kind == StreamingKernel::AA) {
+    check_memory();
+    const bool host_buffers = config.parallel.buffers == BufferKind::Host ||
+                              (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
+    exchange_ = std::make_unique<SparseExchange<Real>>(links_, sparse_link_slots<L>(field_, links_, aa_), comm_,
+                                                       host_buffers, tag_run);
+    output_exchange_ = std::make_unique<SparseExchange<Real>>(links_, sparse_link_slots<L>(field_, links_, false),
+                                                              output_comm_, host_buffers, tag_output);
+    f_ = lattice("sparse_populations");
+    if (!aa_) g_ = lattice("sparse_populations_b");
+    load_canonical(initial_state());
+    comm_.reset_counters();
+  }
+
+  void advance(long steps) override {
+    for (long s = 0; s < steps; ++s) step_once();
+    step_ += steps;
+    steps_run_ += steps;
+  }
+
+  std::uint64_t fields_hash() const override { return comm_.sum(sparse_fields_hash<L, Real>(field_, canonical())); }
+  double total_mass() const override {
+    const ExactSum local = sparse_total_mass<L, Real>(field_, canonical());
+    ExactSum all;
+    all.whole = comm_.sum(local.whole);
+    all.high = comm_.sum(local.high);
+    all.low = comm_.sum(local.low);
+    all.not_finite = comm_.sum(local.not_finite);
+    return all.value();
+  }
+  Health check() const override {
+    const DeviceView<Real*> f = canonical();
+    const long long first = comm_.min(sparse_first_bad_cell<L, Real>(field_, f, 0.1 * physics_.rho0, 10 * physics_.rho0));
+    Health h;
+    if (first == LLONG_MAX) return h;
+    h.ok = false;
+    h.first_bad_cell = first;
+    double rho = 0;
+    const auto it = std::find(global_.begin(), global_.end(), first);
+    if (it != global_.end()) {
+      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f);
+      for (int q = 0; q < L::Q; ++q) rho += host(field_.slot(q, it - global_.begin()));
+    }
+    h.bad_density = comm_.sum(rho);
+    return h;
+  }
+
+  std::vector<HostMacroscopic> local_macroscopic() const override {
+    DeviceView<Real*> natural = canonical_copy();
+    output_exchange_->start(natural);  // remote links' slots take what arrives: their incoming populations
+    output_exchange_->finish(natural);
+    DeviceView<double* [4]> rho_u("sparse_moments", field_.cells);
+    sparse_moments<L, Real>(field_, natural, physics_.params, rho_u);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rho_u);
+    std::vector<HostMacroscopic> out(ids_.size());
+    for (std::size_t k = 0; k < ids_.size(); ++k) {
+      const Box& b = set_.blocks[ids_[k]].box;
+      HostMacroscopic& m = out[k];
+      m.density.assign(static_cast<std::size_t>(b.cells()), 0.0);
+      m.velocity.assign(3 * m.density.size(), 0.0);
+      m.flags.reserve(m.density.size());
+      for (int z = b.lo[2]; z < b.hi[2]; ++z)
+        for (int y = b.lo[1]; y < b.hi[1]; ++y)
+          for (int x = b.lo[0]; x < b.hi[0]; ++x) m.flags.push_back(domain_.flag_at(x, y, z));
+    }
+    for_each_cell_place([&](long i, std::size_t k, long at) {
+      out[k].density[at] = host(i, 0);
+      for (int d = 0; d < 3; ++d) out[k].velocity[3 * at + d] = host(i, 1 + d);
+    });
+    return out;
+  }
+
+  long long fluid_cells() const override { return comm_.sum(static_cast<long long>(field_.cells)); }
+
+  // Checkpoints hold every cell of the blocks, as the dense storage's do (solid cells zero), so
+  // that either storage continues the other's run.
+  void write_checkpoint(const std::string& path, const Json& meta) const override {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), canonical());
+    std::vector<BoxBytes> pieces;
+    for (int id : ids_) {
+      const Box& b = set_.blocks[id].box;
+      pieces.push_back({b.lo, b.hi, std::vector<unsigned char>(b.cells() * L::Q * sizeof(Real), 0)});
+    }
+    for_each_cell_place([&](long i, std::size_t k, long at) {
+      Real* cell = reinterpret_cast<Real*>(pieces[k].values.data()) + at * L::Q;  // new[] memory: aligned for Real
+      for (int q = 0; q < L::Q; ++q) cell[q] = host(field_.slot(q, i));
+    });
+    boreas::write_checkpoint(comm_.get(), path, meta, config_.cells, int(L::Q * sizeof(Real)), pieces);
+  }
+  void read_checkpoint(const std::string& path, const Json& header) override {
+    if (header.at("cell_bytes").get<int>() != int(L::Q * sizeof(Real)))
+      throw Error(path + ": " + std::to_string(header.at("cell_bytes").get<int>()) + " bytes per cell, not the " +
+                  std::to_string(L::Q * sizeof(Real)) + " of this lattice and precision");
+    std::vector<BoxBytes> pieces;
+    for (int id : ids_) pieces.push_back({set_.blocks[id].box.lo, set_.blocks[id].box.hi, {}});
+    read_checkpoint_values(comm_.get(), path, header, pieces);
+    DeviceView<Real*> natural = lattice("restart_populations");
+    auto host = Kokkos::create_mirror_view(natural);
+    for_each_cell_place([&](long i, std::size_t k, long at) {
+      const Real* cell = reinterpret_cast<const Real*>(pieces[k].values.data()) + at * L::Q;
+      for (int q = 0; q < L::Q; ++q) host(field_.slot(q, i)) = cell[q];
+    });
+    Kokkos::deep_copy(natural, host);
+    load_canonical(natural);
+    step_ = header.at("step").get<long>();
+  }
+  void save_state() override {
+    saved_ = canonical_copy();
+    saved_step_ = step_;
+  }
+  void restore_state() override {
+    load_canonical(saved_);
+    step_ = saved_step_;
+  }
+
+  Json parallel_report() const override {
+    Json p = decomposition_report({"lbm", "boundaries", "output", "others"});
+    const long long cells = field_.cells;
+    const long long bytes = lattices() * field_.lattice_size() * long(sizeof(Real)) + field_.table_bytes();
+    Json s = Json::object();
+    s["kernel"] = aa_ ? "aa" : "ab_pull";
+    s["fluid_cells"] = comm_.sum(cells);
+    s["remote_links"] = comm_.sum(static_cast<long long>(exchange_->links()));
+    s["cells_with_remote_links"] = comm_.sum(static_cast<long long>(field_.cells - field_.inner));
+    s["device_bytes"] = comm_.sum(bytes);
+    s["device_bytes_per_fluid_cell"] = double(comm_.sum(bytes)) / double(std::max(1LL, comm_.sum(cells)));
+    s["overlap"] = overlap_name(config_.parallel.overlap);
+    p["sparse"] = s;
+    // One message per neighbour rank and step, one value per remote link.
+    const double steps = double(std::max(1L, steps_run_));
+    Json msgs = Json::object();
+    msgs["predicted"] = comm_.sum(static_cast<long long>(exchange_->messages())) * steps_run_;
+    msgs["counted"] = comm_.sum(comm_.messages_sent());
+    msgs["predicted_bytes"] = comm_.sum(static_cast<long long>(exchange_->links())) * long(sizeof(Real)) * steps_run_;
+    msgs["counted_bytes"] = comm_.sum(comm_.bytes_sent());
+    msgs["per_step"] = msgs["predicted"].get<double>() / steps;
+    msgs["bytes_per_step"] = msgs["predicted_bytes"].get<double>() / steps;
+    p["messages"] = msgs;
+    return p;
+  }
+
+ private:
+  int lattices() const { return aa_ ? 1 : 2; }
+  DeviceView<Real*> lattice(const char* label) const {
+    return DeviceView<Real*>(Kokkos::view_alloc(std::string(label), Kokkos::WithoutInitializing), field_.lattice_size());
+  }
+
+  // Refused before the lattices are allocated: the lattices, the saved state, a canonical copy
+  // of AA's and the tables.
+  void check_memory() const {
+    const std::optional<long long> free = device_memory_available();
+    const long long need = (lattices() + 2) * field_.lattice_size() * long(sizeof(Real)) + field_.table_bytes();
+    if (free && need > *free)
+      throw Error("the sparse storage of rank " + std::to_string(comm_.rank()) + " needs " + format_bytes(need) +
+                  " of device memory for " + std::to_string(field_.cells) + " fluid cells, the device has " +
+                  format_bytes(*free) + " free; run on more ranks");
+  }
+
+  // The deck's initial condition in equilibrium, as the dense storage sets it.
+  DeviceView<Real*> initial_state() const {
+    DeviceView<Real*> natural = lattice("initial_populations");
+    auto host = Kokkos::create_mirror_view(natural);
+    const auto& N = config_.cells;
+    for (long i = 0; i < field_.cells; ++i) {
+      const long long g = global_[i];
+      const double x = double(g % N[0]), y = double((g / N[0]) % N[1]), z = double(g / (static_cast<long long>(N[0]) * N[1]));
+      double rho;
+      std::array<double, 3> u;
+      initial_macroscopic(config_, {x, y, z}, rho, u);
+      Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
+      for (int q = 0; q < L::Q; ++q) host(field_.slot(q, i)) = equilibrium<L, Real>(q, Real(rho), ur);
+    }
+    Kokkos::deep_copy(natural, host);
+    return natural;
+  }
+
+  void load_canonical(const DeviceView<Real*>& natural) {
+    if (aa_) {
+      sparse_to_reversed<L, Real>(field_, natural, f_);
+      reversed_ = true;
+    } else {
+      Kokkos::deep_copy(f_, natural);
+    }
+  }
+  // The canonical state: pull's lattice itself, AA's converted.
+  DeviceView<Real*> canonical() const { return aa_ ? canonical_copy() : f_; }
+  DeviceView<Real*> canonical_copy() const {
+    DeviceView<Real*> natural = lattice("canonical_populations");
+    if (aa_) sparse_from_aa<L, Real>(field_, f_, reversed_, natural);
+    else Kokkos::deep_copy(natural, f_);
+    return natural;
+  }
+
+  // visit(i, slot of the cell's block on this rank, index of the cell in the block's box, x fastest).
+  template <class Visit>
+  void for_each_cell_place(const Visit& visit) const {
+    const auto& N = config_.cells;
+    for (long i = 0; i < field_.cells; ++i) {
+      const long long g = global_[i];
+      const int x = int(g % N[0]), y = int((g / N[0]) % N[1]), z = int(g / (static_cast<long long>(N[0]) * N[1]));
+      for (std::size_t k = 0; k < ids_.size(); ++k) {
+        const Box& b = set_.blocks[ids_[k]].box;
+        if (!b.contains(x, y, z)) continue;
+        visit(i, k, (static_cast<long>(z - b.lo[2]) * b.extent(1) + (y - b.lo[1])) * b.extent(0) + (x - b.lo[0]));
+        break;
+      }
+    }
+  }
+
+  // One step: the remote links' exchange, overlapped with the inner cells ("interior") or before
+  // all of them ("none"), then the cells with remote links.
+  void step_once() {
+    const bool overlap = config_.parallel.overlap != OverlapKind::None;
+    {
+      auto t = timers_.scope("boundaries");
+      exchange_->start(f_);
+    }
+    if (overlap) {
+      auto t = timers_.scope("lbm");
+      step_cells(0, field_.inner);
+    }
+    {
+      auto t = timers_.scope("boundaries");
+      exchange_->finish(f_);
+    }
+    {
+      auto t = timers_.scope("lbm");
+      step_cells(overlap ? field_.inner : 0, field_.cells);
+    }
+    if (aa_) reversed_ = !reversed_;
+    else std::swap(f_, g_);
+  }
+
+  void step_cells(long first, long last) {
+    if (first >= last) return;
+    const Kokkos::RangePolicy<ExecSpace> cells(first, last);
+    dispatch_collision(physics_.collision, [&](auto collision) {
+      using C = decltype(collision);
+      if (!aa_)
+        Kokkos::parallel_for("boreas::lbm::sparse_pull", cells, SparsePullStep<L, Real, C>{field_, f_, g_, physics_.params});
+      else if (reversed_)
+        Kokkos::parallel_for("boreas::lbm::sparse_aa_neighbour", cells, SparseAANeighbourStep<L, Real, C>{field_, f_, physics_.params});
+      else
+        Kokkos::parallel_for("boreas::lbm::sparse_aa_local", cells, SparseAALocalStep<L, Real, C>{field_, f_, physics_.params});
+    });
+  }
+
+  SparseLinks links_;
+  std::vector<long long> global_;  // each cell's global linear index, on the host
+  SparseField field_;
+  CellPhysics<Real> physics_;
+  bool aa_;
+  bool reversed_ = true;  // AA: the next step is a neighbour step
+  DeviceView<Real*> f_, g_, saved_;
+  std::unique_ptr<SparseExchange<Real>> exchange_, output_exchange_;
+  long steps_run_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Simulation> make_sparse_simulation(const Config& config, MPI_Comm comm) {
+  return dispatch_lattice(config.lattice, [&](auto lattice) -> std::unique_ptr<Simulation> {
+    using L = decltype(lattice);
+    if (config.precision == Precision::Float) return std::make_unique<SparseSimulation<L, float>>(config, comm);
+    return std::make_unique<SparseSimulation<L, double>>(config, comm);
+  });
+}
+
+}  // namespace boreas
