@@ -2,9 +2,9 @@
 // The storage of one block, without any time-stepping state: its box of global cells, the dense
 // index space with ghost layers, the cell flags and where each population lives. Streaming schemes
 // (lbm/scheme/) own the lattices laid out by `storage`; observables are free functions of a
-// field and a canonical lattice (lbm/field/FieldOps.hpp). The AMR leaves and the sparse fluid-only
-// storage are further kinds of field behind the same neighbour accessor (neighbour<L>, CellMap:
-// lbm/field/DenseField.hpp).
+// field and a canonical lattice (lbm/field/FieldOps.hpp). The sparse fluid-only storage
+// (SparseField.hpp) keeps fluid cells only, reached through an upwind index instead of strides;
+// its kernels apply the same per-cell physics and its observables give the same values.
 #include <array>
 #include <cstdint>
 
