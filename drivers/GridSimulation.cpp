@@ -115,6 +115,15 @@ std::vector<std::vector<double>> GridSimulation::local_vorticity_magnitude(const
   return out;
 }
 
+double GridSimulation::mass_over_ranks(const ExactSum& local) const {
+  ExactSum all;
+  all.whole = comm_.sum(local.whole);
+  all.high = comm_.sum(local.high);
+  all.low = comm_.sum(local.low);
+  all.not_finite = comm_.sum(local.not_finite);
+  return all.value();
+}
+
 Json GridSimulation::decomposition_report(const std::vector<const char*>& timers) const {
   Json p = Json::object();
   p["ranks"] = comm_.size();

@@ -12,6 +12,7 @@
 #include "comm/CellRing.hpp"
 #include "comm/Mpi.hpp"
 #include "comm/VoxelInput.hpp"
+#include "core/ExactSum.hpp"
 #include "drivers/Simulation.hpp"
 #include "lbm/field/Geometry.hpp"
 
@@ -34,6 +35,8 @@ class GridSimulation : public Simulation {
   // Ranks, blocks, decomposition, load balance, voxel input, and the slowest rank's and the mean
   // time of each of `timers` (categories of timers_). Collective.
   Json decomposition_report(const std::vector<const char*>& timers) const;
+  // The ranks' exact mass sums added (the same bits on every decomposition). Collective.
+  double mass_over_ranks(const ExactSum& local) const;
 
   Config config_;
   mutable Comm comm_;

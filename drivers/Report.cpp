@@ -56,6 +56,7 @@ Json config_to_json(const Config& c) {
   j["merge_form"] = merge_form_name(c.merge_form);
   j["layout"] = storage_layout_name(c.layout);
   if (c.layout == StorageLayout::AoSoA) j["bundle"] = c.bundle;
+  j["storage"] = c.storage == StorageKind::Sparse ? "sparse" : "dense";
   j["cells"] = array_json(c.cells);
   j["tau"] = c.tau;
   j["viscosity"] = c.viscosity;

@@ -93,13 +93,9 @@ class SimulationImpl final : public GridSimulation {
     return comm_.sum(h);
   }
   double total_mass() const override {
-    ExactSum local, all;
+    ExactSum local;
     for (const auto& b : blocks_) local += boreas::total_mass<L>(b->field(), b->canonical());
-    all.whole = comm_.sum(local.whole);
-    all.high = comm_.sum(local.high);
-    all.low = comm_.sum(local.low);
-    all.not_finite = comm_.sum(local.not_finite);
-    return all.value();
+    return mass_over_ranks(local);
   }
   Health check() const override {
     Health local;

@@ -49,13 +49,7 @@ class SparseSimulation final : public GridSimulation {
 
   std::uint64_t fields_hash() const override { return comm_.sum(sparse_fields_hash<L, Real>(field_, canonical())); }
   double total_mass() const override {
-    const ExactSum local = sparse_total_mass<L, Real>(field_, canonical());
-    ExactSum all;
-    all.whole = comm_.sum(local.whole);
-    all.high = comm_.sum(local.high);
-    all.low = comm_.sum(local.low);
-    all.not_finite = comm_.sum(local.not_finite);
-    return all.value();
+    return mass_over_ranks(sparse_total_mass<L, Real>(field_, canonical()));
   }
   Health check() const override {
     const DeviceView<Real*> f = canonical();

@@ -87,6 +87,21 @@ bench::Bandwidth copy_bandwidth(Precision p, long elements, int repeats) {
                                : bench::copy_bandwidth<double>(elements, repeats);
 }
 
+// `repeats` timings of `steps` steps after `warmup` steps (first touch, caches, thread
+// start-up), in million updates of `cells` per second.
+std::vector<double> timed_mlups(Simulation& sim, long long cells, long warmup, long steps, int repeats) {
+  sim.advance(warmup);
+  Kokkos::fence();
+  std::vector<double> mlups;
+  for (int r = 0; r < repeats; ++r) {
+    Kokkos::Timer timer;
+    sim.advance(steps);
+    Kokkos::fence();
+    mlups.push_back(double(cells) * double(steps) / timer.seconds() / 1e6);
+  }
+  return mlups;
+}
+
 struct Case {
   LatticeKind lattice;
   Precision precision;
@@ -126,15 +141,7 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
   const long long n_cells = static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2];
 
   auto sim = Simulation::create(config);
-  sim->advance(1);  // warm-up: first touch, caches, thread start-up
-  Kokkos::fence();
-  std::vector<double> mlups;
-  for (int r = 0; r < repeats; ++r) {
-    Kokkos::Timer timer;
-    sim->advance(steps);
-    Kokkos::fence();
-    mlups.push_back(double(n_cells) * double(steps) / timer.seconds() / 1e6);
-  }
+  const std::vector<double> mlups = timed_mlups(*sim, n_cells, 1, steps, repeats);
   const bool healthy = sim->check().ok;
   sim.reset();  // free the lattices before the references allocate theirs
 
@@ -269,15 +276,7 @@ std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, doubl
     const Config config = parse_deck_string(deck + faces, "porous_bench", ".", {});
     auto sim = Simulation::create(config, MPI_COMM_SELF);
     const long long fluid = sim->fluid_cells();
-    sim->advance(2);  // warm-up, and AA back at its first parity
-    Kokkos::fence();
-    std::vector<double> mlups;
-    for (int r = 0; r < repeats; ++r) {
-      Kokkos::Timer timer;
-      sim->advance(steps);
-      Kokkos::fence();
-      mlups.push_back(double(fluid) * double(steps) / timer.seconds() / 1e6);
-    }
+    const std::vector<double> mlups = timed_mlups(*sim, fluid, 2, steps, repeats);  // AA back at its first parity
     const int lattices = config.kernel.in_place() ? 1 : 2;
     Json line = Json::object();
     line["kind"] = "porous";

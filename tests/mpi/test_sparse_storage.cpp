@@ -21,8 +21,8 @@
 #include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
 #include "core/MemoryBudget.hpp"
+#include "drivers/Checkpointing.hpp"
 #include "drivers/Simulation.hpp"
-#include "io/Checkpoint.hpp"
 #include "tests/mpi/Decks.hpp"
 #include "tests/mpi/Ranks.hpp"
 
@@ -232,8 +232,8 @@ TEST_P(SparseStorage, EqualsTheDenseStorageBitForBitOnEveryRankCount) {
 INSTANTIATE_TEST_SUITE_P(Geometries, SparseStorage, ::testing::Range(0, int(std::size(cases))),
                          [](const auto& info) { return std::string(cases[info.param].name); });
 
-// A checkpoint written by either storage on some ranks continues on the other storage and another
-// rank count to the uninterrupted one-rank hash.
+// A checkpoint written by either storage on some ranks passes the restart's deck check on the
+// other storage and continues there, on another rank count, to the uninterrupted one-rank hash.
 TEST(SparseStorageCheckpoints, MoveBetweenStoragesAndRankCounts) {
   ensure_mpi_initialized();
   int world_size = 1, rank = 0;
@@ -265,13 +265,14 @@ TEST(SparseStorageCheckpoints, MoveBetweenStoragesAndRankCounts) {
       Json meta = Json::object();
       meta["step"] = sim->step();
       meta["fields_hash"] = hash_hex(sim->fields_hash());
+      meta["signature"] = checkpoint_signature(sim->config());
       sim->write_checkpoint(path, meta);
       MPI_Comm_free(&comm);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (MPI_Comm comm = first_ranks(readers); comm != MPI_COMM_NULL) {
       auto sim = Simulation::create(config(leg[1].storage, leg[1].kernel), comm);
-      const Json header = read_checkpoint_header(comm, path);
+      const Json header = open_checkpoint(comm, sim->config(), path);  // the deck check of --restart
       sim->read_checkpoint(path, header);
       EXPECT_EQ(hash_hex(sim->fields_hash()), header["fields_hash"].get<std::string>()) << what;
       sim->advance(7);
