@@ -1,5 +1,6 @@
 // What users read is independent of the rank count, the decomposition, the blocks per rank, the
-// streaming variant and the storage layout: every VTK array written (density, velocity, vorticity_magnitude, flags, at
+// streaming variant, the storage layout and the storage (dense, or fluid cells only where the deck's
+// faces allow): every VTK array written (density, velocity, vorticity_magnitude, flags, at
 // every output step) and every physical value of report.json (mass, observables, fields_hash,
 // fluid cells) of a run on 2, 3, 4 and 8 ranks equals bit for bit the one-rank ab_pull run of
 // the same deck. The files are read back with VTK's own readers, as ParaView reads them.
@@ -145,6 +146,14 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
     if (comm == MPI_COMM_NULL) continue;
     std::vector<std::vector<std::string>> runs = variants;
     if (n > 2) runs.push_back({"parallel.decomposition=\"bisection\"", "simulation.kernel=\"aa\""});
+    // The sparse fluid-only storage, on the decks whose faces it takes (walls and periodic).
+    const Config plain = config({}, root);
+    if (std::all_of(plain.faces.begin(), plain.faces.end(), [](const FaceCondition& f) {
+          return f.type == FaceBC::Wall || f.type == FaceBC::Periodic;
+        })) {
+      runs.push_back({"simulation.storage=\"sparse\"", "simulation.kernel=\"aa\"", "parallel.decomposition=\"bisection\""});
+      runs.push_back({"simulation.storage=\"sparse\"", "parallel.blocks_per_rank=2"});
+    }
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const std::vector<std::string>& v = runs[i];
       const fs::path dir = root / ("ranks" + std::to_string(n) + "_case" + std::to_string(i));
