@@ -231,10 +231,13 @@ class SparseSimulation final : public GridSimulation {
   }
 
   // One step: the remote links' exchange, overlapped with the inner cells ("interior") or before
-  // all of them ("none"), then the cells with remote links.
+  // all of them ("none"), then the cells with remote links. A rank whose fluid cells link to no
+  // other rank's (one rank, or solid all along its boundary) has nothing to exchange; links are
+  // symmetric, so no neighbour waits for it.
   void step_once() {
-    const bool overlap = config_.parallel.overlap != OverlapKind::None;
-    {
+    const bool exchange = exchange_->messages() > 0;
+    const bool overlap = exchange && config_.parallel.overlap != OverlapKind::None;
+    if (exchange) {
       auto t = timers_.scope("boundaries");
       exchange_->start(f_);
     }
@@ -242,7 +245,7 @@ class SparseSimulation final : public GridSimulation {
       auto t = timers_.scope("lbm");
       step_cells(0, field_.inner);
     }
-    {
+    if (exchange) {
       auto t = timers_.scope("boundaries");
       exchange_->finish(f_);
     }
