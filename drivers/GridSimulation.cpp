@@ -4,6 +4,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "core/Error.hpp"
+#include "io/Checkpoint.hpp"
+
 namespace boreas {
 
 namespace {
@@ -122,6 +125,26 @@ double GridSimulation::mass_over_ranks(const ExactSum& local) const {
   all.low = comm_.sum(local.low);
   all.not_finite = comm_.sum(local.not_finite);
   return all.value();
+}
+
+std::vector<BoxBytes> GridSimulation::owned_pieces(int cell_bytes) const {
+  std::vector<BoxBytes> pieces;
+  for (int id : ids_) {
+    const Box& b = set_.blocks[id].box;
+    pieces.push_back({b.lo, b.hi, std::vector<unsigned char>(static_cast<std::size_t>(b.cells()) * cell_bytes)});
+  }
+  return pieces;
+}
+
+std::vector<BoxBytes> GridSimulation::read_owned_pieces(const std::string& path, const Json& header,
+                                                        int cell_bytes) const {
+  if (header.at("cell_bytes").get<int>() != cell_bytes)
+    throw Error(path + ": " + std::to_string(header.at("cell_bytes").get<int>()) + " bytes per cell, not the " +
+                std::to_string(cell_bytes) + " of this lattice and precision");
+  std::vector<BoxBytes> pieces;
+  for (int id : ids_) pieces.push_back({set_.blocks[id].box.lo, set_.blocks[id].box.hi, {}});
+  read_checkpoint_values(comm_.get(), path, header, pieces);
+  return pieces;
 }
 
 Json GridSimulation::decomposition_report(const std::vector<const char*>& timers) const {

@@ -6,6 +6,7 @@
 // the decomposition part of the parallel report.
 #include <mpi.h>
 
+#include <string>
 #include <vector>
 
 #include "comm/BlockSet.hpp"
@@ -13,6 +14,7 @@
 #include "comm/Mpi.hpp"
 #include "comm/VoxelInput.hpp"
 #include "core/ExactSum.hpp"
+#include "io/BoxFile.hpp"
 #include "drivers/Simulation.hpp"
 #include "lbm/field/Geometry.hpp"
 
@@ -37,6 +39,10 @@ class GridSimulation : public Simulation {
   Json decomposition_report(const std::vector<const char*>& timers) const;
   // The ranks' exact mass sums added (the same bits on every decomposition). Collective.
   double mass_over_ranks(const ExactSum& local) const;
+  // Checkpoint pieces of this rank's blocks in slot order, `cell_bytes` zero bytes per cell (to
+  // fill and write), and the same pieces read from `path` after checking its cell size (to load).
+  std::vector<BoxBytes> owned_pieces(int cell_bytes) const;
+  std::vector<BoxBytes> read_owned_pieces(const std::string& path, const Json& header, int cell_bytes) const;
 
   Config config_;
   mutable Comm comm_;

@@ -125,22 +125,13 @@ class SimulationImpl final : public GridSimulation {
     return comm_.sum(n);
   }
   void write_checkpoint(const std::string& path, const Json& meta) const override {
-    std::vector<BoxBytes> pieces;
-    for (const auto& b : blocks_) {
-      const Box& box = b->field().box;
-      BoxBytes piece{box.lo, box.hi, std::vector<unsigned char>(box.cells() * L::Q * sizeof(Real))};
-      b->owned_populations(reinterpret_cast<Real*>(piece.values.data()));  // new[] memory: aligned for Real
-      pieces.push_back(std::move(piece));
-    }
+    std::vector<BoxBytes> pieces = owned_pieces(int(L::Q * sizeof(Real)));
+    for (std::size_t i = 0; i < blocks_.size(); ++i)  // new[] memory: aligned for Real
+      blocks_[i]->owned_populations(reinterpret_cast<Real*>(pieces[i].values.data()));
     boreas::write_checkpoint(comm_.get(), path, meta, config_.cells, int(L::Q * sizeof(Real)), pieces);
   }
   void read_checkpoint(const std::string& path, const Json& header) override {
-    if (header.at("cell_bytes").get<int>() != int(L::Q * sizeof(Real)))
-      throw Error(path + ": " + std::to_string(header.at("cell_bytes").get<int>()) +
-                  " bytes per cell, not the " + std::to_string(L::Q * sizeof(Real)) + " of this lattice and precision");
-    std::vector<BoxBytes> pieces;
-    for (const auto& b : blocks_) pieces.push_back({b->field().box.lo, b->field().box.hi, {}});
-    read_checkpoint_values(comm_.get(), path, header, pieces);
+    const std::vector<BoxBytes> pieces = read_owned_pieces(path, header, int(L::Q * sizeof(Real)));
     for (std::size_t i = 0; i < blocks_.size(); ++i)  // new[] memory: aligned for Real
       blocks_[i]->load_owned_populations(reinterpret_cast<const Real*>(pieces[i].values.data()),
                                          pieces[i].values.size() / sizeof(Real));

@@ -99,11 +99,7 @@ class SparseSimulation final : public GridSimulation {
   // that either storage continues the other's run.
   void write_checkpoint(const std::string& path, const Json& meta) const override {
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), canonical());
-    std::vector<BoxBytes> pieces;
-    for (int id : ids_) {
-      const Box& b = set_.blocks[id].box;
-      pieces.push_back({b.lo, b.hi, std::vector<unsigned char>(b.cells() * L::Q * sizeof(Real), 0)});
-    }
+    std::vector<BoxBytes> pieces = owned_pieces(int(L::Q * sizeof(Real)));
     for_each_cell_place([&](long i, std::size_t k, long at) {
       Real* cell = reinterpret_cast<Real*>(pieces[k].values.data()) + at * L::Q;  // new[] memory: aligned for Real
       for (int q = 0; q < L::Q; ++q) cell[q] = host(field_.slot(q, i));
@@ -111,12 +107,7 @@ class SparseSimulation final : public GridSimulation {
     boreas::write_checkpoint(comm_.get(), path, meta, config_.cells, int(L::Q * sizeof(Real)), pieces);
   }
   void read_checkpoint(const std::string& path, const Json& header) override {
-    if (header.at("cell_bytes").get<int>() != int(L::Q * sizeof(Real)))
-      throw Error(path + ": " + std::to_string(header.at("cell_bytes").get<int>()) + " bytes per cell, not the " +
-                  std::to_string(L::Q * sizeof(Real)) + " of this lattice and precision");
-    std::vector<BoxBytes> pieces;
-    for (int id : ids_) pieces.push_back({set_.blocks[id].box.lo, set_.blocks[id].box.hi, {}});
-    read_checkpoint_values(comm_.get(), path, header, pieces);
+    const std::vector<BoxBytes> pieces = read_owned_pieces(path, header, int(L::Q * sizeof(Real)));
     DeviceView<Real*> natural = lattice("restart_populations");
     auto host = Kokkos::create_mirror_view(natural);
     for_each_cell_place([&](long i, std::size_t k, long at) {
@@ -139,7 +130,7 @@ class SparseSimulation final : public GridSimulation {
   Json parallel_report() const override {
     Json p = decomposition_report({"lbm", "boundaries", "output", "others"});
     const long long cells = field_.cells;
-    const long long bytes = lattices() * field_.lattice_size() * long(sizeof(Real)) + field_.table_bytes();
+    const long long bytes = device_bytes(lattices());
     Json s = Json::object();
     s["kernel"] = aa_ ? "aa" : "ab_pull";
     s["fluid_cells"] = comm_.sum(cells);
@@ -164,6 +155,10 @@ class SparseSimulation final : public GridSimulation {
 
  private:
   int lattices() const { return aa_ ? 1 : 2; }
+  // `lattices` population lattices and the index tables.
+  long long device_bytes(int lattices) const {
+    return lattices * field_.lattice_size() * long(sizeof(Real)) + field_.table_bytes();
+  }
   DeviceView<Real*> lattice(const char* label) const {
     return DeviceView<Real*>(Kokkos::view_alloc(std::string(label), Kokkos::WithoutInitializing), field_.lattice_size());
   }
@@ -172,7 +167,7 @@ class SparseSimulation final : public GridSimulation {
   // of AA's and the tables.
   void check_memory() const {
     const std::optional<long long> free = device_memory_available();
-    const long long need = (lattices() + 2) * field_.lattice_size() * long(sizeof(Real)) + field_.table_bytes();
+    const long long need = device_bytes(lattices() + 2);
     if (free && need > *free)
       throw Error("the sparse storage of rank " + std::to_string(comm_.rank()) + " needs " + format_bytes(need) +
                   " of device memory for " + std::to_string(field_.cells) + " fluid cells, the device has " +
@@ -183,13 +178,11 @@ class SparseSimulation final : public GridSimulation {
   DeviceView<Real*> initial_state() const {
     DeviceView<Real*> natural = lattice("initial_populations");
     auto host = Kokkos::create_mirror_view(natural);
-    const auto& N = config_.cells;
     for (long i = 0; i < field_.cells; ++i) {
-      const long long g = global_[i];
-      const double x = double(g % N[0]), y = double((g / N[0]) % N[1]), z = double(g / (static_cast<long long>(N[0]) * N[1]));
+      const std::array<int, 3> p = cell_at(i);
       double rho;
       std::array<double, 3> u;
-      initial_macroscopic(config_, {x, y, z}, rho, u);
+      initial_macroscopic(config_, {double(p[0]), double(p[1]), double(p[2])}, rho, u);
       Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
       for (int q = 0; q < L::Q; ++q) host(field_.slot(q, i)) = equilibrium<L, Real>(q, Real(rho), ur);
     }
@@ -214,13 +207,17 @@ class SparseSimulation final : public GridSimulation {
     return natural;
   }
 
+  // Global coordinates of cell i.
+  std::array<int, 3> cell_at(long i) const {
+    const long long g = global_[i], nx = config_.cells[0], ny = config_.cells[1];
+    return {int(g % nx), int((g / nx) % ny), int(g / (nx * ny))};
+  }
+
   // visit(i, slot of the cell's block on this rank, index of the cell in the block's box, x fastest).
   template <class Visit>
   void for_each_cell_place(const Visit& visit) const {
-    const auto& N = config_.cells;
     for (long i = 0; i < field_.cells; ++i) {
-      const long long g = global_[i];
-      const int x = int(g % N[0]), y = int((g / N[0]) % N[1]), z = int(g / (static_cast<long long>(N[0]) * N[1]));
+      const auto [x, y, z] = cell_at(i);
       for (std::size_t k = 0; k < ids_.size(); ++k) {
         const Box& b = set_.blocks[ids_[k]].box;
         if (!b.contains(x, y, z)) continue;

@@ -1,11 +1,13 @@
 #pragma once
-// Helpers of the multi-rank tests: sub-communicators of the first n ranks, and a scratch
-// directory every rank names alike.
+// Helpers of the multi-rank tests: sub-communicators of the first n ranks, a scratch directory
+// every rank names alike, and random voxel files.
 #include <mpi.h>
 
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <random>
 #include <string>
 
 #include "comm/Mpi.hpp"
@@ -26,6 +28,15 @@ inline std::string shared_directory(const std::string& prefix) {
   long pid = ::getpid();
   MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   return (std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(pid))).string();
+}
+
+// A raw voxel file of `count` voxels, each solid (1) with probability `solid_fraction`, drawn
+// from std::mt19937 seeded with `seed` (the same bytes on every run).
+inline void write_random_voxels(const std::string& path, long count, double solid_fraction, unsigned seed) {
+  std::mt19937 random(seed);
+  std::bernoulli_distribution solid(solid_fraction);
+  std::ofstream out(path, std::ios::binary);
+  for (long i = 0; i < count; ++i) out.put(solid(random) ? 1 : 0);
 }
 
 }  // namespace boreas::test

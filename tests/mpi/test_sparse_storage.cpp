@@ -13,8 +13,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -115,10 +113,7 @@ std::string prepare(const Case& c) {
   const std::string dir = test::shared_directory("boreas_sparse_storage");
   if (rank == 0 && c.porosity > 0) {
     fs::create_directories(dir);
-    std::mt19937 random(4242);
-    std::bernoulli_distribution solid(1 - c.porosity);
-    std::ofstream out(dir + "/voxels.raw", std::ios::binary);
-    for (long i = 0; i < 20L * 18 * 16; ++i) out.put(solid(random) ? 1 : 0);
+    test::write_random_voxels(dir + "/voxels.raw", 20L * 18 * 16, 1 - c.porosity, 4242);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return dir;

@@ -9,8 +9,6 @@
 #include <mpi.h>
 
 #include <filesystem>
-#include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -98,10 +96,7 @@ std::string prepare(const Case& c) {
   const std::string dir = test::shared_directory("boreas_voxel_input");
   if (rank == 0) {
     fs::create_directories(dir);
-    std::mt19937 random(12345);
-    std::bernoulli_distribution solid(0.3);
-    std::ofstream out(dir + "/voxels.raw", std::ios::binary);
-    for (long i = 0; i < long(c.voxel_dims[0]) * c.voxel_dims[1] * c.voxel_dims[2]; ++i) out.put(solid(random) ? 1 : 0);
+    test::write_random_voxels(dir + "/voxels.raw", long(c.voxel_dims[0]) * c.voxel_dims[1] * c.voxel_dims[2], 0.3, 12345);
   }
   MPI_Barrier(MPI_COMM_WORLD);
   return dir;
