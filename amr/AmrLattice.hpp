@@ -367,9 +367,16 @@ class AmrLattice final : public AmrSolver {
   std::vector<double> level_taus() const override;
   void set_state(const StateFunction& state) override;
   std::unique_ptr<AmrSolver> regridded(const Config& config, const DomainGeometry& domain, Forest forest) const override;
+  std::uint64_t fields_hash() const override;
+  int cell_bytes() const override { return int(L::Q * sizeof(Real)); }
+  int cells_per_block() const override { return int(shape_.cells); }
+  std::vector<unsigned char> populations() const override;
+  void load_populations(const std::vector<unsigned char>& bytes, long step) override;
 
   // One step of level l and, recursively, two of every finer level (public for CUDA lambdas).
   void advance_level(int l, Real alpha);
+  // Level l's ghosts: same-level copies, and coarse-to-fine at level l-1's time t + alpha.
+  void fill_ghosts(int l, Real alpha);
 
  private:
   void setup_level(int l, const DomainGeometry& domain, const Config& config);

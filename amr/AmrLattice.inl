@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/Error.hpp"
+#include "lbm/field/CellHash.hpp"
 #include "lbm/field/FieldOps.hpp"
 
 namespace boreas {
@@ -263,6 +265,12 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
   auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest));
   restrict_all();  // coarsened blocks take their refined values
   next->transfer_from(*this);
+  // New refined blocks hold interpolated values until restricted: coarser leaves read them in the
+  // next step, so the restriction cannot wait for the next output (which would make the run
+  // depend on the output interval). It reads the finer levels' ghosts: filled first, at the
+  // step's time (alpha 0), as the next step fills them.
+  for (int l = 1; l < int(next->levels_.size()); ++l) next->fill_ghosts(l, Real(0));
+  next->restrict_all();
   next->step_ = step_;
   next->timers_ = timers_;
   return next;
@@ -330,7 +338,7 @@ void AmrLattice<L, Real>::advance(long coarse_steps) {
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
+void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
   AmrLevel<L, Real>& lv = levels_[l];
   const long S = shape_.cells;
   if (lv.copy_dst.extent(0) > 0) {
@@ -349,6 +357,12 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
     }
     Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
   }
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
+  AmrLevel<L, Real>& lv = levels_[l];
+  fill_ghosts(l, alpha);
   {
     auto t = timers_.scope("LBM");
     dispatch_collision(collision_, [&](auto coll) {
@@ -443,6 +457,74 @@ std::vector<AmrBlockSample> AmrLattice<L, Real>::sample() const {
     }
   }
   return out;
+}
+
+template <class L, class Real>
+std::uint64_t AmrLattice<L, Real>::fields_hash() const {
+  std::uint64_t hash = 0;
+  const long S = shape_.cells;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const AmrLevel<L, Real>& lv = levels_[l];
+    auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
+    const std::uint64_t nx = std::uint64_t(cells0_[0]) << l, ny = std::uint64_t(cells0_[1]) << l;
+    for (int b = 0; b < lv.blocks; ++b) {
+      const ForestBlock& blk = forest_.level(l)[b];
+      if (!blk.leaf()) continue;
+      const Box box = forest_.box(blk);
+      for (long i = 0; i < shape_.interior(); ++i) {
+        const long cell = shape_.interior_cell(i);
+        if (host_flags_[l][b * S + cell] != flag::fluid) continue;
+        const std::uint64_t x = box.lo[0] + i % shape_.n, y = box.lo[1] + i / shape_.n % shape_.n,
+                            z = box.lo[2] + i / (long(shape_.n) * shape_.n);
+        // Levels apart in the top byte: a level's grid has fewer than 2^56 cells.
+        const std::uint64_t key = (std::uint64_t(l) << 56) + (z * ny + y) * nx + x;
+        hash += field_detail::cell_hash<L::Q>(key, [&](int q) { return f((long(b) * L::Q + q) * S + cell); });
+      }
+    }
+  }
+  return hash;
+}
+
+template <class L, class Real>
+std::vector<unsigned char> AmrLattice<L, Real>::populations() const {
+  // Refined cells that no coarser leaf reads keep stale values between outputs; restricted, every
+  // refined cell holds its children's average and runs at one step have equal populations.
+  restrict_all();
+  const long S = shape_.cells;
+  std::vector<unsigned char> out;
+  for (const AmrLevel<L, Real>& lv : levels_) {
+    auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
+    std::vector<Real> values(std::size_t(lv.blocks) * S * L::Q);
+    for (int b = 0; b < lv.blocks; ++b)
+      for (long c = 0; c < S; ++c)
+        for (int q = 0; q < L::Q; ++q) values[(std::size_t(b) * S + c) * L::Q + q] = f((long(b) * L::Q + q) * S + c);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+    out.insert(out.end(), bytes, bytes + values.size() * sizeof(Real));
+  }
+  return out;
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& bytes, long step) {
+  const long S = shape_.cells;
+  std::size_t expected = 0;
+  for (const AmrLevel<L, Real>& lv : levels_) expected += std::size_t(lv.blocks) * S * cell_bytes();
+  if (bytes.size() != expected)
+    throw Error("AMR: " + std::to_string(bytes.size()) + " bytes of populations for a forest that holds " +
+                std::to_string(expected));
+  std::size_t at = 0;
+  for (AmrLevel<L, Real>& lv : levels_) {
+    auto f = Kokkos::create_mirror_view(lv.f[lv.cur]);
+    for (int b = 0; b < lv.blocks; ++b)
+      for (long c = 0; c < S; ++c)
+        for (int q = 0; q < L::Q; ++q, at += sizeof(Real)) {
+          Real v;
+          std::memcpy(&v, bytes.data() + at, sizeof(Real));
+          f((long(b) * L::Q + q) * S + c) = v;
+        }
+    Kokkos::deep_copy(lv.f[lv.cur], f);
+  }
+  step_ = step;
 }
 
 template <class L, class Real>

@@ -52,6 +52,17 @@ class AmrSolver {
   // children's average), new finer blocks are interpolated from the level above as ghosts are
   // but linearly only, so that density and momentum are conserved. Step and timers carry over.
   virtual std::unique_ptr<AmrSolver> regridded(const Config& config, const DomainGeometry& domain, Forest forest) const = 0;
+  // The run's state hashed as the uniform fields_hash is (lbm/field/CellHash.hpp): every leaf fluid
+  // cell's populations keyed by its level and its cell index on that level's grid.
+  virtual std::uint64_t fields_hash() const = 0;
+  // Checkpoints: the populations of every block of every level, ghost layers included (refined
+  // blocks: coarser leaves read them; ghosts: the fine-to-coarse average reads the last fill),
+  // cells x fastest, `cell_bytes()` (Q values) each; loading them into a solver on the same forest
+  // continues the run bit for bit at `step`.
+  virtual int cell_bytes() const = 0;
+  virtual int cells_per_block() const = 0;  // ghosts included
+  virtual std::vector<unsigned char> populations() const = 0;
+  virtual void load_populations(const std::vector<unsigned char>& bytes, long step) = 0;
   Timers& timers() { return timers_; }
 
  protected:

@@ -156,6 +156,33 @@ long Forest::balance() {
   return made;
 }
 
+std::vector<std::array<int, 4>> Forest::refined_blocks() const {
+  std::vector<std::array<int, 4>> out;
+  for (int l = 0; l < levels(); ++l)
+    for (const ForestBlock& b : levels_[l])
+      if (!b.leaf()) out.push_back({l, b.index[0], b.index[1], b.index[2]});
+  return out;
+}
+
+Forest Forest::from_refined(const std::array<int, 3>& cells, int leaf_size, const std::array<bool, 3>& periodic,
+                            const std::vector<std::array<int, 4>>& refined) {
+  Forest forest(cells, leaf_size, periodic);
+  for (const auto& [l, x, y, z] : refined) {
+    const std::array<int, 3> index{x, y, z};
+    std::array<int, 3> wrapped = index;
+    const bool inside = l >= 0 && l + 1 < max_levels && forest.wrap(l, wrapped) && wrapped == index;
+    const bool present = inside && l < int(forest.tree_.size()) && forest.tree_[l].count(index) > 0;
+    if (!present || forest.tree_[l].at(index))
+      throw Error("AMR forest: refined block (level " + std::to_string(l) + ", " + std::to_string(x) + ", " +
+                  std::to_string(y) + ", " + std::to_string(z) + ") " +
+                  (present ? "listed twice" : "lies outside the domain or under a leaf"));
+    forest.split(l, index);
+  }
+  if (forest.balance() > 0) throw Error("AMR forest: the refined blocks given break the 2:1 balance");
+  forest.rebuild();
+  return forest;
+}
+
 void Forest::rebuild() {
   while (!tree_.empty() && tree_.back().empty()) tree_.pop_back();
   levels_.assign(tree_.size(), {});

@@ -71,6 +71,15 @@ class Forest {
   // The same blocks on every level, refined alike (a regrid that changes nothing).
   bool operator==(const Forest& other) const { return tree_ == other.tree_; }
 
+  // The refined blocks as (level, x, y, z), level by level in Morton order: with the root
+  // geometry, all a forest is (checkpoints store it).
+  std::vector<std::array<int, 4>> refined_blocks() const;
+  // The forest whose refined blocks are `refined` (refined_blocks() of a forest on the same
+  // roots). Throws Error when the list is not one: a block outside the domain or under a leaf, or
+  // a refinement the 2:1 balance does not allow as given.
+  static Forest from_refined(const std::array<int, 3>& cells, int leaf_size, const std::array<bool, 3>& periodic,
+                             const std::vector<std::array<int, 4>>& refined);
+
  private:
   // Adds the children of leaf (l, index) to the leaf set.
   void split(int l, const std::array<int, 3>& index);

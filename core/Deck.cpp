@@ -1247,9 +1247,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (kernel_ok && cfg.storage == StorageKind::Sparse) check_sparse_storage(c, cfg, root, sim, par);
   else if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
   if (root.get("amr")) parse_amr(c, root, cfg, sim, cells_ok);
-  if (root.get("amr") && root.get("checkpoint"))
-    c.at(root.get("checkpoint"), "checkpoint: AMR decks ([amr]) cannot be checkpointed yet; remove [checkpoint] "
-                                 "(uniform-grid decks can)");
 
   // Mach check over every velocity the run will impose.
   if (mach_limit) {

@@ -11,9 +11,12 @@
 
 #include "amr/AmrSolver.hpp"
 #include "core/Error.hpp"
+#include "drivers/Checkpointing.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "io/AmrSeries.hpp"
+#include "io/BoxFile.hpp"
+#include "io/Checkpoint.hpp"
 
 namespace boreas {
 
@@ -37,6 +40,74 @@ void write_output(AmrSeries& series, const AmrSolver& solver) {
     patches.push_back(std::move(p));
   }
   series.write(solver.step(), double(solver.step()), patches);
+}
+
+constexpr const char* amr_kernel_name = "ab_pull (AMR leaves)";
+
+// An AMR run's state at one step on the host: what a checkpoint holds, and what an unstable run
+// falls back to.
+struct AmrState {
+  long step = 0;
+  std::vector<std::array<int, 4>> refined;  // Forest::refined_blocks()
+  int cells_per_block = 0, cell_bytes = 0;
+  std::vector<unsigned char> populations;  // AmrSolver::populations()
+  std::uint64_t fields_hash = 0;
+
+  static AmrState of(const AmrSolver& solver) {
+    AmrState s;
+    s.step = solver.step();
+    s.refined = solver.forest().refined_blocks();
+    s.cells_per_block = solver.cells_per_block();
+    s.cell_bytes = solver.cell_bytes();
+    s.populations = solver.populations();
+    s.fields_hash = solver.fields_hash();
+    return s;
+  }
+};
+
+// The checkpoint file (io/Checkpoint.hpp) of an AMR run: the forest in the header ("amr_forest":
+// its refined blocks), the populations as an array of one row per block (every level's blocks in
+// forest order) of the block's cells, ghosts included (AmrSolver::populations).
+void write_amr_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const AmrState& state) {
+  meta["amr_forest"] = Json::object();
+  meta["amr_forest"]["refined"] = state.refined;
+  BoxBytes rows;
+  const long long per_block = static_cast<long long>(state.cells_per_block) * state.cell_bytes;
+  rows.hi = {state.cells_per_block, int(static_cast<long long>(state.populations.size()) / per_block), 1};
+  rows.values = state.populations;
+  write_checkpoint(comm, path, std::move(meta), rows.hi, state.cell_bytes, {rows});
+}
+
+std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& config, const DomainGeometry& domain,
+                                               const std::string& path, const Json& header) {
+  std::vector<std::array<int, 4>> refined;
+  try {
+    refined = header.at("amr_forest").at("refined").get<std::vector<std::array<int, 4>>>();
+  } catch (const Json::exception&) {
+    throw Error(path + ": corrupt checkpoint header (no AMR forest)");
+  }
+  Forest forest = [&] {
+    try {
+      return Forest::from_refined(config.cells, config.amr.leaf_size,
+                                  {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, refined);
+    } catch (const Error& e) {
+      throw Error(path + ": corrupt checkpoint: " + e.what());
+    }
+  }();
+  long long blocks = 0;
+  for (int l = 0; l < forest.levels(); ++l) blocks += static_cast<long long>(forest.level(l).size());
+  std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, std::move(forest));
+  BoxBytes rows;
+  rows.hi = {solver->cells_per_block(), int(blocks), 1};
+  if (header.value("cells", Json()) != Json(rows.hi) || header.value("cell_bytes", 0) != solver->cell_bytes())
+    throw Error(path + ": corrupt checkpoint: its populations do not fit the forest it holds");
+  std::vector<BoxBytes> pieces{rows};
+  read_checkpoint_values(comm, path, header, pieces);
+  solver->load_populations(pieces[0].values, header.at("step").get<long>());
+  if (const std::string loaded = hash_hex(solver->fields_hash()); loaded != header.value("fields_hash", ""))
+    throw Error(path + ": the state loaded does not hash as the one written (fields_hash " + loaded +
+                ", the checkpoint says " + header.value("fields_hash", "?") + ")");
+  return solver;
 }
 
 }  // namespace
@@ -96,8 +167,6 @@ Json amr_observables(const Config& config, const AmrSolver& solver) {
 }
 
 Json run_amr_deck(const Config& config, const RunOptions& options) {
-  if (!options.restart.empty())
-    throw Error("--restart: AMR runs cannot be checkpointed yet (uniform-grid decks can)");
   int ranks = 1, rank = 0;
   MPI_Comm_size(options.comm, &ranks);
   MPI_Comm_rank(options.comm, &rank);
@@ -111,10 +180,40 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
                  "  flows crossing level interfaces can then grow unstable. collision.magic = 0.05 or BGK is stable there\n"
                  "  (README \"AMR\").\n",
                  config.trt_magic, config.tau, config.trt_magic / (config.tau - 0.5) + 0.5);
+  install_stop_signals();
   const DomainGeometry domain(config);
-  std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, build_forest(config, domain));
+  // A restart is checked and read before anything is written.
+  std::unique_ptr<AmrSolver> solver;
+  Json restarted;
+  double initial_mass = 0;
+  if (!options.restart.empty()) {
+    std::string path;
+    const Json header = restart_header(config, options.restart, options.comm, path);
+    solver = read_amr_checkpoint(options.comm, config, domain, path, header);
+    initial_mass = header.value("initial_mass", 0.0);
+    restarted = Json::object();
+    restarted["checkpoint"] = path;
+    restarted["step"] = solver->step();
+    if (rank == 0 && options.progress)
+      std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), solver->step());
+  } else {
+    solver = AmrSolver::create(config, domain, build_forest(config, domain));
+    initial_mass = solver->mass();
+  }
+  const long first_step = solver->step();
   AmrSeries series(config.output_dir, config.name, config.dimensions() == 2);
-  const double initial_mass = solver->mass();
+  if (first_step > 0) series.resume(double(first_step));
+  Checkpoints checkpoints(config, initial_mass);
+  auto checkpoint = [&](const AmrState& state) {
+    auto t = solver->timers().scope("output");
+    Json meta = Json::object();
+    meta["kernel"] = amr_kernel_name;
+    meta["ranks"] = ranks;
+    meta["fields_hash"] = hash_hex(state.fields_hash);
+    return checkpoints.write(state.step, rank == 0, meta, [&](const std::string& path, const Json& full) {
+      write_amr_checkpoint(options.comm, path, full, state);
+    });
+  };
   long long updates = solver->updates_per_step();
   // Level-weighted updates done so far (the grid, and with it the count per step, changes at regrids).
   double updates_done = 0;
@@ -123,20 +222,27 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   const long check_every = config.progress_every > 0 ? config.progress_every : std::max(1L, config.steps / 10);
   const bool progress = options.progress && rank == 0, tty = isatty(2);
-  if (config.write_vtk && config.output_every > 0) {
+  if (first_step == 0 && config.write_vtk && config.output_every > 0) {
     auto t = solver->timers().scope("output");
     write_output(series, *solver);
   }
+  AmrState last_good = AmrState::of(*solver);  // what an instability falls back to
   std::string status = "completed";
   double mass = initial_mass;
+  int stopped_by = 0;
+  long poll = 1;  // steps between looks at stop signals and the checkpoint clock, about a second
+  auto next_multiple = [&](long every) { return every > 0 ? (solver->step() / every + 1) * every : config.steps; };
   while (solver->step() < config.steps) {
-    long next = std::min(config.steps, (solver->step() / check_every + 1) * check_every);
-    if (config.output_every > 0) next = std::min(next, (solver->step() / config.output_every + 1) * config.output_every);
-    const long every = config.amr.regrid_every;
-    if (every > 0) next = std::min(next, (solver->step() / every + 1) * every);
-    updates_done += double(updates) * double(next - solver->step());
-    solver->advance(next - solver->step());
-    if (every > 0 && solver->step() % every == 0 && solver->step() < config.steps) {
+    const long from = solver->step(), every = config.amr.regrid_every;
+    const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
+                                next_multiple(every), next_multiple(config.checkpoint.every), from + poll});
+    const auto chunk_start = std::chrono::steady_clock::now();
+    updates_done += double(updates) * double(next - from);
+    solver->advance(next - from);
+    poll = std::max(1L, long(double(next - from) / std::max(seconds_since(chunk_start), 1e-9)));
+    // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
+    // uninterrupted) then hold the same state at that step.
+    if (every > 0 && solver->step() % every == 0) {
       const auto start = std::chrono::steady_clock::now();
       Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
       if (!(forest == solver->forest())) {
@@ -152,28 +258,62 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     }
     if (!std::isfinite(mass)) {
       status = "unstable";
-      if (rank == 0)
-        std::fprintf(stderr,
-                     "boreas: error: unstable by step %ld (the mass is no longer finite)\n"
-                     "  hint: tau = %.6g on level 0 (finer levels have larger tau); stability needs tau well above\n"
-                     "  0.5 and a small lattice Mach number.\n",
-                     solver->step(), config.tau);
       break;
     }
-    if (config.write_vtk && config.output_every > 0 && solver->step() % config.output_every == 0) {
+    stopped_by = stop_signal();
+    const bool at_checkpoint =
+        stopped_by != 0 || (config.checkpoint.every > 0 && solver->step() % config.checkpoint.every == 0) ||
+        (config.checkpoint.every_minutes > 0 && checkpoints.seconds_since_last() >= 60 * config.checkpoint.every_minutes);
+    const bool at_check = solver->step() % check_every == 0 || solver->step() == config.steps;
+    const bool at_output = config.write_vtk && config.output_every > 0 && solver->step() % config.output_every == 0;
+    if (at_check || at_output || at_checkpoint) {
+      auto t = solver->timers().scope("others");
+      last_good = AmrState::of(*solver);
+    }
+    if (at_output) {
       auto t = solver->timers().scope("output");
       write_output(series, *solver);
     }
-    if (progress && (solver->step() % check_every == 0 || solver->step() == config.steps)) {
+    if (at_checkpoint) checkpoint(last_good);
+    if (progress && at_check) {
       const double elapsed = seconds_since(t0);
       std::fprintf(stderr, "%sstep %ld/%ld (%.0f%%)  %.1f level-weighted MLUPS  elapsed %.1f s  ETA %.1f s%s",
                    tty ? "\r\033[K" : "", solver->step(), config.steps, 100.0 * solver->step() / double(config.steps),
                    updates_done / std::max(stepping_seconds(solver->timers()), 1e-12) * 1e-6, elapsed,
-                   elapsed * double(config.steps - solver->step()) / double(solver->step()), tty ? "" : "\n");
+                   elapsed * double(config.steps - solver->step()) / double(solver->step() - first_step), tty ? "" : "\n");
+    }
+    if (stopped_by != 0 && solver->step() < config.steps) {  // a signal in the last chunk: the run is complete
+      status = "interrupted";
+      break;
     }
   }
   if (progress && tty) std::fprintf(stderr, "\n");
-  if (status == "completed" && config.write_vtk && (config.output_every == 0 || solver->step() % config.output_every != 0)) {
+  Json instability;
+  if (status == "unstable") {
+    checkpoint(last_good);
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "boreas: error: unstable by step %ld (the mass is no longer finite)\n"
+                   "  hint: tau = %.6g on level 0 (finer levels have larger tau); stability needs tau well above\n"
+                   "  0.5 and a small lattice Mach number.\n"
+                   "  Writing the last good state, step %ld (checkpoint %s).\n",
+                   solver->step(), config.tau, last_good.step, checkpoints.newest().c_str());
+    instability = Json::object();
+    instability["step"] = solver->step();
+    instability["last_good_step"] = last_good.step;
+    instability["checkpoint"] = checkpoints.newest();
+  }
+  if (status == "interrupted" && rank == 0)
+    std::fprintf(stderr,
+                 "boreas: stopped by %s at step %ld; newest checkpoint %s.\n"
+                 "  Continue with: boreas %s --restart latest\n",
+                 signal_name(stopped_by), solver->step(), checkpoints.newest().c_str(), config.deck_path.c_str());
+  // A completed run whose deck checkpoints keeps its end state (raise simulation.steps and
+  // --restart latest to run it further).
+  const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
+  if (status == "completed" && checkpointing && checkpoints.last_step() != solver->step())
+    checkpoint(AmrState::of(*solver));
+  if (status != "interrupted" && config.write_vtk && (config.output_every == 0 || solver->step() % config.output_every != 0)) {
     auto t = solver->timers().scope("output");
     write_output(series, *solver);
   }
@@ -215,7 +355,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   const double stepping = stepping_seconds(timers);
   r["mlups"] = stepping > 0 ? updates_done / stepping * 1e-6 : 0.0;
   r["amr"]["uniform_finest_equivalent_mlups"] =
-      stepping > 0 ? finest_cells * std::ldexp(1.0, top) * solver->step() / stepping * 1e-6 : 0.0;
+      stepping > 0 ? finest_cells * std::ldexp(1.0, top) * double(solver->step() - first_step) / stepping * 1e-6 : 0.0;
   // Seed 000 Table IV's categories; on one rank the same-level ghost copies stand where the MPI
   // exchange is on several.
   Json t = Json::object();
@@ -230,7 +370,12 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["timing_s"] = t;
   r["mass"] = mass_json(initial_mass, mass);
   r["backend"] = backend_json();
-  r["kernel"] = "ab_pull (AMR leaves)";
+  r["kernel"] = amr_kernel_name;
+  if (status != "unstable") r["fields_hash"] = hash_hex(solver->fields_hash());
+  if (!instability.is_null()) r["instability"] = instability;
+  if (status == "interrupted") r["stopped_by"] = signal_name(stopped_by);
+  if (!restarted.is_null()) r["restarted_from"] = restarted;
+  if (checkpoints.any_attempt()) r["checkpoints"] = checkpoints.report();
   r["observables"] = amr_observables(config, *solver);
   r["output_files"] = Json::array();
   for (const auto& f : series.files_written()) r["output_files"].push_back(f);

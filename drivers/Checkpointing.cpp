@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "comm/Mpi.hpp"
 #include "core/Error.hpp"
+#include "core/Timers.hpp"
+#include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
 #include "io/Checkpoint.hpp"
 
@@ -92,6 +95,28 @@ Json checkpoint_signature(const Config& config) {
     obstacles.push_back(j);
   }
   s["obstacles"] = obstacles;
+  if (config.amr.enabled) {
+    // The forest a run holds is in the checkpoint; these decide how it goes on changing.
+    Json a = Json::object();
+    a["leaf_size"] = config.amr.leaf_size;
+    a["max_level"] = config.amr.max_level;
+    a["regrid_every"] = config.amr.regrid_every;
+    a["criterion"] = config.amr.criterion == RegridCriterion::Vorticity ? "vorticity" : "gradient";
+    a["refine_above"] = config.amr.refine_above;
+    a["coarsen_below"] = config.amr.coarsen_below;
+    Json regions = Json::array();
+    for (const AmrRegion& r : config.amr.regions) {
+      Json j = Json::object();
+      j["kind"] = r.kind == AmrRegion::Kind::Box ? "box" : "near_walls";
+      j["lo"] = r.lo;
+      j["hi"] = r.hi;
+      j["distance"] = r.distance;
+      j["level"] = r.level;
+      regions.push_back(j);
+    }
+    a["regions"] = regions;
+    s["amr"] = a;
+  }
   if (config.voxels) {
     // The voxel file by its shape and size: hashing a 10^9-voxel file on every restart costs more
     // than it protects (its path may change between runs).
@@ -135,6 +160,76 @@ Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& pat
   for (const auto& item : signature->items())
     if (!here.contains(item.key())) refuse(item.key() + " = " + shown(item.value()) + " in the checkpoint, absent in this deck");
   return header;
+}
+
+Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm, std::string& path) {
+  const Comm c(comm);
+  std::string resolved;
+  if (c.rank() == 0) {
+    try {
+      resolved = "+" + resolve_restart(config, spec);
+    } catch (const Error& e) {
+      resolved = std::string("!") + e.what();
+    }
+  }
+  resolved = c.broadcast(resolved);
+  if (resolved[0] == '!') throw Error(resolved.substr(1));
+  path = resolved.substr(1);
+  Json header = open_checkpoint(comm, config, path);
+  const long step = header.at("step").get<long>();
+  if (step >= config.steps)
+    throw Error(path + ": the checkpoint is at step " + std::to_string(step) + ", not before simulation.steps = " +
+                std::to_string(config.steps) + "; hint: --set simulation.steps=N with N > " + std::to_string(step) +
+                " runs it further");
+  return header;
+}
+
+Checkpoints::Checkpoints(const Config& config, double initial_mass)
+    : config_(config), initial_mass_(initial_mass), last_(std::chrono::steady_clock::now()),
+      signature_(checkpoint_signature(config)) {}
+
+bool Checkpoints::write(long step, bool root, Json meta,
+                        const std::function<void(const std::string&, const Json&)>& write) {
+  const auto t0 = std::chrono::steady_clock::now();
+  meta["deck"] = config_.deck_path;
+  meta["name"] = config_.name;
+  meta["step"] = step;
+  meta["written"] = utc_now();
+  meta["initial_mass"] = initial_mass_;
+  meta["signature"] = signature_;
+  const std::string path = checkpoint_path(config_, step);
+  last_ = std::chrono::steady_clock::now();
+  last_step_ = step;
+  try {
+    write(path, meta);
+  } catch (const Error& e) {
+    failed_.push_back(e.what());
+    if (root) std::fprintf(stderr, "boreas: warning: no checkpoint at step %ld: %s\n", step, e.what());
+    return false;
+  }
+  if (root) prune_checkpoints(config_, step);
+  seconds_ += seconds_since(t0);
+  written_.push_back(path);
+  return true;
+}
+
+double Checkpoints::seconds_since_last() const { return seconds_since(last_); }
+
+Json Checkpoints::report() const {
+  Json r = Json::object();
+  r["directory"] = checkpoint_directory(config_);
+  r["written"] = written_;
+  if (!failed_.empty()) r["failed"] = failed_;
+  r["seconds"] = seconds_;
+  if (!written_.empty()) {
+    std::error_code ec;
+    const auto bytes = fs::file_size(written_.back(), ec);
+    if (!ec) {
+      r["bytes_each"] = static_cast<std::int64_t>(bytes);
+      r["write_GB_per_s"] = double(bytes) * written_.size() / std::max(seconds_, 1e-9) * 1e-9;
+    }
+  }
+  return r;
 }
 
 void install_stop_signals() {

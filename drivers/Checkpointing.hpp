@@ -4,6 +4,8 @@
 // stop signals of batch systems (SIGTERM, SIGUSR1) that make the run write one and exit.
 #include <mpi.h>
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,37 @@ std::string resolve_restart(const Config& config, const std::string& spec);
 // The header of `path`, checked against the deck: lattice, precision, cells, then every key of
 // the signature; throws Error naming the first difference (collective).
 Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& path);
+
+// The checkpoint a restart names (`latest` resolved on rank 0, one view of the directory),
+// opened and checked against the deck; its step must lie before the deck's end. Collective.
+Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm, std::string& path);
+
+// Checkpoints of a run: what it wrote, and when the next falls due.
+class Checkpoints {
+ public:
+  Checkpoints(const Config& config, double initial_mass);
+  // Writes the checkpoint of `step` through `write(path, header)` (collective; throws Error on
+  // every rank alike): `meta` holds the run's own entries (kernel, ranks, fields_hash, ...), to
+  // which the deck, step, time, initial mass and signature are added. Rank 0 (`root`) then
+  // removes the oldest beyond `keep`. A write that fails (a full disk) is reported and the run
+  // goes on: returns false (every rank).
+  bool write(long step, bool root, Json meta, const std::function<void(const std::string&, const Json&)>& write);
+  double seconds_since_last() const;
+  long last_step() const { return last_step_; }  // of the last attempt, -1 before any
+  // The newest checkpoint written, or a line saying there is none.
+  std::string newest() const { return written_.empty() ? "(none written)" : written_.back(); }
+  bool any_attempt() const { return !written_.empty() || !failed_.empty(); }
+  Json report() const;
+
+ private:
+  const Config& config_;
+  double initial_mass_;
+  std::chrono::steady_clock::time_point last_;
+  Json signature_;
+  std::vector<std::string> written_, failed_;
+  long last_step_ = -1;
+  double seconds_ = 0;
+};
 
 // SIGTERM and SIGUSR1 set a flag instead of ending the process (installed once).
 void install_stop_signals();

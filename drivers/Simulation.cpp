@@ -248,95 +248,14 @@ class Progress {
   long first_, total_;
 };
 
-// Checkpoints of a run: what it wrote, and when the next falls due.
-class Checkpoints {
- public:
-  Checkpoints(const Config& config, double initial_mass)
-      : config_(config), initial_mass_(initial_mass), last_(std::chrono::steady_clock::now()),
-        signature_(checkpoint_signature(config)) {}
-  // Writes one of the current (checked) state; rank 0 then removes the oldest beyond `keep`. A
-  // write that fails (a full disk) is reported, and the run goes on: returns false (every rank).
-  bool write(const Simulation& sim) {
-    const auto t0 = std::chrono::steady_clock::now();
-    Json meta = Json::object();
-    meta["deck"] = config_.deck_path;
-    meta["name"] = config_.name;
-    meta["step"] = sim.step();
-    meta["kernel"] = scheme_name(sim.config().kernel);
-    meta["ranks"] = sim.ranks();
-    meta["written"] = utc_now();
-    meta["initial_mass"] = initial_mass_;
-    meta["fields_hash"] = hash_hex(sim.fields_hash());
-    meta["signature"] = signature_;
-    const std::string path = checkpoint_path(config_, sim.step());
-    last_ = std::chrono::steady_clock::now();
-    last_step_ = sim.step();
-    try {
-      sim.write_checkpoint(path, meta);  // throws on every rank alike
-    } catch (const Error& e) {
-      failed_.push_back(e.what());
-      if (sim.rank() == 0)
-        std::fprintf(stderr, "boreas: warning: no checkpoint at step %ld: %s\n", sim.step(), e.what());
-      return false;
-    }
-    if (sim.rank() == 0) prune_checkpoints(config_, sim.step());
-    seconds_ += seconds_since(t0);
-    written_.push_back(path);
-    return true;
-  }
-  double seconds_since_last() const { return seconds_since(last_); }
-  long last_step() const { return last_step_; }  // of the last attempt, -1 before any
-  // The newest checkpoint written, or a line saying there is none.
-  std::string newest() const { return written_.empty() ? "(none written)" : written_.back(); }
-  bool any_attempt() const { return !written_.empty() || !failed_.empty(); }
-  Json report() const {
-    Json r = Json::object();
-    r["directory"] = checkpoint_directory(config_);
-    r["written"] = written_;
-    if (!failed_.empty()) r["failed"] = failed_;
-    r["seconds"] = seconds_;
-    if (!written_.empty()) {
-      std::error_code ec;
-      const auto bytes = std::filesystem::file_size(written_.back(), ec);
-      if (!ec) {
-        r["bytes_each"] = static_cast<std::int64_t>(bytes);
-        r["write_GB_per_s"] = double(bytes) * written_.size() / std::max(seconds_, 1e-9) * 1e-9;
-      }
-    }
-    return r;
-  }
-
- private:
-  const Config& config_;
-  double initial_mass_;
-  std::chrono::steady_clock::time_point last_;
-  Json signature_;
-  std::vector<std::string> written_, failed_;
-  long last_step_ = -1;
-  double seconds_ = 0;
-};
-
-// The checkpoint a restart names, resolved on rank 0 (one view of the directory) and checked
-// against the deck; the continuation's step must lie before the deck's end.
-Json restart_header(const Config& config, const std::string& spec, const Comm& comm, std::string& path) {
-  std::string resolved;
-  if (comm.rank() == 0) {
-    try {
-      resolved = "+" + resolve_restart(config, spec);
-    } catch (const Error& e) {
-      resolved = std::string("!") + e.what();
-    }
-  }
-  resolved = comm.broadcast(resolved);
-  if (resolved[0] == '!') throw Error(resolved.substr(1));
-  path = resolved.substr(1);
-  Json header = open_checkpoint(comm.get(), config, path);
-  const long step = header.at("step").get<long>();
-  if (step >= config.steps)
-    throw Error(path + ": the checkpoint is at step " + std::to_string(step) + ", not before simulation.steps = " +
-                std::to_string(config.steps) + "; hint: --set simulation.steps=N with N > " + std::to_string(step) +
-                " runs it further");
-  return header;
+// A checkpoint of the run's current state (drivers/Checkpointing.hpp).
+bool write_checkpoint(Checkpoints& checkpoints, const Simulation& sim) {
+  Json meta = Json::object();
+  meta["kernel"] = scheme_name(sim.config().kernel);
+  meta["ranks"] = sim.ranks();
+  meta["fields_hash"] = hash_hex(sim.fields_hash());
+  return checkpoints.write(sim.step(), sim.rank() == 0, meta,
+                           [&](const std::string& path, const Json& full) { sim.write_checkpoint(path, full); });
 }
 
 }  // namespace
@@ -354,7 +273,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   double initial_mass = 0;
   if (!options.restart.empty()) {
     std::string path;
-    const Json header = restart_header(config, options.restart, comm, path);
+    const Json header = restart_header(config, options.restart, comm.get(), path);
     sim->read_checkpoint(path, header);
     if (const std::string loaded = hash_hex(sim->fields_hash()); loaded != header.value("fields_hash", ""))
       throw Error(path + ": the state loaded does not hash as the one written (fields_hash " + loaded +
@@ -439,7 +358,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
     if (at_checkpoint) {
       auto t = timers.scope("output");
-      checkpoints.write(*sim);
+      write_checkpoint(checkpoints, *sim);
     }
     if (at_check) {
       const double lbm = timers.get("lbm") + timers.get("boundaries");
@@ -459,7 +378,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     sim->restore_state();
     {
       auto t = timers.scope("output");
-      checkpoints.write(*sim);
+      write_checkpoint(checkpoints, *sim);
     }
     const long long nx = config.cells[0], ny = config.cells[1], c = bad.first_bad_cell;
     const long long cell[3] = {c % nx, (c / nx) % ny, c / (nx * ny)};
@@ -488,7 +407,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
   if (status == "completed" && checkpointing && checkpoints.last_step() != sim->step()) {
     auto t = timers.scope("output");
-    checkpoints.write(*sim);
+    write_checkpoint(checkpoints, *sim);
   }
   const bool final_needed = status != "interrupted" && config.write_vtk &&
                             (config.output_every == 0 || sim->step() % config.output_every != 0);

@@ -57,24 +57,15 @@ std::string padded_step(long step) {
   return std::string(s.size() < 6 ? 6 - s.size() : 0, '0') + s;
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) throw std::runtime_error("AmrSeries: cannot write " + tmp);
-  }
-  fs::rename(tmp, path);
-}
-
 }  // namespace
 
 AmrSeries::AmrSeries(std::string directory, std::string basename, bool two_dimensional)
-    : directory_(std::move(directory)), basename_(std::move(basename)), two_d_(two_dimensional) {
+    : directory_(std::move(directory)), basename_(std::move(basename)), two_d_(two_dimensional),
+      pvd_((fs::path(directory_) / (basename_ + ".pvd")).string()) {
   fs::create_directories(directory_);
 }
 
-std::string AmrSeries::pvd_path() const { return (fs::path(directory_) / (basename_ + ".pvd")).string(); }
+std::string AmrSeries::pvd_path() const { return pvd_.path(); }
 std::string AmrSeries::vthb_name(long step) const { return basename_ + "_" + padded_step(step) + ".vthb"; }
 
 std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrPatch>& patches) {
@@ -163,14 +154,9 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
   if (writer->Write() != 1) throw std::runtime_error("AmrSeries: cannot write " + path);
   files_.push_back(path);
 
-  entries_.push_back({time, name});
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
-  for (const auto& [t, file] : entries_)
-    x << "    <DataSet timestep=\"" << t << "\" group=\"\" part=\"0\" file=\"" << file << "\"/>\n";
-  x << "  </Collection>\n</VTKFile>\n";
-  write_text_atomically(pvd_path(), x.str());
-  if (entries_.size() == 1) files_.push_back(pvd_path());
+  const bool first = pvd_.empty();
+  pvd_.add(time, name);
+  if (first) files_.push_back(pvd_path());
   return counts;
 }
 

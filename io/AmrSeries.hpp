@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/PvdCollection.hpp"
+
 namespace boreas {
 
 // One block of one level: a box of cells in that level's coordinates, x fastest.
@@ -36,6 +38,9 @@ class AmrSeries {
   // number of boxes written per level. Throws std::runtime_error on I/O failure.
   std::vector<int> write(long step, double time, const std::vector<AmrPatch>& patches);
 
+  // Continues a series a checkpointed run wrote: the .pvd's entries up to `time` are kept.
+  void resume(double time) { pvd_.resume(time); }
+
   const std::vector<std::string>& files_written() const { return files_; }
   std::string pvd_path() const;
   std::string vthb_name(long step) const;  // relative to the directory
@@ -43,7 +48,7 @@ class AmrSeries {
  private:
   std::string directory_, basename_;
   bool two_d_;
-  std::vector<std::pair<double, std::string>> entries_;
+  PvdCollection pvd_;
   std::vector<std::string> files_;
 };
 

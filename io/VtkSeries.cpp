@@ -2,13 +2,12 @@
 // CUDA builds).
 #include "io/VtkSeries.hpp"
 #include "io/VtkCellArrays.hpp"
+#include "io/PvdCollection.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
@@ -25,13 +24,6 @@ namespace boreas {
 
 namespace {
 
-// The shortest text that reads back as the same double (the .pvd's time values).
-std::string shortest(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
 std::string padded_step(long step) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%06ld", step);
@@ -42,59 +34,6 @@ std::string extent_string(const std::array<int, 3>& origin, const std::array<int
   std::ostringstream s;
   for (int d = 0; d < 3; ++d) s << (d ? " " : "") << origin[d] << ' ' << origin[d] + dims[d];
   return s.str();
-}
-
-std::string xml_escape(const std::string& in) {
-  std::string out;
-  for (char c : in) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string xml_unescape(const std::string& in) {
-  static const std::pair<const char*, char> entities[] = {
-      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
-  std::string out;
-  for (std::size_t i = 0; i < in.size();) {
-    bool matched = false;
-    for (const auto& [name, c] : entities)
-      if (in.compare(i, std::char_traits<char>::length(name), name) == 0) {
-        out += c;
-        i += std::char_traits<char>::length(name);
-        matched = true;
-        break;
-      }
-    if (!matched) out += in[i++];
-  }
-  return out;
-}
-
-const char* byte_order() {
-  const std::uint16_t probe = 1;
-  return *reinterpret_cast<const unsigned char*>(&probe) == 1 ? "LittleEndian" : "BigEndian";
-}
-
-// Writes `text` to `path` via a temporary file + rename, so readers never see a partial file.
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("VtkSeries: cannot open " + tmp + " for writing");
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("VtkSeries: error writing " + tmp);
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("VtkSeries: cannot rename " + tmp + " to " + path + ": " + ec.message());
 }
 
 std::size_t cell_count(const std::array<int, 3>& dims) {
@@ -145,7 +84,8 @@ void write_vti(const std::string& path, const CellFields& p) {
 }  // namespace
 
 VtkSeries::VtkSeries(std::string directory, std::string basename, int rank, int nranks)
-    : directory_(std::move(directory)), basename_(std::move(basename)), rank_(rank), nranks_(nranks) {
+    : directory_(std::move(directory)), basename_(std::move(basename)), rank_(rank), nranks_(nranks),
+      pvd_((fs::path(directory_) / (basename_ + ".pvd")).string()) {
   if (nranks_ < 1 || rank_ < 0 || rank_ >= nranks_)
     throw std::invalid_argument("VtkSeries: invalid rank " + std::to_string(rank_) + " of " +
                                 std::to_string(nranks_));
@@ -158,7 +98,7 @@ VtkSeries::VtkSeries(std::string directory, std::string basename, int rank, int 
                              (ec ? ": " + ec.message() : std::string()));
 }
 
-std::string VtkSeries::pvd_path() const { return (fs::path(directory_) / (basename_ + ".pvd")).string(); }
+std::string VtkSeries::pvd_path() const { return pvd_.path(); }
 
 std::string VtkSeries::piece_name(long step) const { return piece_name(step, rank_); }
 
@@ -190,10 +130,9 @@ void VtkSeries::write(long step, double time, const CellFields& piece, const std
 
   if (nranks_ > 1) write_pvti(step, piece, global_dims, all_pieces);
 
-  const std::string master = master_name(step);
-  if (!entries_.empty() && entries_.back().second == master) entries_.back().first = time;  // same step again
-  else entries_.emplace_back(time, master);
-  write_pvd();
+  const bool first = pvd_.empty();
+  pvd_.add(time, master_name(step));
+  if (first) files_.push_back(pvd_.path());
 }
 
 void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<int, 3>& global_dims,
@@ -230,36 +169,7 @@ void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<
 }
 
 void VtkSeries::resume(double time) {
-  entries_.clear();
-  if (rank_ != 0 || !fs::exists(pvd_path())) return;
-  std::ifstream in(pvd_path());
-  if (!in) throw std::runtime_error("VtkSeries: cannot read " + pvd_path());
-  static const std::regex dataset("<DataSet timestep=\"([^\"]*)\"[^>]* file=\"([^\"]*)\"");
-  std::string line;
-  std::smatch m;
-  while (std::getline(in, line))
-    if (std::regex_search(line, m, dataset)) {
-      const double t = std::stod(m[1].str());
-      if (t <= time) entries_.emplace_back(t, xml_unescape(m[2].str()));
-    }
-}
-
-void VtkSeries::write_pvd() {
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\"?>\n"
-    << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"" << byte_order() << "\">\n"
-    << "  <Collection>\n";
-  for (const auto& [t, file] : entries_)
-    x << "    <DataSet timestep=\"" << shortest(t) << "\" group=\"\" part=\"0\" file=\""
-      << xml_escape(file) << "\"/>\n";
-  x << "  </Collection>\n"
-    << "</VTKFile>\n";
-  const std::string path = pvd_path();
-  write_text_atomically(path, x.str());
-  if (!pvd_listed_) {
-    files_.push_back(path);
-    pvd_listed_ = true;
-  }
+  if (rank_ == 0) pvd_.resume(time);
 }
 
 }  // namespace boreas

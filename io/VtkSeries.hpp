@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/PvdCollection.hpp"
+
 namespace boreas {
 
 struct CellFields {                         // host data, interior cells only, x fastest, then y, then z
@@ -69,13 +71,11 @@ class VtkSeries {
  private:
   void write_pvti(long step, const CellFields& piece, const std::array<int, 3>& global_dims,
                   const std::vector<PieceBox>& all_pieces);
-  void write_pvd();
 
   std::string directory_, basename_;
   int rank_ = 0, nranks_ = 1;
-  std::vector<std::pair<double, std::string>> entries_;  // (time, relative file) for the .pvd
+  PvdCollection pvd_;  // rank 0's
   std::vector<std::string> files_;
-  bool pvd_listed_ = false;
 };
 
 }  // namespace boreas

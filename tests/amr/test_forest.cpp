@@ -187,6 +187,41 @@ TEST(Forest, LeavesMadeByBalanceAreOfferedToo) {
   EXPECT_GT(inside, 0);  // R was reached at all
 }
 
+// Checkpoints store a forest as its refined blocks: the list rebuilds the same forest (blocks,
+// order, links), and lists that are no forest (a block under a leaf or outside the domain, one
+// listed twice, an unbalanced refinement) are refused.
+TEST(Forest, RefinedBlocksRebuildTheForest) {
+  const std::vector<Case> cases{{{32, 16, 16}, 4, {true, false, true}}, {{32, 24, 1}, 4, {true, true, true}}};
+  for (const Case& c : cases) {
+    Forest f(c.cells, c.leaf, c.periodic);
+    f.refine(near_point({0.5, c.cells[1] * 0.5, f.two_dimensional() ? 0.5 : 4.0}, 1.0, f.two_dimensional()), 3);
+    f.refine(near_point({20, 6, f.two_dimensional() ? 0.5 : 10.0}, 2.0, f.two_dimensional()), 2);
+    const std::vector<std::array<int, 4>> refined = f.refined_blocks();
+    ASSERT_GT(refined.size(), 10u);
+    const Forest g = Forest::from_refined(c.cells, c.leaf, c.periodic, refined);
+    EXPECT_TRUE(g == f);
+    ASSERT_EQ(g.levels(), f.levels());
+    for (int l = 0; l < f.levels(); ++l) {
+      ASSERT_EQ(g.level(l).size(), f.level(l).size());
+      for (std::size_t b = 0; b < f.level(l).size(); ++b) {
+        EXPECT_EQ(g.level(l)[b].index, f.level(l)[b].index);
+        EXPECT_EQ(g.level(l)[b].first_child, f.level(l)[b].first_child);
+        EXPECT_EQ(g.level(l)[b].neighbours, f.level(l)[b].neighbours);
+      }
+    }
+    auto with = [&](std::vector<std::array<int, 4>> list) {
+      return [&c, list] { Forest::from_refined(c.cells, c.leaf, c.periodic, list); };
+    };
+    std::vector<std::array<int, 4>> twice = refined;
+    twice.push_back(refined.front());
+    EXPECT_THROW(with(twice)(), Error);
+    EXPECT_THROW(with({{0, 100, 0, 0}})(), Error);  // outside the domain
+    EXPECT_THROW(with({{1, 0, 0, 0}})(), Error);    // under a level-0 leaf
+    // A level-0 block refined two levels deep with level-0 leaves around it breaks the 2:1 balance.
+    EXPECT_THROW(with({{0, 2, 1, 0}, {1, 4, 2, 0}})(), Error);
+  }
+}
+
 TEST(Forest, RefusesDomainsTheLeavesDoNotTile) {
   EXPECT_THROW(Forest({30, 16, 16}, 4, {false, false, false}), Error);
   EXPECT_THROW(Forest({16, 16, 16}, 1, {false, false, false}), Error);

@@ -1,0 +1,108 @@
+#include "io/PvdCollection.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace boreas {
+
+namespace {
+
+// The shortest text that reads back as the same double (the .pvd's time values).
+std::string shortest(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string xml_unescape(const std::string& in) {
+  static const std::pair<const char*, char> entities[] = {
+      {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+  std::string out;
+  for (std::size_t i = 0; i < in.size();) {
+    bool matched = false;
+    for (const auto& [name, c] : entities)
+      if (in.compare(i, std::char_traits<char>::length(name), name) == 0) {
+        out += c;
+        i += std::char_traits<char>::length(name);
+        matched = true;
+        break;
+      }
+    if (!matched) out += in[i++];
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot open " + tmp + " for writing");
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error("error writing " + tmp);
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+}
+
+std::string xml_escape(const std::string& in) {
+  std::string out;
+  for (char c : in) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+const char* byte_order() {
+  const std::uint16_t probe = 1;
+  return *reinterpret_cast<const unsigned char*>(&probe) == 1 ? "LittleEndian" : "BigEndian";
+}
+
+void PvdCollection::add(double time, const std::string& file) {
+  if (!entries_.empty() && entries_.back().second == file) entries_.back().first = time;  // same step again
+  else entries_.emplace_back(time, file);
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\"?>\n"
+    << "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"" << byte_order() << "\">\n"
+    << "  <Collection>\n";
+  for (const auto& [t, f] : entries_)
+    x << "    <DataSet timestep=\"" << shortest(t) << "\" group=\"\" part=\"0\" file=\"" << xml_escape(f) << "\"/>\n";
+  x << "  </Collection>\n"
+    << "</VTKFile>\n";
+  write_text_atomically(path_, x.str());
+}
+
+void PvdCollection::resume(double time) {
+  entries_.clear();
+  if (!fs::exists(path_)) return;
+  std::ifstream in(path_);
+  if (!in) throw std::runtime_error("cannot read " + path_);
+  static const std::regex dataset("<DataSet timestep=\"([^\"]*)\"[^>]* file=\"([^\"]*)\"");
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_search(line, m, dataset)) {
+      const double t = std::stod(m[1].str());
+      if (t <= time) entries_.emplace_back(t, xml_unescape(m[2].str()));
+    }
+}
+
+}  // namespace boreas

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Checkpoint and restart of AMR runs through the command line (README, "Checkpoint and restart").
+
+Usage: run_amr_checkpoint.py BOREAS_EXE AMR_DECK UNIFORM_DECK
+
+AMR_DECK: a deck with [amr] and dynamic regridding (inputs/cylinder2d_amr.toml); UNIFORM_DECK: a
+deck without (its checkpoint must not continue an AMR run).
+- A run checkpointed at regrid steps, stopped between two and continued with --restart latest ends
+  with the uninterrupted run's fields_hash and mass; every .vthb output (forest, levels, fields)
+  of the uninterrupted run is byte for byte the restarted run's, and the .pvd lists them all once.
+- The result does not depend on the output interval (outputs restrict refined blocks).
+- SIGTERM stops a run with exit 4 after a checkpoint at the step reached, which continues bit for
+  bit.
+- Refused with exit 2 and the reason, nothing changed: a flipped bit in the populations, a
+  truncated file, a forest that is no forest (a refined block dropped from a header whose hash is
+  made to match), another [amr] table, a uniform-grid deck's checkpoint.
+- An unstable run checkpoints its last good state (exit 3).
+Prints one line per check; exits non-zero if any fails.
+"""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1")
+NAME = "cylinder2d_amr"
+
+
+def fnv1a(data):
+    h = 1469598103934665603
+    for b in data:
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def main(argv):
+    if len(argv) != 4:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    boreas, deck, uniform_deck = argv[1:]
+    failures = []
+
+    def check(name, ok, detail=""):
+        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}", flush=True)
+        if not ok:
+            failures.append(name)
+
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="boreas_amr_checkpoint_"))
+
+    def cmd(out, *sets, restart=None, quiet=True, which=deck):
+        line = [boreas, which] + (["-q"] if quiet else []) + ["--output-dir", str(out), "--set", "output.every=100"]
+        for s in sets:
+            line += ["--set", s]
+        return line + (["--restart", restart] if restart else [])
+
+    def run(out, *sets, restart=None, which=deck):
+        return subprocess.run(cmd(out, *sets, restart=restart, which=which), capture_output=True, text=True,
+                              timeout=600, env=ENV)
+
+    def report(out):
+        path = out / "report.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    def outputs(out):
+        return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.vt[hi]*"))}
+
+    # --- checkpoints at steps 100 and 200 (regrid steps), stopped at 250, continued to 400
+    full = tmp / "full"
+    run(full, "simulation.steps=400")
+    part = tmp / "part"
+    p = run(part, "simulation.steps=250", "checkpoint.every=100")
+    names = sorted(f.name for f in (part / "checkpoints").glob("*.bchk")) if (part / "checkpoints").exists() else []
+    check("checkpoints at step 200 and at the end (250), keep = 2",
+          p.returncode == 0 and names == [f"{NAME}_step00000200.bchk", f"{NAME}_step00000250.bchk"],
+          f"{names} {p.stderr[-300:]}")
+    p = run(part, "simulation.steps=400", "checkpoint.every=100", restart="latest")
+    r, f = report(part), report(full)
+    check("--restart latest continues to the uninterrupted fields_hash",
+          p.returncode == 0 and r.get("fields_hash") == f.get("fields_hash") and f.get("amr", {}).get("regrids", 0) >= 3,
+          p.stderr[-400:])
+    check("the restarted report names its checkpoint and step", r.get("restarted_from", {}).get("step") == 250)
+    check("mass drift counts from the original initial mass", r.get("mass") == f.get("mass"))
+    a, b = outputs(full), outputs(part)
+    check("every .vthb/.vti output of the uninterrupted run is the restarted run's, byte for byte",
+          len(a) > 5 and all(b.get(k) == v for k, v in a.items()), f"differing: {[k for k in a if a[k] != b.get(k)][:3]}")
+    pvd = (part / f"{NAME}.pvd").read_text()
+    check("the .pvd lists every output of both runs once (the first run's end, 250, included)",
+          all(f"{NAME}_{s:06d}.vthb" in pvd for s in (0, 100, 200, 250, 300, 400)) and pvd.count("<DataSet") == 6, pvd)
+
+    quiet = tmp / "no_output"
+    run(quiet, "simulation.steps=400", "output.every=0", "output.vtk=false")
+    odd = tmp / "output_every_70"
+    run(odd, "simulation.steps=400", "output.every=70")
+    check("the result does not depend on the output interval",
+          report(quiet).get("fields_hash") == f.get("fields_hash") == report(odd).get("fields_hash"))
+
+    # --- SIGTERM: checkpoint at the step reached, exit 4, continued bit for bit
+    stopped = tmp / "signal"
+    proc = subprocess.Popen(cmd(stopped, "simulation.steps=100000000", "output.every=0", "output.vtk=false",
+                                "output.progress_every=150", quiet=False),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    seen = []
+    while True:
+        line = proc.stderr.readline()
+        seen.append(line)
+        if not line or line.startswith("step "):
+            break
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        err = "no exit 120 s after the signal"
+    r = report(stopped)
+    step = r.get("steps", -1)
+    saved = [x.name for x in (stopped / "checkpoints").glob("*.bchk")] if (stopped / "checkpoints").exists() else []
+    check("SIGTERM: exit 4, status interrupted, one checkpoint at the step reached",
+          proc.returncode == 4 and r.get("status") == "interrupted" and saved == [f"{NAME}_step{step:08d}.bchk"]
+          and "--restart latest" in err, f"exit {proc.returncode}; {''.join(seen)[-200:]}{err[-300:]}")
+    if proc.returncode == 4:
+        end = step + 130  # across the regrid at the next multiple of 100
+        p = run(stopped, f"simulation.steps={end}", "output.every=0", "output.vtk=false", restart="latest")
+        reference = tmp / "signal_reference"
+        run(reference, f"simulation.steps={end}", "output.every=0", "output.vtk=false")
+        check("SIGTERM: continued to the uninterrupted hash",
+              p.returncode == 0 and report(stopped).get("fields_hash") == report(reference).get("fields_hash"),
+              p.stderr[-300:])
+
+    # --- refusals: exit 2, the reason, nothing changed
+    base = part / "checkpoints" / f"{NAME}_step00000400.bchk"
+
+    def snapshot(out):
+        return {str(x): (x.stat().st_size, x.stat().st_mtime_ns) for x in out.rglob("*")}
+
+    def refused(label, path, expect, *sets, which=deck):
+        before = snapshot(part)
+        p = run(part, "simulation.steps=500", *sets, restart=str(path), which=which)
+        check(f"refused: {label}", p.returncode == 2 and expect in p.stderr and snapshot(part) == before,
+              f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+
+    data = base.read_bytes()
+    flipped = bytearray(data)
+    flipped[-3000] ^= 0x10
+    (tmp / "flipped.bchk").write_bytes(bytes(flipped))
+    refused("a flipped bit in the populations", tmp / "flipped.bchk", "corrupt")
+    (tmp / "truncated.bchk").write_bytes(data[:-512])
+    refused("a truncated checkpoint", tmp / "truncated.bchk", "truncated")
+    length = int.from_bytes(data[8:16], "little")
+    header = json.loads(data[24:24 + length])
+    header["amr_forest"]["refined"].pop()
+    text = json.dumps(header, separators=(",", ":")).encode()
+    forged = bytearray(data)
+    forged[8:16] = len(text).to_bytes(8, "little")
+    forged[16:24] = fnv1a(text).to_bytes(8, "little")
+    forged[24:24 + length] = b"\0" * length
+    forged[24:24 + len(text)] = text
+    (tmp / "forged.bchk").write_bytes(bytes(forged))
+    refused("a header whose forest lost a refined block", tmp / "forged.bchk", "corrupt checkpoint")
+    refused("another [amr] table", base, "amr", "amr.max_level=3")
+    uniform = tmp / "uniform"
+    run(uniform, "simulation.steps=20", "checkpoint.every=20", "output.vtk=false", which=uniform_deck)
+    uniform_checkpoints = sorted((uniform / "checkpoints").glob("*.bchk")) if (uniform / "checkpoints").exists() else []
+    if uniform_checkpoints:
+        refused("a uniform-grid deck's checkpoint", uniform_checkpoints[-1], "written by another deck")
+    else:
+        check("the uniform-grid deck wrote a checkpoint", False)
+
+    # --- instability: the last good state is checkpointed
+    unstable = tmp / "unstable"
+    p = run(unstable, "physics.reynolds=1e5", "physics.mach_limit=0.5", "physics.velocity=0.2",
+            "boundary.x_min.velocity=[0.2,0]", "simulation.steps=2000", "output.every=0", "output.vtk=false",
+            "output.progress_every=50")
+    r = report(unstable)
+    good = r.get("instability", {}).get("last_good_step")
+    saved = [x.name for x in (unstable / "checkpoints").glob("*.bchk")] if (unstable / "checkpoints").exists() else []
+    check("an unstable run (exit 3) checkpoints its last good step",
+          p.returncode == 3 and good is not None and saved == [f"{NAME}_step{good:08d}.bchk"], f"{saved} {good}")
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
