@@ -26,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 
+from cli_checks import Checks, report, snapshot
+
 ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1")
 NAME = "cylinder2d_amr"
 
@@ -42,12 +44,7 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     boreas, deck, uniform_deck = argv[1:]
-    failures = []
-
-    def check(name, ok, detail=""):
-        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}", flush=True)
-        if not ok:
-            failures.append(name)
+    check = Checks()
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="boreas_amr_checkpoint_"))
 
@@ -60,10 +57,6 @@ def main(argv):
     def run(out, *sets, restart=None, which=deck):
         return subprocess.run(cmd(out, *sets, restart=restart, which=which), capture_output=True, text=True,
                               timeout=600, env=ENV)
-
-    def report(out):
-        path = out / "report.json"
-        return json.loads(path.read_text()) if path.exists() else {}
 
     def outputs(out):
         return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.vt[hi]*"))}
@@ -133,9 +126,6 @@ def main(argv):
     # --- refusals: exit 2, the reason, nothing changed
     base = part / "checkpoints" / f"{NAME}_step00000400.bchk"
 
-    def snapshot(out):
-        return {str(x): (x.stat().st_size, x.stat().st_mtime_ns) for x in out.rglob("*")}
-
     def refused(label, path, expect, *sets, which=deck):
         before = snapshot(part)
         p = run(part, "simulation.steps=500", *sets, restart=str(path), which=which)
@@ -181,8 +171,7 @@ def main(argv):
           p.returncode == 3 and good is not None and saved == [f"{NAME}_step{good:08d}.bchk"], f"{saved} {good}")
 
     shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{len(failures)} failed" if failures else "all passed")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 - An unstable run checkpoints its last good state.
 Prints one line per check; exits non-zero if any fails.
 """
-import json
 import os
 import pathlib
 import shutil
@@ -24,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from cli_checks import Checks, report, snapshot
 
 ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
            OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -34,12 +35,7 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     boreas, mpiexec, deck = argv[1:]
-    failures = []
-
-    def check(name, ok, detail=""):
-        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}", flush=True)
-        if not ok:
-            failures.append(name)
+    check = Checks()
 
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="boreas_checkpoint_cli_"))
 
@@ -57,9 +53,6 @@ def main(argv):
     def run(out, *sets, restart=None, ranks=1):
         return subprocess.run(cmd(out, *sets, restart=restart, ranks=ranks), capture_output=True, text=True,
                               timeout=600, env=ENV)
-
-    def report(out):
-        return json.loads((out / "report.json").read_text())
 
     def reference_hash(steps):
         out = tmp / f"reference_{steps}"
@@ -162,9 +155,6 @@ def main(argv):
     # --- refusals: exit 2, the reason, nothing changed
     base = part / "checkpoints" / "cavity3d_step00000300.bchk"
 
-    def snapshot(out):
-        return {str(x): (x.stat().st_size, x.stat().st_mtime_ns) for x in out.rglob("*")}
-
     def refused(label, path, expect, *sets):
         before = snapshot(part)
         p = run(part, "simulation.steps=400", *sets, restart=str(path))
@@ -220,8 +210,7 @@ def main(argv):
           p.returncode == 3 and good is not None and saved == [f"cavity3d_step{good:08d}.bchk"], f"{saved} {good}")
 
     shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{len(failures)} failed" if failures else "all passed")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":

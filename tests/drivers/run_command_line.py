@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 
+from cli_checks import Checks
+
 
 def run(cmd):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -23,12 +25,7 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     boreas, bench, deck = argv[1:]
-    failures = []
-
-    def check(name, ok, detail=""):
-        print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
-        if not ok:
-            failures.append(name)
+    check = Checks()
 
     with tempfile.TemporaryDirectory(prefix="boreas_cli_") as tmp:
         out = pathlib.Path(tmp) / "out"
@@ -62,8 +59,7 @@ def main(argv):
         if lines:
             check("--kokkos-threads=1 reaches the bench's Kokkos", lines[-1]["threads"] == 1, f"{lines[-1]['threads']}")
 
-    print(f"{'all checks passed' if not failures else str(len(failures)) + ' checks failed'}")
-    return 1 if failures else 0
+    return check.exit_code()
 
 
 if __name__ == "__main__":
