@@ -365,7 +365,7 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   fill_ghosts(l, alpha);
   {
     auto t = timers_.scope("LBM");
-    dispatch_collision(collision_, [&](auto coll) {
+    dispatch_collision<L>(collision_, [&](auto coll) {
       using Collision = decltype(coll);
       Kokkos::parallel_for("amr leaf step",
                            Kokkos::RangePolicy<ExecSpace>(0, long(lv.leaves.extent(0)) * shape_.interior()),

@@ -14,7 +14,14 @@ namespace boreas {
 
 enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
 enum class Precision { Double, Float };
-enum class CollisionKind { BGK, TRT };
+inline const char* lattice_name(LatticeKind k) {
+  return k == LatticeKind::D2Q9 ? "D2Q9" : k == LatticeKind::D3Q19 ? "D3Q19" : "D3Q27";
+}
+// Collision models (lbm/physics/Collision.hpp); the cumulant is D3Q27's only.
+enum class CollisionKind { BGK, TRT, Cumulant };
+inline const char* collision_name(CollisionKind k) {
+  return k == CollisionKind::TRT ? "TRT" : k == CollisionKind::Cumulant ? "cumulant" : "BGK";
+}
 
 // Domain faces in the order x-, x+, y-, y+, z-, z+.
 enum Face : int { XMin = 0, XMax, YMin, YMax, ZMin, ZMax };

@@ -818,16 +818,24 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   c.unknown_keys(col, schema_keys().at("collision"));
   bool trt = false, collision_known = true;
   if (col.get("model")) {
-    if (auto m = c.choice(col, "model", {"BGK", "TRT"})) {
-      cfg.collision = *m == 0 ? CollisionKind::BGK : CollisionKind::TRT;
+    if (auto m = c.choice(col, "model", {"BGK", "TRT", "cumulant"})) {
+      cfg.collision = *m == 0 ? CollisionKind::BGK : *m == 1 ? CollisionKind::TRT : CollisionKind::Cumulant;
       trt = *m == 1;
+      if (cfg.collision == CollisionKind::Cumulant && dims != 0 && cfg.lattice != LatticeKind::D3Q27)
+        c.at(col.get("model"), std::string("collision.model: the cumulant collision is defined on D3Q27 (its 27 "
+                                           "velocities carry the cumulants it relaxes); lattice.model is ") +
+                                   lattice_name(cfg.lattice) + ": use D3Q27, or BGK/TRT");
+      if (cfg.collision == CollisionKind::Cumulant && root.get("amr"))
+        c.at(col.get("model"), "collision.model: the cumulant collision does not run on AMR levels yet (their "
+                               "coupling rebuilds populations for BGK/TRT); use BGK or TRT with [amr]");
     } else {
       collision_known = false;
     }
   }
   if (col.get("magic")) {
     if (collision_known && !trt)
-      c.not_used(col, "magic", "magic is only used by TRT (collision.model is BGK)");
+      c.not_used(col, "magic", std::string("magic is only used by TRT (collision.model is ") +
+                                   collision_name(cfg.collision) + ")");
     else if (auto m = c.number(col, "magic", "a number > 0", positive))
       cfg.trt_magic = *m;
   }
@@ -921,11 +929,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (ini.get("type")) itype = c.choice(ini, "type", {"uniform", "taylor_green"});
   if (itype) {
     cfg.initial = *itype == 0 ? InitialCondition::Uniform : InitialCondition::TaylorGreen;
+    // The uniform flow, or the stream that carries a Taylor-Green vortex (Galilean invariance).
+    if (auto v = c.vec(ini, "velocity", dims, "velocity", false, 0)) cfg.initial_velocity = *v;
     if (*itype == 0) {
       c.not_used(ini, "amplitude", "amplitude is only used by initial.type = \"taylor_green\"");
-      if (auto v = c.vec(ini, "velocity", dims, "velocity", false, 0)) cfg.initial_velocity = *v;
     } else {
-      c.not_used(ini, "velocity", "velocity is only used by initial.type = \"uniform\"");
       if (!ini.get("amplitude"))
         c.missing(ini, "amplitude", "a number > 0 (lattice velocity) for taylor_green");
       else if (auto a = c.number(ini, "amplitude", "a number > 0 (lattice velocity)", positive))
@@ -1268,7 +1276,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (cfg.initial == InitialCondition::Uniform)
       check(ini.get("velocity"), "initial.velocity", norm(cfg.initial_velocity));
     else
-      check(ini.get("amplitude"), "initial.amplitude", cfg.taylor_green_u0);
+      check(ini.get("amplitude"), "initial.amplitude", cfg.taylor_green_u0 + norm(cfg.initial_velocity));
     if (cfg.reference_velocity)
       check(phy.get("velocity"), "physics.velocity", *cfg.reference_velocity);
   }

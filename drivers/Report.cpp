@@ -9,13 +9,6 @@
 
 namespace boreas {
 
-const char* lattice_name(LatticeKind k) {
-  switch (k) {
-    case LatticeKind::D2Q9: return "D2Q9";
-    case LatticeKind::D3Q19: return "D3Q19";
-    default: return "D3Q27";
-  }
-}
 const char* face_bc_name(FaceBC bc) {
   switch (bc) {
     case FaceBC::Periodic: return "periodic";
@@ -49,7 +42,7 @@ Json config_to_json(const Config& c) {
   j["deck"] = c.deck_path;
   j["lattice"] = lattice_name(c.lattice);
   j["precision"] = c.precision == Precision::Double ? "double" : "float";
-  j["collision"] = c.collision == CollisionKind::TRT ? "TRT" : "BGK";
+  j["collision"] = collision_name(c.collision);
   if (c.collision == CollisionKind::TRT) j["trt_magic"] = c.trt_magic;
   j["kernel"] = scheme_name(c.kernel);
   j["tile"] = c.tile;

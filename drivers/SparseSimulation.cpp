@@ -257,7 +257,7 @@ class SparseSimulation final : public GridSimulation {
   void step_cells(long first, long last) {
     if (first >= last) return;
     const Kokkos::RangePolicy<ExecSpace> cells(first, last);
-    dispatch_collision(physics_.collision, [&](auto collision) {
+    dispatch_collision<L>(physics_.collision, [&](auto collision) {
       using C = decltype(collision);
       if (!aa_)
         Kokkos::parallel_for("boreas::lbm::sparse_pull", cells, SparsePullStep<L, Real, C>{field_, f_, g_, physics_.params});

@@ -34,6 +34,7 @@
 #include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
 #include "drivers/Simulation.hpp"
+#include "drivers/bench/FlopCount.hpp"
 #include "drivers/bench/Roofline.hpp"
 #include "drivers/bench/StreamReference.hpp"
 #include "io/Json.hpp"
@@ -169,7 +170,7 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
   if (config.kernel.kind == StreamingKernel::Merged)
     out["merge_form"] = merges_in_tiles(config.merge_form) ? "tiles" : "slabs";
   out["precision"] = c.precision == Precision::Float ? "float" : "double";
-  out["collision"] = config.collision == CollisionKind::TRT ? "TRT" : "BGK";
+  out["collision"] = collision_name(config.collision);
   out["cells"] = Json::array({c.cells[0], c.cells[1], c.cells[2]});
   out["n_cells"] = n_cells;
   out["steps"] = steps;
@@ -178,6 +179,9 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
   out["mlups_all"] = to_array(mlups);
   out["bytes_per_update"] = 2 * Q * real_bytes;
   out["variant_bytes_per_update"] = variant_bytes;
+  const long long flops = bench::collision_flops(config);
+  out["collision_flops_per_update"] = flops;  // counted (drivers/bench/FlopCount.hpp)
+  out["flops_per_byte"] = double(flops) / variant_bytes;
   out["roofline_reference"] = std::string(reference.pattern) + " steps without collision" +
                               (config.kernel.steps > 1 ? " x " + std::to_string(config.kernel.steps) : "");
   out["roofline_mlups"] = reference.mlups;
@@ -267,7 +271,7 @@ std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, doubl
                              "\"\nstorage = \"" + storage + "\"\n[lattice]\nmodel = \"" + lattice_name(c.lattice) +
                              "\"\nprecision = \"" + (real == 4 ? "float" : "double") + "\"\n[domain]\ncells = [" + sn + ", " +
                              sn + ", " + sn + "]\n[collision]\nmodel = \"" +
-                             (kernel_settings.collision == CollisionKind::TRT ? "TRT" : "BGK") +
+                             std::string(collision_name(kernel_settings.collision)) +
                              "\"\n[physics]\ntau = 0.8\nforce = [1e-5, 0, 0]\n[geometry]\nvoxel_file = \"" + file +
                              "\"\ndims = [" + sn + ", " + sn + ", " + sn + "]\n[output]\nvtk = false\n";
     std::string faces;
@@ -284,7 +288,7 @@ std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, doubl
     line["kernel"] = scheme_name(config.kernel);
     line["lattice"] = lattice_name(c.lattice);
     line["precision"] = real == 4 ? "float" : "double";
-    line["collision"] = config.collision == CollisionKind::TRT ? "TRT" : "BGK";
+    line["collision"] = collision_name(config.collision);
     line["cells"] = Json::array({n, n, n});
     line["porosity_target"] = porosity;
     line["porosity"] = actual;
@@ -373,7 +377,7 @@ int main(int argc, char** argv) {
                "options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed on to Kokkos.",
                "boreas-bench"};
   std::vector<std::string> lattices{"D3Q19"}, precisions{"double"}, sizes{"128"};
-  std::string kernel = "ab_pull", collision_name = "BGK", merge_form = "auto", layout = "soa";
+  std::string kernel = "ab_pull", collision = "BGK", merge_form = "auto", layout = "soa";
   int tile = Config().tile, bundle = Config().bundle;
   long steps = 10;
   int repeats = 5;
@@ -385,7 +389,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "timed repeats (the median is reported)")->check(CLI::PositiveNumber);
   app.add_option("--kernel", kernel, "streaming kernel (deck key simulation.kernel)")
       ->check(CLI::IsMember(boreas::known_kernels()));
-  app.add_option("--collision", collision_name, "collision operator")->check(CLI::IsMember({"BGK", "TRT"}));
+  app.add_option("--collision", collision, "collision operator (cumulant: D3Q27 only)")
+      ->check(CLI::IsMember({"BGK", "TRT", "cumulant"}));
   app.add_option("--tile", tile, "prism / merge tile (deck key simulation.tile)")->check(CLI::Range(2, 1 << 20));
   app.add_option("--merge-form", merge_form, "merged<k> form (deck key simulation.merge_form)")
       ->check(CLI::IsMember({"auto", "slabs", "tiles"}));
@@ -429,9 +434,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "boreas-bench: error: %s\n", e.what());
     return 2;
   }
+  for (const auto& c : cases)
+    if (collision == "cumulant" && c.lattice != LatticeKind::D3Q27) {
+      std::fprintf(stderr, "boreas-bench: error: --collision cumulant is defined on D3Q27 only (--lattice D3Q27)\n");
+      return 2;
+    }
   Config kernel_settings;
   kernel_settings.kernel = *parse_scheme(kernel);
-  kernel_settings.collision = collision_name == "TRT" ? CollisionKind::TRT : CollisionKind::BGK;
+  kernel_settings.collision = collision == "TRT"        ? CollisionKind::TRT
+                              : collision == "cumulant" ? CollisionKind::Cumulant
+                                                        : CollisionKind::BGK;
   kernel_settings.tile = tile;
   kernel_settings.merge_form =
       merge_form == "tiles" ? MergeForm::Tiles : merge_form == "slabs" ? MergeForm::Slabs : MergeForm::Auto;

@@ -36,15 +36,16 @@ void initial_macroscopic(const Config& config, const std::array<double, 3>& x, d
   rho = config.density;
   u = config.initial_velocity;
   if (config.initial != InitialCondition::TaylorGreen) return;
+  // The vortex, carried by the initial velocity (zero unless the deck sets one).
   const double pi = 3.14159265358979323846;
   const auto& N = config.cells;
   const double U = config.taylor_green_u0, r0 = config.density;
   const double X = 2 * pi * x[0] / N[0], Y = 2 * pi * x[1] / N[1], Z = 2 * pi * x[2] / N[2];
   if (config.dimensions() == 3 && N[2] > 1) {  // classical 3D Taylor-Green vortex (Brachet et al. 1983)
-    u = {U * std::sin(X) * std::cos(Y) * std::cos(Z), -U * std::cos(X) * std::sin(Y) * std::cos(Z), 0};
+    u = {u[0] + U * std::sin(X) * std::cos(Y) * std::cos(Z), u[1] - U * std::cos(X) * std::sin(Y) * std::cos(Z), u[2]};
     rho = r0 + 3 * r0 * U * U / 16 * (std::cos(2 * X) + std::cos(2 * Y)) * (std::cos(2 * Z) + 2);
   } else {  // 2D vortex array, exact solution of the Navier-Stokes equations
-    u = {-U * std::cos(X) * std::sin(Y), U * std::sin(X) * std::cos(Y), 0};
+    u = {u[0] - U * std::cos(X) * std::sin(Y), u[1] + U * std::sin(X) * std::cos(Y), u[2]};
     rho = r0 - 3 * r0 * U * U / 4 * (std::cos(2 * X) + std::cos(2 * Y));
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Per-cell physics, written once and used by every streaming variant and traversal:
-// moments, the second-order equilibrium, BGK and TRT relaxation with the Guo forcing scheme.
+// moments, the second-order equilibrium, BGK and TRT relaxation with the Guo forcing scheme, and
+// the cumulant collision (D3Q27).
 // Every kernel calls these same functions, so variants differ only in memory order, never in
 // arithmetic (the basis of the bitwise-equality contract).
 #include <Kokkos_Core.hpp>
@@ -118,8 +119,142 @@ struct TRT {
   }
 };
 
-template <class F>
+// The cumulant collision for D3Q27 (Geier, Schoenherr, Pasquali, Krafczyk 2015, Comput. Math.
+// Appl. 70, 507-547) with the paper's standard rates: the second-order cumulants relax, the shear
+// part at omega = 1/tau and the trace (bulk) at 1, with the paper's correction of the D3Q27
+// velocity set's Galilean-invariance error; every higher cumulant relaxes with rate 1 to its
+// equilibrium, 0, so that the post-collision central moments are those of a Gaussian with the
+// relaxed second moments (Isserlis' theorem gives orders 4 and 6; odd orders vanish).
+// A force shifts the velocity by F/2 and reverses the first central moments (momentum + F).
+//
+// Well-conditioned: the transform runs on g = f - w and every intermediate is the deviation from
+// the rest state's moments, so a float run never subtracts numbers of size w to keep their
+// difference. Per line of three populations (c = -1, 0, +1) with rest-state sum K:
+//   k0 = g- + g0 + g+,  k1 = (g+ - g-) - u (k0 + K),  k2 = (g+ + g-) - 2u (g+ - g-) + u^2 (k0 + K),
+// exact because the rest state's line moments are K, 0 and K/3 (D3Q27 weights are products of the
+// 1D weights 1/6, 2/3, 1/6), and K of a later pass is the product of those of the earlier ones.
+struct Cumulant {
+  static constexpr const char* name = "cumulant";
+
+  // One line of three values (c = -1, 0, +1 along the pass's axis) to its central moments of
+  // orders 0, 1, 2 (forward) or back, in place; K is the line's rest-state sum.
+  template <class Real>
+  KOKKOS_FORCEINLINE_FUNCTION static void forward(Real& a, Real& b, Real& c, Real u, Real K) {
+    const Real k0 = a + b + c, diff = c - a, total = k0 + K;
+    const Real k1 = diff - u * total;
+    const Real k2 = (a + c) - Real(2) * u * diff + u * u * total;
+    a = k0;
+    b = k1;
+    c = k2;
+  }
+  template <class Real>
+  KOKKOS_FORCEINLINE_FUNCTION static void backward(Real& a, Real& b, Real& c, Real u, Real K) {
+    const Real k0 = a, k1 = b, total = k0 + K;
+    const Real diff = k1 + u * total;
+    const Real sum = c + Real(2) * u * k1 + u * u * total;
+    a = Real(0.5) * (sum - diff);
+    c = Real(0.5) * (sum + diff);
+    b = k0 - sum;
+  }
+  // 1D rest-state weights by velocity component + 1, and the rest state's 1D central moments by order.
+  static constexpr double weight_1d(int i) { return i == 1 ? 2.0 / 3.0 : 1.0 / 6.0; }
+  static constexpr double rest_moment(int order) { return order == 0 ? 1.0 : order == 1 ? 0.0 : 1.0 / 3.0; }
+  // The nine lines along `Axis` of m (indexed x + 3y + 9z, by velocity component + 1 on axes not
+  // yet transformed and by moment order on those done: z first, then y, then x), all indices
+  // compile-time constants so that m stays in registers and cell loops vectorise.
+  template <int Axis, bool Forward, class Real>
+  KOKKOS_FORCEINLINE_FUNCTION static void pass(Real (&m)[27], Real u) {
+    static_for<9>([&](auto lc) {
+      constexpr int i = decltype(lc)::value % 3, j = decltype(lc)::value / 3;
+      constexpr int base = Axis == 2 ? i + 3 * j : Axis == 1 ? i + 9 * j : 3 * i + 9 * j;
+      constexpr int stride = Axis == 2 ? 9 : Axis == 1 ? 3 : 1;
+      constexpr double K = Axis == 2   ? weight_1d(i) * weight_1d(j)
+                           : Axis == 1 ? weight_1d(i) * rest_moment(j)
+                                       : rest_moment(i) * rest_moment(j);
+      if constexpr (Forward)
+        forward(m[base], m[base + stride], m[base + 2 * stride], u, Real(K));
+      else
+        backward(m[base], m[base + stride], m[base + 2 * stride], u, Real(K));
+    });
+  }
+
+  template <class L, class Real>
+  KOKKOS_FORCEINLINE_FUNCTION static void collide(Real (&f)[L::Q], const CollisionParams<Real>& p) {
+    static_assert(L::Q == 27, "the cumulant collision is defined on D3Q27");
+    Real m[27], drho = 0, j[3] = {0, 0, 0};
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      const Real g = f[q] - Real(L::w(q));
+      m[L::code(q)] = g;
+      drho += g;
+      if constexpr (L::c(q, 0) != 0) j[0] += L::c(q, 0) * g;
+      if constexpr (L::c(q, 1) != 0) j[1] += L::c(q, 1) * g;
+      if constexpr (L::c(q, 2) != 0) j[2] += L::c(q, 2) * g;
+    });
+    const Real rho = Real(1) + drho, inv_rho = Real(1) / rho;
+    const Real u[3] = {(j[0] + Real(0.5) * p.force[0]) * inv_rho, (j[1] + Real(0.5) * p.force[1]) * inv_rho,
+                       (j[2] + Real(0.5) * p.force[2]) * inv_rho};
+    pass<2, true>(m, u[2]);
+    pass<1, true>(m, u[1]);
+    pass<0, true>(m, u[0]);
+    // m[x + 3y + 9z]: central moment of orders (x, y, z) minus the rest state's.
+    const Real third = Real(1) / Real(3);
+    const Real w1 = p.omega, w2 = Real(1);
+    const Real xx_yy = m[2] - m[6], xx_zz = m[2] - m[18], trace = m[2] + m[6] + m[18];  // trace - 1
+    const Real dxux = -Real(0.5) * inv_rho * (w1 * (xx_yy + xx_zz) + w2 * (trace - drho));
+    const Real dyuy = dxux + Real(1.5) * w1 * inv_rho * xx_yy;
+    const Real dzuz = dxux + Real(1.5) * w1 * inv_rho * xx_zz;
+    const Real ux2 = u[0] * u[0], uy2 = u[1] * u[1], uz2 = u[2] * u[2];
+    const Real trace_post = trace + w2 * (drho - trace) -
+                            Real(3) * rho * (Real(1) - Real(0.5) * w2) * (ux2 * dxux + uy2 * dyuy + uz2 * dzuz);
+    const Real shear_keep = Real(1) - w1, shear_fix = Real(3) * rho * (Real(1) - Real(0.5) * w1);
+    const Real xx_yy_post = shear_keep * xx_yy - shear_fix * (ux2 * dxux - uy2 * dyuy);
+    const Real xx_zz_post = shear_keep * xx_zz - shear_fix * (ux2 * dxux - uz2 * dzuz);
+    const Real a = third * (trace_post + xx_yy_post + xx_zz_post);  // kappa_200 - 1/3
+    const Real b = third * (trace_post - Real(2) * xx_yy_post + xx_zz_post);
+    const Real c = third * (trace_post + xx_yy_post - Real(2) * xx_zz_post);
+    const Real xy = shear_keep * m[4], xz = shear_keep * m[10], yz = shear_keep * m[12];
+    const Real m100 = -m[1], m010 = -m[3], m001 = -m[9];
+    static_for<27>([&](auto ic) { m[decltype(ic)::value] = Real(0); });
+    m[0] = drho;
+    m[1] = m100;
+    m[3] = m010;
+    m[9] = m001;
+    m[2] = a;
+    m[6] = b;
+    m[18] = c;
+    m[4] = xy;
+    m[10] = xz;
+    m[12] = yz;
+    // Order 4 of the Gaussian, kappa_220 = (k200 k020 + 2 k110^2) / rho, minus the rest state's 1/9.
+    const Real ninth = Real(1) / Real(9);
+    m[8] = inv_rho * (a * b + third * (a + b) - ninth * drho + Real(2) * xy * xy);
+    m[20] = inv_rho * (a * c + third * (a + c) - ninth * drho + Real(2) * xz * xz);
+    m[24] = inv_rho * (b * c + third * (b + c) - ninth * drho + Real(2) * yz * yz);
+    m[14] = inv_rho * ((a + third) * yz + Real(2) * xy * xz);  // kappa_211
+    m[16] = inv_rho * ((b + third) * xz + Real(2) * xy * yz);  // kappa_121
+    m[22] = inv_rho * ((c + third) * xy + Real(2) * xz * yz);  // kappa_112
+    // Order 6: (k200 k020 k002 + 2 (k200 k011^2 + k020 k101^2 + k002 k110^2) + 8 k110 k101 k011) / rho^2 - 1/27.
+    m[26] = inv_rho * inv_rho *
+            (a * b * c + third * (a * b + b * c + a * c) + ninth * (a + b + c) - Real(1) / Real(27) * drho * (Real(2) + drho) +
+             Real(2) * ((a + third) * yz * yz + (b + third) * xz * xz + (c + third) * xy * xy) + Real(8) * xy * xz * yz);
+    pass<0, false>(m, u[0]);
+    pass<1, false>(m, u[1]);
+    pass<2, false>(m, u[2]);
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      f[q] = m[L::code(q)] + Real(L::w(q));
+    });
+  }
+};
+
+// Runs f(collision) for the deck's collision model; the cumulant exists on D3Q27 only (the deck
+// refuses it elsewhere), so other lattices never instantiate it.
+template <class L, class F>
 decltype(auto) dispatch_collision(CollisionKind kind, F&& f) {
+  if constexpr (L::Q == 27) {
+    if (kind == CollisionKind::Cumulant) return f(Cumulant{});
+  }
   if (kind == CollisionKind::TRT) return f(TRT{});
   return f(BGK{});
 }

@@ -138,7 +138,7 @@ void AAScheme<L, Real>::step_part(const std::array<int, 3>& lo, const std::array
   const SchemeContext<Real>& c = this->c_;
   const DeviceView<const std::uint8_t*> flags = c.field.flags;
   const bool neighbour_step = reversed_;
-  dispatch_collision(c.physics.collision, [&](auto collision) {
+  dispatch_collision<L>(c.physics.collision, [&](auto collision) {
     using C = decltype(collision);
     if (neighbour_step)
       for_each_cell("boreas::lbm::aa_neighbour", c.field.geom, lo, hi,
@@ -207,7 +207,7 @@ void MergedAAScheme<L, Real>::sweep(long groups) {
   }
   const auto f = this->f_;
   const DeviceView<const std::uint8_t*> flags = c.field.flags;
-  dispatch_collision(c.physics.collision, [&](auto collision) {
+  dispatch_collision<L>(c.physics.collision, [&](auto collision) {
     using C = decltype(collision);
     const MergedAARows<L, Real, C> rows{AALocalStep<L, Real, C>{f, flags, c.field.geom, c.physics.params},
                                         AANeighbourStep<L, Real, C>{f, flags, c.field.geom, c.physics.bc, c.physics.params,

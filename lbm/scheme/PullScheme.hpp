@@ -41,7 +41,7 @@ class PullScheme : public StreamingScheme<L, Real> {
     const SchemeContext<Real>& c = this->c_;
     const PullGather<L, Real> gather{f_[cur_], c.field.flags, c.field.geom, c.physics.bc, c.physics.params};
     const Populations<Real> dst = f_[cur_ ^ 1];
-    dispatch_collision(c.physics.collision, [&](auto collision) {
+    dispatch_collision<L>(c.physics.collision, [&](auto collision) {
       using C = decltype(collision);
       for_each_cell("boreas::lbm::pull", c.field.geom, lo, hi, PullStep<L, Real, C>{gather, dst});
     });
@@ -134,7 +134,7 @@ void MergedScheme<L, Real>::sweep_slabs(long groups) {
     return;
   }
   fill_ghosts<L>(c.periodic, this->f_[this->cur_], c.periodic.pulled);
-  dispatch_collision(c.physics.collision, [&](auto collision) {
+  dispatch_collision<L>(c.physics.collision, [&](auto collision) {
     using C = decltype(collision);
     const PullStep<L, Real, C> from0{PullGather<L, Real>{this->f_[0], c.field.flags, c.field.geom, c.physics.bc, c.physics.params},
                                      this->f_[1]};
@@ -166,7 +166,7 @@ void MergedScheme<L, Real>::sweep_tiles(long groups, bool from_ghosts) {
   const TileSchedule s = tile_schedule(c.field.geom, L::D, k_, c.tile);
   int wrap[3];
   for (int d = 0; d < 3; ++d) wrap[d] = from_ghosts ? 0 : c.field.map.periodic[d];
-  dispatch_collision(c.physics.collision, [&](auto collision) {
+  dispatch_collision<L>(c.physics.collision, [&](auto collision) {
     using C = decltype(collision);
     using Tiles = MergedTiles<L, Real, C>;
     const std::size_t bytes = Tiles::scratch_bytes(s);

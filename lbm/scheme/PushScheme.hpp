@@ -34,7 +34,7 @@ class PushScheme : public StreamingScheme<L, Real> {
   void step_part(const std::array<int, 3>& lo, const std::array<int, 3>& hi) override {
     const SchemeContext<Real>& c = this->c_;
     const DeviceView<const std::uint8_t*> flags = c.field.flags;
-    dispatch_collision(c.physics.collision, [&](auto collision) {
+    dispatch_collision<L>(c.physics.collision, [&](auto collision) {
       using C = decltype(collision);
       for_each_cell("boreas::lbm::push", c.field.geom, lo, hi,
                     PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, c.field.geom, c.physics.bc, c.physics.params});

@@ -28,7 +28,7 @@ class SwapScheme : public StreamingScheme<L, Real> {
   void step_from_ghosts() override {
     const SchemeContext<Real>& c = this->c_;
     const DeviceView<const std::uint8_t*> flags = c.field.flags;
-    dispatch_collision(c.physics.collision, [&](auto collision) {
+    dispatch_collision<L>(c.physics.collision, [&](auto collision) {
       using C = decltype(collision);
       const SwapRow<L, Real, C> row{f_, flags, c.field.geom, c.physics.bc, c.physics.params};
       if (prism_)

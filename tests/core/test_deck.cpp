@@ -321,7 +321,7 @@ TEST(DeckErrors, WrongType) {
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[output]\nvtk = 1\n"),
                   "deck.toml:12:7: error: output.vtk: expected a boolean (true or false), got 1");
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[collision]\nmodel = \"bgk\"\n"),
-                  "deck.toml:12:9: error: collision.model: expected one of BGK, TRT, got string "
+                  "deck.toml:12:9: error: collision.model: expected one of BGK, TRT, cumulant, got string "
                   "'bgk'; did you mean 'BGK'?");
   const std::string e = error_of("physics = 3\n" + head);
   EXPECT_CONTAINS(e, "deck.toml:1:11: error: physics: expected a table, got 3");
@@ -468,9 +468,13 @@ TEST(DeckErrors, MiscConstraints) {
   EXPECT_CONTAINS(error_of(head + p + "[validation]\nobservables = [\"ghia\"]\n"),
                   "validation.observables[0]: expected one of poiseuille_profile");
   EXPECT_CONTAINS(error_of(head + p + "[simulation]\n"), "deck.toml:11:1: error: TOML syntax error");
-  EXPECT_CONTAINS(error_of(head + p + "[initial]\ntype = \"taylor_green\"\namplitude = 0.01\n"
-                                      "velocity = [0, 0, 0]\n"),
-                  "initial.velocity: velocity is only used by initial.type = \"uniform\"");
+  EXPECT_CONTAINS(error_of(head + p + "[initial]\ntype = \"taylor_green\"\namplitude = 0.125\n"
+                                      "velocity = [0.25, 0, 0]\n"),
+                  "initial.amplitude: lattice speed 0.375 gives Mach");  // the vortex's stream counts
+  EXPECT_CONTAINS(error_of(head + p + "[collision]\nmodel = \"cumulant\"\n"),
+                  "collision.model: the cumulant collision is defined on D3Q27");
+  EXPECT_CONTAINS(error_of(head + p + "[collision]\nmodel = \"cumulant\"\nmagic = 0.2\n"),
+                  "magic is only used by TRT (collision.model is cumulant)");
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = nan\n"), "physics.tau: expected a number > 0.5, got nan");
   EXPECT_CONTAINS(error_of(head + p + "[output]\ndirectory = \"\"\n"), "output.directory");
   EXPECT_CONTAINS(error_of(head + p + "[simulation.kernel]\n"),

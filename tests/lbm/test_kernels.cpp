@@ -1,6 +1,7 @@
 // Every streaming variant against the two-lattice pull reference: fields_hash and the
 // macroscopic fields must be bitwise equal after 1, 2, 5, 7 and 13 steps, for every lattice,
-// precision and boundary set, and after a save/restore round trip. Tiles of 4 rows give the
+// precision and boundary set (the cumulant collision on D3Q27 too), and after a save/restore
+// round trip. Tiles of 4 rows give the
 // prism variants several tiles (and merged<k> its tile seams, or in the tile form partial tiles
 // at the box ends) even in these small boxes.
 #include <gtest/gtest.h>
@@ -18,7 +19,7 @@ using namespace boreas;
 
 namespace {
 
-enum class Boundaries { Walls, MovingLid, Periodic, InletOutlet, Obstacles };
+enum class Boundaries { Walls, MovingLid, Periodic, InletOutlet, Obstacles, Cumulant };
 
 const char* name_of(Boundaries b) {
   switch (b) {
@@ -26,6 +27,7 @@ const char* name_of(Boundaries b) {
     case Boundaries::MovingLid: return "moving_lid";
     case Boundaries::Periodic: return "periodic";
     case Boundaries::InletOutlet: return "inlet_outlet";
+    case Boundaries::Cumulant: return "cumulant";
     default: return "obstacles";
   }
 }
@@ -64,6 +66,23 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
       c.faces[XMax].density = 0.99;
       set_axis(2, FaceBC::Periodic);
       break;
+    case Boundaries::Cumulant: {  // D3Q27: the cumulant collision with every boundary kind and a force
+      c.collision = CollisionKind::Cumulant;
+      c.faces[XMin].type = FaceBC::VelocityInlet;
+      c.faces[XMin].velocity = {0.04, 0.01, 0};
+      c.faces[XMax].type = FaceBC::PressureOutlet;
+      c.faces[XMax].density = 0.99;
+      c.faces[YMax].type = FaceBC::MovingWall;
+      c.faces[YMax].velocity = {0.05, 0, 0.02};
+      set_axis(2, FaceBC::Periodic);
+      c.force = {2e-5, -1e-5, 3e-5};
+      Obstacle sphere;
+      sphere.shape = Obstacle::Shape::Sphere;
+      sphere.center = {5.0, 4.0, 4.0};
+      sphere.radius = 2.2;
+      c.obstacles = {sphere};
+      break;
+    }
     case Boundaries::Obstacles: {
       c.collision = CollisionKind::TRT;
       set_axis(0, FaceBC::Periodic);
@@ -187,6 +206,20 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("ab_pull", "ab_push", "aa", "swap", "swap_prism", "merged2", "merged3",
                                          "merged2_tiles", "merged3_tiles", "merged_aa2", "merged_aa3"),
                        all_lattices, both_precisions, all_boundary_sets, ::testing::Values(StorageLayout::AoSoA)),
+    case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    Cumulant, KernelEquality,
+    ::testing::Combine(::testing::Values("ab_push", "aa", "swap", "swap_prism", "merged2", "merged3", "merged2_tiles",
+                                         "merged3_tiles", "merged_aa2", "merged_aa3"),
+                       ::testing::Values(LatticeKind::D3Q27), both_precisions, ::testing::Values(Boundaries::Cumulant),
+                       ::testing::Values(StorageLayout::SoA)),
+    case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    CumulantAoSoA, KernelEquality,
+    ::testing::Combine(::testing::Values("ab_pull", "aa", "swap"), ::testing::Values(LatticeKind::D3Q27),
+                       both_precisions, ::testing::Values(Boundaries::Cumulant), ::testing::Values(StorageLayout::AoSoA)),
     case_name);
 
 // merged<k> and merged_aa<k> on the host split the block into z slabs, one per thread, whose
