@@ -1,5 +1,5 @@
 """What the command-line tests (run_*.py beside this file) share: one PASS/FAIL line per check
-and the summary, a run's report.json, and a snapshot of a directory (a refused run must leave it
+and the summary, a run's report.json and checkpoints, and a snapshot of a directory (a refused run must leave it
 as it was)."""
 import json
 
@@ -25,6 +25,11 @@ def report(out):
     """The report.json a run wrote into `out` (a pathlib.Path), or {} if there is none."""
     path = out / "report.json"
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+def checkpoint_files(out):
+    """The checkpoints in `out`/checkpoints (the default directory), sorted by name, thus by step."""
+    return sorted((out / "checkpoints").glob("*.bchk"))
 
 
 def snapshot(out):

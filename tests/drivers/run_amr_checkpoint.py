@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-from cli_checks import Checks, report, snapshot
+from cli_checks import Checks, checkpoint_files, report, snapshot
 
 ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1")
 NAME = "cylinder2d_amr"
@@ -66,7 +66,7 @@ def main(argv):
     run(full, "simulation.steps=400")
     part = tmp / "part"
     p = run(part, "simulation.steps=250", "checkpoint.every=100")
-    names = sorted(f.name for f in (part / "checkpoints").glob("*.bchk")) if (part / "checkpoints").exists() else []
+    names = [f.name for f in checkpoint_files(part)]
     check("checkpoints at step 200 and at the end (250), keep = 2",
           p.returncode == 0 and names == [f"{NAME}_step00000200.bchk", f"{NAME}_step00000250.bchk"],
           f"{names} {p.stderr[-300:]}")
@@ -110,7 +110,7 @@ def main(argv):
         err = "no exit 120 s after the signal"
     r = report(stopped)
     step = r.get("steps", -1)
-    saved = [x.name for x in (stopped / "checkpoints").glob("*.bchk")] if (stopped / "checkpoints").exists() else []
+    saved = [x.name for x in checkpoint_files(stopped)]
     check("SIGTERM: exit 4, status interrupted, one checkpoint at the step reached",
           proc.returncode == 4 and r.get("status") == "interrupted" and saved == [f"{NAME}_step{step:08d}.bchk"]
           and "--restart latest" in err, f"exit {proc.returncode}; {''.join(seen)[-200:]}{err[-300:]}")
@@ -153,7 +153,7 @@ def main(argv):
     refused("another [amr] table", base, "amr", "amr.max_level=3")
     uniform = tmp / "uniform"
     run(uniform, "simulation.steps=20", "checkpoint.every=20", "output.vtk=false", which=uniform_deck)
-    uniform_checkpoints = sorted((uniform / "checkpoints").glob("*.bchk")) if (uniform / "checkpoints").exists() else []
+    uniform_checkpoints = checkpoint_files(uniform)
     if uniform_checkpoints:
         refused("a uniform-grid deck's checkpoint", uniform_checkpoints[-1], "written by another deck")
     else:
@@ -166,7 +166,7 @@ def main(argv):
             "output.progress_every=50")
     r = report(unstable)
     good = r.get("instability", {}).get("last_good_step")
-    saved = [x.name for x in (unstable / "checkpoints").glob("*.bchk")] if (unstable / "checkpoints").exists() else []
+    saved = [x.name for x in checkpoint_files(unstable)]
     check("an unstable run (exit 3) checkpoints its last good step",
           p.returncode == 3 and good is not None and saved == [f"{NAME}_step{good:08d}.bchk"], f"{saved} {good}")
 

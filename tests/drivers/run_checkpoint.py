@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from cli_checks import Checks, report, snapshot
+from cli_checks import Checks, checkpoint_files, report, snapshot
 
 ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
            OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
@@ -64,8 +64,7 @@ def main(argv):
     run(full, "simulation.steps=300", "output.vtk=true")
     part = tmp / "part"
     p = run(part, "simulation.steps=150", "checkpoint.every=100", "output.vtk=true")
-    ckdir = part / "checkpoints"
-    names = sorted(f.name for f in ckdir.glob("*.bchk")) if ckdir.exists() else []
+    names = [f.name for f in checkpoint_files(part)]
     check("checkpoints at step 100 and at the end (150)",
           p.returncode == 0 and names == ["cavity3d_step00000100.bchk", "cavity3d_step00000150.bchk"], str(names))
     p = run(part, "simulation.steps=300", "checkpoint.every=100", "output.vtk=true", restart="latest")
@@ -80,7 +79,7 @@ def main(argv):
     check("the .pvd lists every output of both runs",
           all(f"cavity3d_{s:06d}.vti" in pvd for s in range(0, 301, 50)) and pvd.count("<DataSet") == 7)
     check("keep = 2 (default) removes older checkpoints",
-          sorted(x.name for x in ckdir.glob("*.bchk")) == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"])
+          [x.name for x in checkpoint_files(part)] == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"])
 
     # --- a stop signal: checkpoint, exit 4; restarts continue bit for bit
     def stop_and_restart(label, sig, ranks):
@@ -105,7 +104,7 @@ def main(argv):
             return
         r = report(out) if (out / "report.json").exists() else {}
         step = r.get("steps", -1)
-        saved = list((out / "checkpoints").glob("*.bchk")) if (out / "checkpoints").exists() else []
+        saved = checkpoint_files(out)
         check(f"{label}: exit 4, status interrupted, one checkpoint at the step reached",
               proc.returncode == 4 and r.get("status") == "interrupted" and
               [x.name for x in saved] == [f"cavity3d_step{step:08d}.bchk"], f"exit {proc.returncode}; {err[-300:]}")
@@ -130,7 +129,7 @@ def main(argv):
         proc = subprocess.Popen(cmd(killed, *big), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
         ckdir = killed / "checkpoints"
         deadline = time.time() + 60
-        while time.time() < deadline and len(list(ckdir.glob("*.bchk")) if ckdir.exists() else []) < 1:
+        while time.time() < deadline and not checkpoint_files(killed):
             time.sleep(0.05)
         time.sleep(0.3 + 0.17 * trial)
         proc.kill()
@@ -139,7 +138,7 @@ def main(argv):
             caught = True
             break
     check("kill -9 landed inside a checkpoint write (a .tmp left behind)", caught, f"{trial + 1} trials")
-    complete = sorted(ckdir.glob("*.bchk")) if ckdir.exists() else []
+    complete = checkpoint_files(killed)
     if complete:
         step = int(complete[-1].name[len("cavity3d_step"):-len(".bchk")])
         p = run(killed, "domain.cells=[96,96,96]", f"simulation.steps={step + 2}", "output.vtk=false",
@@ -205,7 +204,7 @@ def main(argv):
             "output.progress_every=50", "output.vtk=false")
     r = report(unstable) if (unstable / "report.json").exists() else {}
     good = r.get("instability", {}).get("last_good_step")
-    saved = [x.name for x in (unstable / "checkpoints").glob("*.bchk")] if (unstable / "checkpoints").exists() else []
+    saved = [x.name for x in checkpoint_files(unstable)]
     check("an unstable run (exit 3) checkpoints its last good step",
           p.returncode == 3 and good is not None and saved == [f"cavity3d_step{good:08d}.bchk"], f"{saved} {good}")
 
