@@ -22,6 +22,9 @@ enum class CollisionKind { BGK, TRT, Cumulant };
 inline const char* collision_name(CollisionKind k) {
   return k == CollisionKind::TRT ? "TRT" : k == CollisionKind::Cumulant ? "cumulant" : "BGK";
 }
+// Subgrid-scale (LES) models: an eddy viscosity added to tau per cell by every collision model.
+enum class SgsModel { None, Smagorinsky };
+inline const char* sgs_name(SgsModel m) { return m == SgsModel::Smagorinsky ? "smagorinsky" : "none"; }
 
 // Domain faces in the order x-, x+, y-, y+, z-, z+.
 enum Face : int { XMin = 0, XMax, YMin, YMax, ZMin, ZMax };
@@ -124,6 +127,15 @@ struct CheckpointConfig {
   std::string directory;       // empty: <output directory>/checkpoints
 };
 
+// [forces]: forces on the obstacles by momentum exchange, sampled every `every` steps
+// (drivers/ForceSeries.hpp); reference values in lattice units.
+struct ForcesConfig {
+  bool enabled = false;
+  long every = 1;
+  double velocity = 0, length = 0, area = 0;
+  int drag_axis = 0, lift_axis = 1;
+};
+
 struct Config {
   std::string deck_path;  // as given on the command line
   // Where the deck gave the keys that checks after parsing refer to ("deck.toml:7:9", or
@@ -136,6 +148,8 @@ struct Config {
   Precision precision = Precision::Double;
   CollisionKind collision = CollisionKind::BGK;
   double trt_magic = 3.0 / 16.0;
+  SgsModel sgs = SgsModel::None;    // [collision] sgs
+  double smagorinsky_constant = 0.1;  // [collision] smagorinsky_constant, C_s (filter width = dx)
   Scheme kernel;  // [simulation] kernel, parsed (core/Scheme.hpp)
   int tile = 16;  // [simulation] tile: prism tile width of swap_prism / merged<k> (rows)
   MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form
@@ -173,6 +187,7 @@ struct Config {
   ParallelConfig parallel;
   AmrConfig amr;
   CheckpointConfig checkpoint;
+  ForcesConfig forces;
 
   int dimensions() const { return lattice == LatticeKind::D2Q9 ? 2 : 3; }
 };

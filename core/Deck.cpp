@@ -430,7 +430,7 @@ const std::vector<std::string> face_names{"x_min", "x_max", "y_min", "y_max", "z
 const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   "collision",
                                           "physics",    "initial",  "boundary", "obstacle",
                                           "geometry",   "output",   "validation",
-                                          "parallel",   "amr",      "checkpoint"};
+                                          "parallel",   "amr",      "checkpoint", "forces"};
 
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
@@ -438,7 +438,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"simulation", {"name", "steps", "kernel", "tile", "merge_form", "layout", "bundle", "storage"}},
       {"lattice", {"model", "precision"}},
       {"domain", {"cells"}},
-      {"collision", {"model", "magic"}},
+      {"collision", {"model", "magic", "sgs", "smagorinsky_constant"}},
       {"physics",
        {"tau", "viscosity", "reynolds", "length", "velocity", "density", "force", "mach_limit"}},
       {"initial", {"type", "velocity", "amplitude"}},
@@ -449,6 +449,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"output", {"directory", "every", "vtk", "progress_every"}},
       {"validation", {"observables"}},
       {"checkpoint", {"every", "minutes", "keep", "directory"}},
+      {"forces", {"every", "reference_velocity", "reference_length", "reference_area", "drag_axis", "lift_axis"}},
       {"amr", {"leaf_size", "max_level", "region", "regrid_every", "criterion", "refine_above", "coarsen_below"}},
       {"region", {"level", "lo", "hi", "near", "distance"}},
       {"parallel",
@@ -839,6 +840,20 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     else if (auto m = c.number(col, "magic", "a number > 0", positive))
       cfg.trt_magic = *m;
   }
+  if (col.get("sgs")) {
+    if (auto m = c.choice(col, "sgs", {"none", "smagorinsky"})) {
+      cfg.sgs = *m == 1 ? SgsModel::Smagorinsky : SgsModel::None;
+      if (cfg.sgs != SgsModel::None && root.get("amr"))
+        c.at(col.get("sgs"), "collision.sgs: subgrid models do not run on AMR levels yet (their coupling rescales "
+                             "populations with each level's constant tau); use sgs = \"none\" with [amr]");
+    }
+  }
+  if (col.get("smagorinsky_constant")) {
+    if (cfg.sgs != SgsModel::Smagorinsky)
+      c.not_used(col, "smagorinsky_constant", "smagorinsky_constant is only used by collision.sgs = \"smagorinsky\"");
+    else if (auto m = c.number(col, "smagorinsky_constant", "a number > 0", positive))
+      cfg.smagorinsky_constant = *m;
+  }
 
   // [physics]
   const Tbl phy = c.table(root, "physics", "physics");
@@ -1187,6 +1202,41 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       c.at(chk.get("directory"), "checkpoint.directory: expected a non-empty string (path)");
     else
       cfg.checkpoint.directory = *d;
+  }
+
+  // [forces]
+  const Tbl frc = c.table(root, "forces", "forces");
+  c.unknown_keys(frc, schema_keys().at("forces"));
+  if (frc.t) {
+    cfg.forces.enabled = true;
+    cfg.forces.every = 10;
+    if (root.get("amr"))
+      c.at(frc.t, "[forces] does not run on AMR levels yet; remove [amr] or [forces]");
+    if (cfg.obstacles.empty() && !cfg.voxels)
+      c.at(frc.t, "[forces] needs a body to act on: an [[obstacle]] or [geometry] voxel_file");
+    if (auto e = c.integer(frc, "every", "an integer >= 1 (steps between samples)", 1)) cfg.forces.every = long(*e);
+    auto reference = [&](const char* key, std::optional<double> fallback, const std::string& why) {
+      if (frc.get(key)) return c.number(frc, key, "a number > 0 (lattice units)", positive).value_or(1.0);
+      if (fallback) return *fallback;
+      c.at(frc.t, std::string("forces.") + key + ": expected a number > 0 (lattice units); " + why);
+      return 1.0;
+    };
+    cfg.forces.velocity = reference("reference_velocity", cfg.reference_velocity,
+                                    "[physics] gives no velocity to default to");
+    cfg.forces.length = reference("reference_length", cfg.reference_length,
+                                  "[physics] gives no length to default to");
+    cfg.forces.area = reference("reference_area",
+                                dims == 2 ? std::optional<double>(cfg.forces.length) : std::nullopt,
+                                "a 3D body needs its frontal area (2D: the length times one cell)");
+    const std::vector<std::string> axes = dims == 2 ? std::vector<std::string>{"x", "y"}
+                                                    : std::vector<std::string>{"x", "y", "z"};
+    if (frc.get("drag_axis"))
+      if (auto a = c.choice(frc, "drag_axis", axes)) cfg.forces.drag_axis = int(*a);
+    if (frc.get("lift_axis"))
+      if (auto a = c.choice(frc, "lift_axis", axes)) cfg.forces.lift_axis = int(*a);
+    if (cfg.forces.drag_axis == cfg.forces.lift_axis)
+      c.at(frc.get("lift_axis") ? frc.get("lift_axis") : frc.t,
+           "forces.lift_axis: expected an axis other than drag_axis (" + axes[cfg.forces.drag_axis] + ")");
   }
 
   // [validation]

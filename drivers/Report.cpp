@@ -44,6 +44,8 @@ Json config_to_json(const Config& c) {
   j["precision"] = c.precision == Precision::Double ? "double" : "float";
   j["collision"] = collision_name(c.collision);
   if (c.collision == CollisionKind::TRT) j["trt_magic"] = c.trt_magic;
+  j["sgs"] = sgs_name(c.sgs);
+  if (c.sgs == SgsModel::Smagorinsky) j["smagorinsky_constant"] = c.smagorinsky_constant;
   j["kernel"] = scheme_name(c.kernel);
   j["tile"] = c.tile;
   j["merge_form"] = merge_form_name(c.merge_form);

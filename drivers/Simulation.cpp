@@ -3,6 +3,7 @@
 #include "drivers/SparseSimulation.hpp"
 #include "drivers/AmrRun.hpp"
 #include "drivers/Checkpointing.hpp"
+#include "drivers/ForceSeries.hpp"
 
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <climits>
 #include <map>
+#include <optional>
 #include <numeric>
 
 #include "comm/CellRing.hpp"
@@ -32,6 +34,7 @@
 #include "drivers/Stepper.hpp"
 #include "io/Checkpoint.hpp"
 #include "io/VtkSeries.hpp"
+#include "lbm/field/BodyForces.hpp"
 #include "lbm/field/Geometry.hpp"
 #include "lbm/scheme/Traversal.hpp"
 
@@ -95,7 +98,7 @@ class SimulationImpl final : public GridSimulation {
   double total_mass() const override {
     ExactSum local;
     for (const auto& b : blocks_) local += boreas::total_mass<L>(b->field(), b->canonical());
-    return mass_over_ranks(local);
+    return exact_sum_over_ranks(local);
   }
   Health check() const override {
     Health local;
@@ -123,6 +126,28 @@ class SimulationImpl final : public GridSimulation {
     long long n = 0;
     for (const auto& b : blocks_) n += b->field().fluid_cells;
     return comm_.sum(n);
+  }
+  std::vector<std::array<double, 3>> body_forces() const override {
+    std::vector<ExactSum> sums(3 * std::size_t(domain_.bodies()));
+    for (std::size_t i = 0; i < blocks_.size(); ++i) {
+      const Populations<Real> f = blocks_[i]->canonical();
+      if (body_links_.size() == i) {  // built at the first call: runs without [forces] never pay
+        const Field& field = blocks_[i]->field();
+        const std::array<int, 3> lo = field.box.lo;
+        const int nx = field.box.extent(0), ny = field.box.extent(1);
+        std::array<int, 3> local{};
+        body_links_.push_back(body_links<L>(
+            domain_, long(field.box.cells()),
+            [&](long c, std::array<int, 3>& p) {
+              local = {int(c % nx), int((c / nx) % ny), int(c / (long(nx) * ny))};
+              for (int d = 0; d < 3; ++d) p[d] = lo[d] + local[d];
+              return domain_.flag_at(p[0], p[1], p[2]) == flag::fluid;
+            },
+            [&](int q, long) { return f.layout.index(q, field.geom.index(local[0], local[1], local[2])); }));
+      }
+      add_body_forces<L>(body_links_[i], f.data, sums);
+    }
+    return forces_over_ranks(sums);
   }
   void write_checkpoint(const std::string& path, const Json& meta) const override {
     std::vector<BoxBytes> pieces = owned_pieces(int(L::Q * sizeof(Real)));
@@ -166,6 +191,7 @@ class SimulationImpl final : public GridSimulation {
   std::vector<const Block<L, Real>*> const_blocks_;
   std::unique_ptr<Halo<L, Real>> output_halo_;  // ghosts of an in-place variant's canonical state
   std::unique_ptr<Stepper<L, Real>> stepper_;
+  mutable std::vector<BodyLinks> body_links_;  // per block
 };
 
 }  // namespace
@@ -298,6 +324,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
     if (first_step > 0) series.back().resume(double(first_step));
   }
   Checkpoints checkpoints(config, initial_mass);
+  std::optional<ForceSeries> forces;
+  if (config.forces.enabled) forces.emplace(config, body_names(config), root, first_step);
 
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return seconds_since(t0); };
@@ -324,7 +352,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   while (sim->step() < config.steps) {
     const long from = sim->step();
     const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
-                                next_multiple(config.checkpoint.every), from + poll});
+                                next_multiple(config.checkpoint.every), from + poll,
+                                forces ? next_multiple(config.forces.every) : config.steps});
     const auto chunk_start = std::chrono::steady_clock::now();
     sim->advance(next - from);
     double local[3] = {double(stop_signal()), seconds_since(chunk_start) / double(next - from),
@@ -351,6 +380,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
       }
       auto t = timers.scope("others");
       sim->save_state();
+    }
+    if (forces && sim->step() % config.forces.every == 0) {
+      auto t = timers.scope("others");
+      forces->add(sim->step(), sim->body_forces());
     }
     if (at_output) {
       auto t = timers.scope("output");
@@ -423,6 +456,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "interrupted") report["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
+  if (forces) {
+    report["forces"] = forces->report();
+    if (root && options.progress) std::fputs(forces_summary(report["forces"]).c_str(), stderr);
+  }
   report["output_files"] = Json::array();
   for (const VtkSeries& piece : series)
     for (const auto& f : piece.files_written()) report["output_files"].push_back(f);

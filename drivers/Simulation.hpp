@@ -6,9 +6,11 @@
 // and block count where the result is exact (fields_hash, fluid_cells, macroscopic, mass).
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/Config.hpp"
 #include "core/Timers.hpp"
@@ -42,6 +44,10 @@ class Simulation {
   // and, collectively, the slowest rank and the mean.
   virtual Json parallel_report() const = 0;
   virtual long long fluid_cells() const = 0;
+  // Force of the fluid on each body (DomainGeometry::body_at: the deck's obstacles, then the voxel
+  // geometry) over the last step, by momentum exchange (lbm/field/BodyForces.hpp): the same bits on
+  // every decomposition, streaming variant and storage. Collective.
+  virtual std::vector<std::array<double, 3>> body_forces() const = 0;
   // Checkpoints (io/Checkpoint.hpp): the canonical populations of every owned cell, which any
   // decomposition reads back; read_checkpoint continues the run at header["step"]. Collective.
   virtual void write_checkpoint(const std::string& path, const Json& meta) const = 0;

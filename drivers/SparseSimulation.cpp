@@ -4,12 +4,14 @@
 #include <climits>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "comm/SparseLinks.hpp"
 #include "core/Error.hpp"
 #include "core/MemoryBudget.hpp"
 #include "drivers/GridSimulation.hpp"
 #include "io/Checkpoint.hpp"
+#include "lbm/field/BodyForces.hpp"
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/scheme/SparseSteps.hpp"
 #include "lbm/scheme/Traversal.hpp"
@@ -49,7 +51,7 @@ class SparseSimulation final : public GridSimulation {
 
   std::uint64_t fields_hash() const override { return comm_.sum(sparse_fields_hash<L, Real>(field_, canonical())); }
   double total_mass() const override {
-    return mass_over_ranks(sparse_total_mass<L, Real>(field_, canonical()));
+    return exact_sum_over_ranks(sparse_total_mass<L, Real>(field_, canonical()));
   }
   Health check() const override {
     const DeviceView<Real*> f = canonical();
@@ -94,6 +96,20 @@ class SparseSimulation final : public GridSimulation {
   }
 
   long long fluid_cells() const override { return comm_.sum(static_cast<long long>(field_.cells)); }
+  std::vector<std::array<double, 3>> body_forces() const override {
+    if (!body_links_) {  // built at the first call: runs without [forces] never pay
+      body_links_ = body_links<L>(
+          domain_, field_.cells,
+          [&](long i, std::array<int, 3>& p) {
+            p = cell_at(i);
+            return true;
+          },
+          [&](int q, long i) { return field_.slot(q, i); });
+    }
+    std::vector<ExactSum> sums(3 * std::size_t(domain_.bodies()));
+    add_body_forces<L>(*body_links_, canonical(), sums);
+    return forces_over_ranks(sums);
+  }
 
   // Checkpoints hold every cell of the blocks, as the dense storage's do (solid cells zero), so
   // that either storage continues the other's run.
@@ -206,6 +222,8 @@ class SparseSimulation final : public GridSimulation {
     else Kokkos::deep_copy(natural, f_);
     return natural;
   }
+
+  mutable std::optional<BodyLinks> body_links_;
 
   // Global coordinates of cell i.
   std::array<int, 3> cell_at(long i) const {

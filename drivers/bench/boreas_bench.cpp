@@ -171,6 +171,7 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
     out["merge_form"] = merges_in_tiles(config.merge_form) ? "tiles" : "slabs";
   out["precision"] = c.precision == Precision::Float ? "float" : "double";
   out["collision"] = collision_name(config.collision);
+  out["sgs"] = sgs_name(config.sgs);
   out["cells"] = Json::array({c.cells[0], c.cells[1], c.cells[2]});
   out["n_cells"] = n_cells;
   out["steps"] = steps;
@@ -377,7 +378,7 @@ int main(int argc, char** argv) {
                "options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed on to Kokkos.",
                "boreas-bench"};
   std::vector<std::string> lattices{"D3Q19"}, precisions{"double"}, sizes{"128"};
-  std::string kernel = "ab_pull", collision = "BGK", merge_form = "auto", layout = "soa";
+  std::string kernel = "ab_pull", collision = "BGK", merge_form = "auto", layout = "soa", sgs = "none";
   int tile = Config().tile, bundle = Config().bundle;
   long steps = 10;
   int repeats = 5;
@@ -391,6 +392,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(boreas::known_kernels()));
   app.add_option("--collision", collision, "collision operator (cumulant: D3Q27 only)")
       ->check(CLI::IsMember({"BGK", "TRT", "cumulant"}));
+  app.add_option("--sgs", sgs, "subgrid model (deck key collision.sgs; C_s 0.1)")
+      ->check(CLI::IsMember({"none", "smagorinsky"}));
   app.add_option("--tile", tile, "prism / merge tile (deck key simulation.tile)")->check(CLI::Range(2, 1 << 20));
   app.add_option("--merge-form", merge_form, "merged<k> form (deck key simulation.merge_form)")
       ->check(CLI::IsMember({"auto", "slabs", "tiles"}));
@@ -444,6 +447,7 @@ int main(int argc, char** argv) {
   kernel_settings.collision = collision == "TRT"        ? CollisionKind::TRT
                               : collision == "cumulant" ? CollisionKind::Cumulant
                                                         : CollisionKind::BGK;
+  kernel_settings.sgs = sgs == "smagorinsky" ? SgsModel::Smagorinsky : SgsModel::None;
   kernel_settings.tile = tile;
   kernel_settings.merge_form =
       merge_form == "tiles" ? MergeForm::Tiles : merge_form == "slabs" ? MergeForm::Slabs : MergeForm::Auto;

@@ -42,25 +42,26 @@ bool DomainGeometry::wrap(std::array<int, 3>& p) const {
   return inside;
 }
 
-bool DomainGeometry::solid_inside(const std::array<double, 3>& p, const std::array<int, 3>& voxel) const {
-  for (const Obstacle& o : obstacles_) {
+int DomainGeometry::solid_body(const std::array<double, 3>& p, const std::array<int, 3>& voxel) const {
+  for (std::size_t k = 0; k < obstacles_.size(); ++k) {
+    const Obstacle& o = obstacles_[k];
     switch (o.shape) {
       case Obstacle::Shape::Box:
         if (p[0] >= o.lo[0] && p[0] <= o.hi[0] && p[1] >= o.lo[1] && p[1] <= o.hi[1] &&
             p[2] >= o.lo[2] && p[2] <= o.hi[2])
-          return true;
+          return int(k);
         break;
       case Obstacle::Shape::Sphere: {
         double r2 = 0;
         for (int d = 0; d < 3; ++d) r2 += (p[d] - o.center[d]) * (p[d] - o.center[d]);
-        if (r2 <= o.radius * o.radius) return true;
+        if (r2 <= o.radius * o.radius) return int(k);
         break;
       }
       case Obstacle::Shape::Cylinder: {
         double r2 = 0;
         for (int d = 0; d < 3; ++d)
           if (d != o.axis) r2 += (p[d] - o.center[d]) * (p[d] - o.center[d]);
-        if (r2 <= o.radius * o.radius) return true;
+        if (r2 <= o.radius * o.radius) return int(k);
         break;
       }
     }
@@ -72,14 +73,28 @@ bool DomainGeometry::solid_inside(const std::array<double, 3>& p, const std::arr
         if (v[0] >= r.lo[0] && v[1] >= r.lo[1] && v[2] >= r.lo[2] && v[0] < r.hi[0] && v[1] < r.hi[1] && v[2] < r.hi[2]) {
           const std::size_t i = (static_cast<std::size_t>(v[2] - r.lo[2]) * (r.hi[1] - r.lo[1]) + (v[1] - r.lo[1])) *
                                     (r.hi[0] - r.lo[0]) + (v[0] - r.lo[0]);
-          return r.voxels[i] != 0;
+          return r.voxels[i] != 0 ? int(obstacles_.size()) : -1;
         }
       // A bug, not bad input, and on one rank only: std::logic_error makes boreas abort every rank.
       throw std::logic_error("voxel (" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " +
                              std::to_string(v[2]) + ") was not read on this rank");
     }
   }
-  return false;
+  return -1;
+}
+
+int DomainGeometry::body_at(int x, int y, int z) const {
+  std::array<int, 3> p{x, y, z};
+  if (!wrap(p)) return -1;
+  const std::array<double, 3> centre{double(p[0]), double(p[1]), double(p[2])};
+  return solid_body(centre, p);
+}
+
+std::vector<std::string> body_names(const Config& config) {
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < config.obstacles.size(); ++k) names.push_back("obstacle" + std::to_string(k));
+  if (config.voxels) names.push_back("voxels");
+  return names;
 }
 
 namespace {

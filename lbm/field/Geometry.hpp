@@ -4,6 +4,7 @@
 // rank evaluates it for its own block and ghosts, so no flags are ever communicated.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/Config.hpp"
@@ -15,6 +16,9 @@ struct VoxelRegion {
   std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};
   std::vector<std::uint8_t> voxels;
 };
+
+// Names of the bodies DomainGeometry::body_at numbers: "obstacle0", ..., then "voxels".
+std::vector<std::string> body_names(const Config& config);
 
 class DomainGeometry {
  public:
@@ -29,6 +33,11 @@ class DomainGeometry {
   // axis; AMR, amr/): outside the domain the face flags, inside obstacles tested at the cell's
   // centre in level-0 cell-centre coordinates and voxels by the level-0 cell holding it.
   std::uint8_t flag_at_level(int level, int x, int y, int z) const;
+  // The body holding level-0 cell (x, y, z) (periodic axes wrapped): the index of the first deck
+  // obstacle that contains it, then obstacles().size() for a solid voxel; -1 for a fluid cell or
+  // one outside the domain. Bodies are what the forces of lbm/field/BodyForces.hpp act on.
+  int body_at(int x, int y, int z) const;
+  int bodies() const { return int(obstacles_.size()) + (voxel_dims_[0] > 0 ? 1 : 0); }
   bool periodic(int axis) const { return periodic_[axis]; }
   const std::array<int, 3>& cells() const { return cells_; }
   const std::array<FaceCondition, num_faces>& faces() const { return faces_; }
@@ -38,7 +47,10 @@ class DomainGeometry {
 
  private:
   // `centre` in level-0 cell-centre coordinates, `voxel` the level-0 cell holding it.
-  bool solid_inside(const std::array<double, 3>& centre, const std::array<int, 3>& voxel) const;
+  bool solid_inside(const std::array<double, 3>& centre, const std::array<int, 3>& voxel) const {
+    return solid_body(centre, voxel) >= 0;
+  }
+  int solid_body(const std::array<double, 3>& centre, const std::array<int, 3>& voxel) const;
 
   std::array<int, 3> cells_{};
   std::array<bool, 3> periodic_{};

@@ -34,7 +34,9 @@ struct CellPhysics {
   static CellPhysics make(const Config& config) {
     CellPhysics p;
     p.collision = config.collision;
-    p.params = CollisionParams<Real>::make(config.tau, config.trt_magic, config.force);
+    p.params = CollisionParams<Real>::make(
+        config.tau, config.trt_magic, config.force,
+        config.sgs == SgsModel::Smagorinsky ? config.smagorinsky_constant : 0.0);
     p.rho0 = config.density;
     p.bc.rho0 = Real(config.density);
     for (int face = 0; face < num_faces; ++face) {

@@ -1,10 +1,14 @@
 #pragma once
 // Per-cell physics, written once and used by every streaming variant and traversal:
 // moments, the second-order equilibrium, BGK and TRT relaxation with the Guo forcing scheme, and
-// the cumulant collision (D3Q27).
+// the cumulant collision (D3Q27), and the Smagorinsky subgrid model, which each of them applies
+// through a per-cell relaxation time.
 // Every kernel calls these same functions, so variants differ only in memory order, never in
 // arithmetic (the basis of the bitwise-equality contract).
 #include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cmath>
 
 #include "lbm/physics/Lattice.hpp"
 
@@ -16,14 +20,24 @@ struct CollisionParams {
   Real omega_minus = 1;  // TRT antisymmetric rate, from the magic parameter
   Real force[3] = {0, 0, 0};
   bool has_force = false;
+  // Smagorinsky: 18 sqrt(2) C_s^2 (see smagorinsky_tau); 0 without a subgrid model. tau and magic
+  // are kept for the per-cell rates it implies.
+  Real smagorinsky = 0;
+  bool has_sgs = false;
+  Real tau = 1, magic = Real(3.0 / 16.0);
 
-  static CollisionParams make(double tau, double magic, const std::array<double, 3>& force) {
+  static CollisionParams make(double tau, double magic, const std::array<double, 3>& force,
+                              double smagorinsky_constant = 0) {
     CollisionParams p;
     p.omega = Real(1.0 / tau);
     // Lambda = (tau+ - 1/2)(tau- - 1/2)  (Ginzburg et al. 2008)
     p.omega_minus = Real(1.0 / (magic / (tau - 0.5) + 0.5));
     for (int d = 0; d < 3; ++d) p.force[d] = Real(force[d]);
     p.has_force = force[0] != 0 || force[1] != 0 || force[2] != 0;
+    p.smagorinsky = Real(18 * std::sqrt(2.0) * smagorinsky_constant * smagorinsky_constant);
+    p.has_sgs = smagorinsky_constant != 0;
+    p.tau = Real(tau);
+    p.magic = Real(magic);
     return p;
   }
 };
@@ -62,21 +76,59 @@ KOKKOS_FORCEINLINE_FUNCTION Real equilibrium(int q, Real rho, const Real (&u)[3]
   return Real(L::w(q)) * rho * (Real(1) + Real(3) * cu + Real(4.5) * cu * cu - Real(1.5) * usq);
 }
 
+// The Smagorinsky model's relaxation time of a cell (Hou, Sterling, Chen, Doolen 1996):
+// tau = tau_0 + 3 nu_t with nu_t = (C_s dx)^2 |S|, |S| = sqrt(2 S:S), and the strain rate from the
+// cell's own non-equilibrium stress, S = -3 Pi / (2 rho tau), so no neighbour is read. Solving
+// the quadratic for tau gives
+//   tau = (tau_0 + sqrt(tau_0^2 + 18 sqrt(2) C_s^2 |Pi| / rho)) / 2,   |Pi| = sqrt(Pi:Pi).
+// Pi = sum c c (f - f_eq) + (u F + F u) / 2: the Guo scheme leaves -(u F + F u) / 2 in the
+// non-equilibrium stress of a flow without gradients (a uniformly accelerated fluid), which the
+// second term removes. Summed over g = f - w and rho - 1 so that float keeps its digits.
+template <class L, class Real>
+KOKKOS_FORCEINLINE_FUNCTION Real smagorinsky_tau(const Real (&f)[L::Q], Real rho, const Real (&u)[3],
+                                                 const CollisionParams<Real>& p) {
+  Real drho = 0, pi[6] = {0, 0, 0, 0, 0, 0};  // xx, yy, zz, xy, xz, yz
+  static_for<L::Q>([&](auto qc) {
+    constexpr int q = decltype(qc)::value;
+    constexpr int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
+    const Real g = f[q] - Real(L::w(q));
+    drho += g;
+    if constexpr (cx != 0) pi[0] += g;
+    if constexpr (cy != 0) pi[1] += g;
+    if constexpr (cz != 0) pi[2] += g;
+    if constexpr (cx * cy != 0) pi[3] += Real(cx * cy) * g;
+    if constexpr (cx * cz != 0) pi[4] += Real(cx * cz) * g;
+    if constexpr (cy * cz != 0) pi[5] += Real(cy * cz) * g;
+  });
+  constexpr int axes[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+  Real norm2 = 0;
+  for (int k = 0; k < (L::D == 3 ? 6 : 4); ++k) {
+    if (L::D == 2 && k == 2) continue;  // no z row in 2D
+    const int a = axes[k][0], b = axes[k][1];
+    Real v = pi[k] - rho * u[a] * u[b] + Real(0.5) * (u[a] * p.force[b] + u[b] * p.force[a]);
+    if (a == b) v -= drho / Real(3);
+    norm2 += (a == b ? Real(1) : Real(2)) * v * v;
+  }
+  using std::sqrt;
+  return Real(0.5) * (p.tau + sqrt(p.tau * p.tau + p.smagorinsky * sqrt(norm2) / rho));
+}
+
 struct BGK {
   static constexpr const char* name = "BGK";
   template <class L, class Real>
   KOKKOS_FORCEINLINE_FUNCTION static void collide(Real (&f)[L::Q], const CollisionParams<Real>& p) {
     Real rho, u[3];
     moments<L>(f, p, rho, u);
+    const Real omega = p.has_sgs ? Real(1) / smagorinsky_tau<L>(f, rho, u, p) : p.omega;
     const Real usq15 = Real(1.5) * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
     const Real uF = u[0] * p.force[0] + u[1] * p.force[1] + u[2] * p.force[2];
-    const Real force_weight = Real(1) - Real(0.5) * p.omega;
+    const Real force_weight = Real(1) - Real(0.5) * omega;
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
       constexpr Real w = Real(L::w(q));
       const Real cu = dot_c<L, q>(u);
       const Real feq = w * rho * (Real(1) + Real(3) * cu + Real(4.5) * cu * cu - usq15);
-      f[q] += p.omega * (feq - f[q]);
+      f[q] += omega * (feq - f[q]);
       if (p.has_force) {
         const Real cF = dot_c<L, q>(p.force);
         f[q] += force_weight * w * (Real(3) * (cF - uF) + Real(9) * cu * cF);
@@ -91,12 +143,18 @@ struct TRT {
   KOKKOS_FORCEINLINE_FUNCTION static void collide(Real (&f)[L::Q], const CollisionParams<Real>& p) {
     Real rho, u[3];
     moments<L>(f, p, rho, u);
+    Real omega = p.omega, omega_minus = p.omega_minus;
+    if (p.has_sgs) {  // the magic parameter stays fixed as tau changes
+      const Real tau = smagorinsky_tau<L>(f, rho, u, p);
+      omega = Real(1) / tau;
+      omega_minus = Real(1) / (p.magic / (tau - Real(0.5)) + Real(0.5));
+    }
     const Real usq15 = Real(1.5) * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
     const Real uF = u[0] * p.force[0] + u[1] * p.force[1] + u[2] * p.force[2];
-    const Real wp = Real(1) - Real(0.5) * p.omega, wm = Real(1) - Real(0.5) * p.omega_minus;
+    const Real wp = Real(1) - Real(0.5) * omega, wm = Real(1) - Real(0.5) * omega_minus;
     {
       const Real feq0 = Real(L::w(0)) * rho * (Real(1) - usq15);
-      f[0] += p.omega * (feq0 - f[0]);
+      f[0] += omega * (feq0 - f[0]);
       if (p.has_force) f[0] += wp * Real(L::w(0)) * Real(-3) * uF;
     }
     // Pairs (q, q + H) share the symmetric and antisymmetric parts.
@@ -107,7 +165,7 @@ struct TRT {
       const Real feq_s = w * rho * (Real(1) + Real(4.5) * cu * cu - usq15);
       const Real feq_a = w * rho * Real(3) * cu;
       const Real f_s = Real(0.5) * (f[q] + f[qb]), f_a = Real(0.5) * (f[q] - f[qb]);
-      Real ds = p.omega * (feq_s - f_s), da = p.omega_minus * (feq_a - f_a);
+      Real ds = omega * (feq_s - f_s), da = omega_minus * (feq_a - f_a);
       if (p.has_force) {
         const Real cF = dot_c<L, q>(p.force);
         ds += wp * w * (Real(9) * cu * cF - Real(3) * uF);
@@ -194,12 +252,12 @@ struct Cumulant {
     const Real rho = Real(1) + drho, inv_rho = Real(1) / rho;
     const Real u[3] = {(j[0] + Real(0.5) * p.force[0]) * inv_rho, (j[1] + Real(0.5) * p.force[1]) * inv_rho,
                        (j[2] + Real(0.5) * p.force[2]) * inv_rho};
+    const Real w1 = p.has_sgs ? Real(1) / smagorinsky_tau<L>(f, rho, u, p) : p.omega, w2 = Real(1);
     pass<2, true>(m, u[2]);
     pass<1, true>(m, u[1]);
     pass<0, true>(m, u[0]);
     // m[x + 3y + 9z]: central moment of orders (x, y, z) minus the rest state's.
     const Real third = Real(1) / Real(3);
-    const Real w1 = p.omega, w2 = Real(1);
     const Real xx_yy = m[2] - m[6], xx_zz = m[2] - m[18], trace = m[2] + m[6] + m[18];  // trace - 1
     const Real dxux = -Real(0.5) * inv_rho * (w1 * (xx_yy + xx_zz) + w2 * (trace - drho));
     const Real dyuy = dxux + Real(1.5) * w1 * inv_rho * xx_yy;

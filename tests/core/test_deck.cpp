@@ -95,6 +95,8 @@ TEST(Deck, MinimalDeckGetsDefaults) {
   EXPECT_EQ(c.precision, Precision::Double);
   EXPECT_EQ(c.collision, CollisionKind::BGK);
   EXPECT_DOUBLE_EQ(c.trt_magic, 3.0 / 16.0);
+  EXPECT_EQ(c.sgs, SgsModel::None);
+  EXPECT_FALSE(c.forces.enabled);
   EXPECT_EQ(c.cells, (std::array<int, 3>{8, 8, 8}));
   EXPECT_DOUBLE_EQ(c.tau, 0.6);
   EXPECT_NEAR(c.viscosity, 0.1 / 3.0, 1e-15);
@@ -138,12 +140,13 @@ TEST(Deck, Full2DDeck) {
       "[simulation]\nname = \"pois\"\nsteps = 5\nkernel = \"merged2\"\nmerge_form = \"tiles\"\n"
       "[lattice]\nmodel = \"D2Q9\"\nprecision = \"float\"\n"
       "[domain]\ncells = [4, 32]\n"
-      "[collision]\nmodel = \"TRT\"\nmagic = 0.25\n"
+      "[collision]\nmodel = \"TRT\"\nmagic = 0.25\nsgs = \"smagorinsky\"\nsmagorinsky_constant = 0.17\n"
       "[physics]\ntau = 0.9\ndensity = 2\nforce = [1e-6, 0]\nmach_limit = 0.2\n"
       "[initial]\nvelocity = [0.01, 0]\n"
       "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n"
       "[boundary.y_max]\ntype = \"pressure_outlet\"\n"
       "[[obstacle]]\nshape = \"cylinder\"\ncenter = [2, 16]\nradius = 1.5\n"
+      "[forces]\nevery = 4\nreference_velocity = 0.02\nreference_length = 3\ndrag_axis = \"y\"\nlift_axis = \"x\"\n"
       "[output]\ndirectory = \"o\"\nevery = 3\nvtk = false\nprogress_every = 2\n"
       "[validation]\nobservables = [\"poiseuille_profile\", \"mass\"]\n");
   EXPECT_EQ(c.name, "pois");
@@ -154,6 +157,14 @@ TEST(Deck, Full2DDeck) {
   EXPECT_EQ(c.precision, Precision::Float);
   EXPECT_EQ(c.collision, CollisionKind::TRT);
   EXPECT_DOUBLE_EQ(c.trt_magic, 0.25);
+  EXPECT_EQ(c.sgs, SgsModel::Smagorinsky);
+  EXPECT_DOUBLE_EQ(c.smagorinsky_constant, 0.17);
+  EXPECT_TRUE(c.forces.enabled);
+  EXPECT_EQ(c.forces.every, 4);
+  EXPECT_DOUBLE_EQ(c.forces.velocity, 0.02);
+  EXPECT_DOUBLE_EQ(c.forces.area, 3.0);  // 2D: the length, one cell deep
+  EXPECT_EQ(c.forces.drag_axis, 1);
+  EXPECT_EQ(c.forces.lift_axis, 0);
   EXPECT_EQ(c.cells, (std::array<int, 3>{4, 32, 1}));
   EXPECT_DOUBLE_EQ(c.density, 2);
   EXPECT_EQ(c.force, (std::array<double, 3>{1e-6, 0, 0}));
@@ -475,6 +486,23 @@ TEST(DeckErrors, MiscConstraints) {
                   "collision.model: the cumulant collision is defined on D3Q27");
   EXPECT_CONTAINS(error_of(head + p + "[collision]\nmodel = \"cumulant\"\nmagic = 0.2\n"),
                   "magic is only used by TRT (collision.model is cumulant)");
+  EXPECT_CONTAINS(error_of(head + p + "[forces]\nreference_velocity = 0.1\nreference_length = 2\n"),
+                  "[forces] needs a body to act on");
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 1\n"
+                                      "[forces]\nreference_length = 2\nreference_area = 3\n"),
+                  "forces.reference_velocity: expected a number > 0 (lattice units); [physics] gives no velocity");
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 1\n"
+                                      "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"
+                                      "drag_axis = \"y\"\n"),
+                  "forces.lift_axis: expected an axis other than drag_axis (y)");
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 1\n"
+                                      "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"
+                                      "every = 0\n"),
+                  "forces.every: expected an integer >= 1");
+  EXPECT_CONTAINS(error_of(head + p + "[collision]\nsgs = \"wale\"\n"),
+                  "collision.sgs: expected one of none, smagorinsky");
+  EXPECT_CONTAINS(error_of(head + p + "[collision]\nsgs = \"smagorinsky\"\nsmagorinsky_constant = -0.1\n"),
+                  "collision.smagorinsky_constant: expected a number > 0");
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = nan\n"), "physics.tau: expected a number > 0.5, got nan");
   EXPECT_CONTAINS(error_of(head + p + "[output]\ndirectory = \"\"\n"), "output.directory");
   EXPECT_CONTAINS(error_of(head + p + "[simulation.kernel]\n"),

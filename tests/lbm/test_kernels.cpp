@@ -19,7 +19,7 @@ using namespace boreas;
 
 namespace {
 
-enum class Boundaries { Walls, MovingLid, Periodic, InletOutlet, Obstacles, Cumulant };
+enum class Boundaries { Walls, MovingLid, Periodic, InletOutlet, Obstacles, Cumulant, Smagorinsky };
 
 const char* name_of(Boundaries b) {
   switch (b) {
@@ -28,6 +28,7 @@ const char* name_of(Boundaries b) {
     case Boundaries::Periodic: return "periodic";
     case Boundaries::InletOutlet: return "inlet_outlet";
     case Boundaries::Cumulant: return "cumulant";
+    case Boundaries::Smagorinsky: return "smagorinsky";
     default: return "obstacles";
   }
 }
@@ -79,6 +80,23 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
       Obstacle sphere;
       sphere.shape = Obstacle::Shape::Sphere;
       sphere.center = {5.0, 4.0, 4.0};
+      sphere.radius = 2.2;
+      c.obstacles = {sphere};
+      break;
+    }
+    case Boundaries::Smagorinsky: {  // the subgrid model under each collision: TRT, BGK, cumulant
+      c.collision = lattice == LatticeKind::D2Q9    ? CollisionKind::TRT
+                    : lattice == LatticeKind::D3Q19 ? CollisionKind::BGK
+                                                    : CollisionKind::Cumulant;
+      c.sgs = SgsModel::Smagorinsky;
+      c.smagorinsky_constant = 0.5;
+      c.faces[YMax].type = FaceBC::MovingWall;
+      c.faces[YMax].velocity = {0.05, 0, 0.02};
+      set_axis(0, FaceBC::Periodic);
+      c.force = {1e-4, -2e-5, lattice == LatticeKind::D2Q9 ? 0.0 : 3e-5};
+      Obstacle sphere;
+      sphere.shape = Obstacle::Shape::Sphere;
+      sphere.center = {4.0, 5.0, lattice == LatticeKind::D2Q9 ? 0.0 : 4.0};
       sphere.radius = 2.2;
       c.obstacles = {sphere};
       break;
@@ -220,6 +238,14 @@ INSTANTIATE_TEST_SUITE_P(
     CumulantAoSoA, KernelEquality,
     ::testing::Combine(::testing::Values("ab_pull", "aa", "swap"), ::testing::Values(LatticeKind::D3Q27),
                        both_precisions, ::testing::Values(Boundaries::Cumulant), ::testing::Values(StorageLayout::AoSoA)),
+    case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    Smagorinsky, KernelEquality,
+    ::testing::Combine(::testing::Values("ab_push", "aa", "swap", "swap_prism", "merged2", "merged3", "merged2_tiles",
+                                         "merged3_tiles", "merged_aa2", "merged_aa3"),
+                       all_lattices, both_precisions, ::testing::Values(Boundaries::Smagorinsky),
+                       ::testing::Values(StorageLayout::SoA)),
     case_name);
 
 // merged<k> and merged_aa<k> on the host split the block into z slabs, one per thread, whose

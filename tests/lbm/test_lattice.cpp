@@ -151,5 +151,91 @@ TYPED_TEST(LatticeTest, CollisionConservesMassAndAddsForce) {
   }
 }
 
+// Populations of the Chapman-Enskog state with density rho, Guo velocity u, velocity gradient
+// G[a][b] = d u_b / d x_a and relaxation time tau, before collision (amr/Coupling.hpp states its
+// moments): f = f_eq - 3 tau rho w Q:G - (9/4) w Q:(uF + Fu) - (3/2) w c.F.
+template <class L, class Real>
+void chapman_enskog_state(double rho, const double (&u)[3], const double (&G)[3][3], double tau,
+                          const double (&F)[3], Real (&f)[L::Q]) {
+  for (int q = 0; q < L::Q; ++q) {
+    double cu = 0, cF = 0, QG = -(G[0][0] + G[1][1] + G[2][2]) / 3, QuF = 0, uF = 0;
+    for (int a = 0; a < 3; ++a) {
+      cu += L::c(q, a) * u[a];
+      cF += L::c(q, a) * F[a];
+      uF += u[a] * F[a];
+      for (int b = 0; b < 3; ++b) QG += L::c(q, a) * L::c(q, b) * G[a][b];
+    }
+    QuF = 2 * cu * cF - 2 * uF / 3;
+    const double usq = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+    f[q] = Real(L::w(q) * (rho * (1 + 3 * cu + 4.5 * cu * cu - 1.5 * usq) - 3 * tau * rho * QG - 2.25 * QuF - 1.5 * cF));
+  }
+}
+
+// The Smagorinsky relaxation time read from a cell's own populations is the model's
+// tau_0 + 3 C^2 |S| (|S| = sqrt(2 S:S)) for shear, extension and mixed gradients, with and without
+// a force (the Guo term must not count as strain), and tau_0 in pure rotation, where S = 0.
+template <class L, class Real>
+void check_smagorinsky_tau(double tolerance) {
+  const double tau0 = 0.52, C = 0.3, rho = 1.03, u[3] = {0.04, -0.03, L::D == 3 ? 0.02 : 0.0};
+  const double no_force[3] = {0, 0, 0}, force[3] = {2e-4, -1e-4, L::D == 3 ? 3e-4 : 0.0};
+  const double z = L::D == 3 ? 1 : 0;
+  const double gradients[4][3][3] = {
+      {{0, 2e-3, 0}, {0, 0, 0}, {0, 0, 0}},                               // simple shear
+      {{1e-3, 0, 0}, {0, -1e-3, 0}, {0, 0, 0}},                          // extension
+      {{3e-4, 1e-3, -4e-4 * z}, {-2e-4, -5e-4, 7e-4 * z}, {6e-4 * z, -1e-4 * z, 2e-4 * z}},  // mixed
+      {{0, 1e-3, 5e-4 * z}, {-1e-3, 0, -2e-4 * z}, {-5e-4 * z, 2e-4 * z, 0}},  // pure rotation
+  };
+  for (int g = 0; g < 4; ++g) {
+    const auto& G = gradients[g];
+    double SS = 0;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) SS += 0.25 * (G[a][b] + G[b][a]) * (G[a][b] + G[b][a]);
+    const double tau_model = tau0 + 3 * C * C * std::sqrt(2 * SS);
+    if (g == 3) EXPECT_EQ(SS, 0.0);
+    for (const auto* F : {&no_force, &force}) {
+      const CollisionParams<Real> p =
+          CollisionParams<Real>::make(tau0, 3.0 / 16.0, {(*F)[0], (*F)[1], (*F)[2]}, C);
+      Real f[L::Q], r, v[3];
+      chapman_enskog_state<L>(rho, u, G, tau_model, *F, f);
+      moments<L>(f, p, r, v);
+      const double tau = double(smagorinsky_tau<L>(f, r, v, p));
+      EXPECT_NEAR(tau, tau_model, tolerance * tau_model) << "gradient " << g << (F == &force ? " with force" : "");
+    }
+  }
+}
+
+TYPED_TEST(LatticeTest, SmagorinskyTauFromTheCellsOwnStress) {
+  check_smagorinsky_tau<TypeParam, double>(1e-12);
+  check_smagorinsky_tau<TypeParam, float>(2e-6);  // g = f - w keeps float's digits
+}
+
+// Mass and force balance hold with the per-cell relaxation time as well.
+TYPED_TEST(LatticeTest, SmagorinskyCollisionConservesMassAndAddsForce) {
+  using L = TypeParam;
+  const CollisionParams<double> p =
+      CollisionParams<double>::make(0.51, 3.0 / 16.0, {1e-3, -2e-3, L::D == 3 ? 5e-4 : 0.0}, 0.5);
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<double> noise(-0.01, 0.01);
+  const double u0[3] = {0.05, -0.02, 0.0};
+  auto run = [&](auto collision) {
+    double f[L::Q], m0 = 0, m1 = 0, j0[3] = {}, j1[3] = {};
+    for (int q = 0; q < L::Q; ++q) f[q] = equilibrium<L, double>(q, 1.0, u0) * (1 + noise(gen));
+    for (int q = 0; q < L::Q; ++q) {
+      m0 += f[q];
+      for (int d = 0; d < 3; ++d) j0[d] += f[q] * L::c(q, d);
+    }
+    decltype(collision)::template collide<L>(f, p);
+    for (int q = 0; q < L::Q; ++q) {
+      m1 += f[q];
+      for (int d = 0; d < 3; ++d) j1[d] += f[q] * L::c(q, d);
+    }
+    EXPECT_NEAR(m1, m0, 1e-15);
+    for (int d = 0; d < 3; ++d) EXPECT_NEAR(j1[d] - j0[d], p.force[d], 1e-16) << d;
+  };
+  run(BGK{});
+  run(TRT{});
+  if constexpr (L::Q == 27) run(Cumulant{});
+}
+
 }  // namespace
 }  // namespace boreas

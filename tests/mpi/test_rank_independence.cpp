@@ -9,6 +9,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -146,6 +148,50 @@ TEST_P(RankIndependence, EveryRankCountDecompositionAndOverlapGivesTheOneRankHas
       EXPECT_EQ(hash_hex(h), hash_hex(reference)) << what;
     }
     MPI_Comm_free(&comm);
+  }
+}
+
+// The forces on the obstacles (momentum exchange, summed exactly) are the one-rank values to the
+// bit on every rank count, with several blocks per rank, in place kernels and sparse storage.
+TEST(RankIndependenceSetup, BodyForcesOnEveryRankCount) {
+  ensure_mpi_initialized();
+  int world_rank = 0, world_size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  for (const Deck& deck : decks) {
+    if (with(deck, {}).obstacles.empty()) continue;
+    auto forces = [&](const std::vector<std::string>& v, MPI_Comm comm) {
+      auto sim = Simulation::create(with(deck, v), comm);
+      sim->advance(sim->config().steps);
+      std::vector<double> out;
+      for (const auto& f : sim->body_forces()) out.insert(out.end(), f.begin(), f.end());
+      return out;
+    };
+    std::vector<double> reference;
+    if (world_rank == 0) reference = forces({}, MPI_COMM_SELF);
+    reference.resize(3 * with(deck, {}).obstacles.size());
+    MPI_Bcast(reference.data(), int(reference.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    double magnitude = 0;
+    for (double f : reference) magnitude = std::max(magnitude, std::abs(f));
+    EXPECT_GT(magnitude, 0.0) << deck.name;  // a flow that pushes on its obstacles
+    for (int n : {2, 3, 4}) {
+      if (n > world_size) continue;
+      MPI_Comm comm;
+      MPI_Comm_split(MPI_COMM_WORLD, world_rank < n ? 0 : MPI_UNDEFINED, world_rank, &comm);
+      if (comm == MPI_COMM_NULL) continue;
+      std::vector<std::vector<std::string>> variants{
+          {}, {"parallel.blocks_per_rank=2", "simulation.kernel=\"aa\""},
+          {"simulation.kernel=\"merged2\"", "simulation.layout=\"aosoa\""}};
+      const auto& faces = with(deck, {}).faces;
+      if (std::none_of(faces.begin(), faces.end(), [](const FaceCondition& f) { return f.type == FaceBC::PressureOutlet; }))
+        variants.push_back({"simulation.storage=\"sparse\""});  // the sparse storage takes no outlet
+      for (const auto& v : variants) {
+        std::string what = deck.name + std::string(" on ") + std::to_string(n) + " ranks:";
+        for (const auto& o : v) what += " " + o;
+        EXPECT_EQ(forces(v, comm), reference) << what;
+      }
+      MPI_Comm_free(&comm);
+    }
   }
 }
 

@@ -1,0 +1,183 @@
+#include "drivers/ForceSeries.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "core/Error.hpp"
+
+namespace boreas {
+
+namespace {
+constexpr int columns_per_body = 5;  // fx, fy, fz, cd, cl
+const char* const column_names[columns_per_body] = {"fx", "fy", "fz", "cd", "cl"};
+}  // namespace
+
+CoefficientStats second_half_stats(const std::vector<double>& values) {
+  CoefficientStats s;
+  const std::size_t first = values.size() / 2;
+  s.samples = long(values.size() - first);
+  if (s.samples == 0) return s;
+  s.min = s.max = values[first];
+  double sum = 0, sum2 = 0;
+  for (std::size_t i = first; i < values.size(); ++i) {
+    sum += values[i];
+    sum2 += values[i] * values[i];
+    s.min = std::min(s.min, values[i]);
+    s.max = std::max(s.max, values[i]);
+  }
+  s.mean = sum / double(s.samples);
+  s.rms = std::sqrt(std::max(0.0, sum2 / double(s.samples) - s.mean * s.mean));
+  return s;
+}
+
+double strouhal_number(const std::vector<long>& steps, const std::vector<double>& lift, double length,
+                       double velocity) {
+  const std::size_t first = lift.size() / 2;
+  double mean = 0;
+  for (std::size_t i = first; i < lift.size(); ++i) mean += lift[i];
+  mean /= double(std::max<std::size_t>(1, lift.size() - first));
+  std::vector<double> crossings;
+  for (std::size_t i = first + 1; i < lift.size(); ++i) {
+    const double a = lift[i - 1] - mean, b = lift[i] - mean;
+    if (a < 0 && b >= 0) crossings.push_back(double(steps[i - 1]) + (double(steps[i]) - double(steps[i - 1])) * a / (a - b));
+  }
+  if (crossings.size() < 3) return std::numeric_limits<double>::quiet_NaN();
+  const double period = (crossings.back() - crossings.front()) / double(crossings.size() - 1);
+  return length / (period * velocity);
+}
+
+ForceSeries::ForceSeries(const Config& config, std::vector<std::string> body_names, bool writer, long first_step)
+    : settings_(config.forces),
+      rho0_(config.density),
+      names_(std::move(body_names)),
+      writer_(writer),
+      path_((std::filesystem::path(config.output_dir) / "forces.csv").string()) {
+  std::string header = "step";
+  for (const std::string& n : names_)
+    for (const char* c : column_names) header += "," + n + "_" + c;
+  if (first_step > 0) {
+    // Every rank reads the rows of the run so far; the report's statistics cover them too.
+    std::ifstream in(path_);
+    std::string line;
+    if (in && std::getline(in, line) && line != header)
+      throw Error(path_ + ": its columns are not this deck's bodies (header \"" + line + "\"); move it away to restart");
+    while (in && std::getline(in, line)) {
+      std::istringstream row(line);
+      std::string cell;
+      if (!std::getline(row, cell, ',')) continue;
+      const long step = std::stol(cell);
+      if (step > first_step) break;
+      std::vector<double> values;
+      while (std::getline(row, cell, ',')) values.push_back(std::stod(cell));
+      if (values.size() != names_.size() * columns_per_body) throw Error(path_ + ": a row of step " + std::to_string(step) + " is incomplete");
+      steps_.push_back(step);
+      rows_.push_back(std::move(values));
+    }
+  }
+  if (!writer_) return;
+  std::ofstream out(path_, std::ios::trunc);
+  out << header << "\n";
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    out << steps_[i];
+    char buf[32];
+    for (double v : rows_[i]) {
+      std::snprintf(buf, sizeof buf, ",%.17g", v);
+      out << buf;
+    }
+    out << "\n";
+  }
+  if (!out) throw Error(path_ + ": cannot write");
+}
+
+void ForceSeries::add(long step, const std::vector<std::array<double, 3>>& forces) {
+  const double scale = 2.0 / (rho0_ * settings_.velocity * settings_.velocity * settings_.area);
+  std::vector<double> row;
+  for (const auto& f : forces) {
+    row.insert(row.end(), {f[0], f[1], f[2], scale * f[settings_.drag_axis], scale * f[settings_.lift_axis]});
+  }
+  if (writer_) append_row(step, row);
+  steps_.push_back(step);
+  rows_.push_back(std::move(row));
+}
+
+void ForceSeries::append_row(long step, const std::vector<double>& row) {
+  std::ofstream out(path_, std::ios::app);
+  out << step;
+  char buf[32];
+  for (double v : row) {
+    std::snprintf(buf, sizeof buf, ",%.17g", v);
+    out << buf;
+  }
+  out << "\n";
+  if (!out) throw Error(path_ + ": cannot write");
+}
+
+std::string forces_summary(const Json& forces) {
+  std::string out;
+  char line[256];
+  for (const Json& b : forces["bodies"]) {
+    const Json& cd = b["drag_coefficient"];
+    const Json& cl = b["lift_coefficient"];
+    std::snprintf(line, sizeof line, "boreas: forces on %s (last %ld samples): c_D %.5g, c_L %.4g (rms %.4g)",
+                  b["name"].get<std::string>().c_str(), cd["samples"].get<long>(), cd["mean"].get<double>(),
+                  cl["mean"].get<double>(), cl["rms"].get<double>());
+    out += line;
+    if (b["strouhal"].is_number()) {
+      std::snprintf(line, sizeof line, ", St %.4g", b["strouhal"].get<double>());
+      out += line;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+Json ForceSeries::report() const {
+  Json j = Json::object();
+  j["file"] = path_;
+  j["every"] = settings_.every;
+  j["reference_velocity"] = settings_.velocity;
+  j["reference_length"] = settings_.length;
+  j["reference_area"] = settings_.area;
+  j["drag_axis"] = std::string(1, "xyz"[settings_.drag_axis]);
+  j["lift_axis"] = std::string(1, "xyz"[settings_.lift_axis]);
+  j["samples"] = long(steps_.size());
+  Json bodies = Json::array();
+  for (std::size_t b = 0; b < names_.size(); ++b) {
+    std::vector<double> cd, cl;
+    for (const auto& row : rows_) {
+      cd.push_back(row[b * columns_per_body + 3]);
+      cl.push_back(row[b * columns_per_body + 4]);
+    }
+    Json body = Json::object();
+    body["name"] = names_[b];
+    if (!rows_.empty()) {
+      const auto& last = rows_.back();
+      body["last_force"] = Json::array({last[b * columns_per_body], last[b * columns_per_body + 1], last[b * columns_per_body + 2]});
+    }
+    auto stats_json = [](const CoefficientStats& s) {
+      Json o = Json::object();
+      o["samples"] = s.samples;
+      o["mean"] = s.mean;
+      o["rms"] = s.rms;
+      o["min"] = s.min;
+      o["max"] = s.max;
+      return o;
+    };
+    body["drag_coefficient"] = stats_json(second_half_stats(cd));
+    body["lift_coefficient"] = stats_json(second_half_stats(cl));
+    const double st = strouhal_number(steps_, cl, settings_.length, settings_.velocity);
+    if (std::isfinite(st))
+      body["strouhal"] = st;
+    else
+      body["strouhal"] = nullptr;  // fewer than three lift periods in the second half
+    bodies.push_back(body);
+  }
+  j["bodies"] = bodies;
+  return j;
+}
+
+}  // namespace boreas

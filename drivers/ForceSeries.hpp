@@ -1,0 +1,55 @@
+#pragma once
+// The [forces] time series of a run: the force on every body (Simulation::body_forces) every
+// forces.every steps, as <output>/forces.csv and, in report.json, drag and lift coefficients
+// over the second half of the samples and the Strouhal number of the lift.
+//   c_D = 2 F_drag / (rho0 U^2 A),  c_L = 2 F_lift / (rho0 U^2 A),  St = f L / U
+// with U, A, L the deck's reference velocity, area (2D: length x one cell) and length, f the
+// frequency of the lift's upward crossings of its mean. Lattice units throughout.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "core/Config.hpp"
+#include "io/Json.hpp"
+
+namespace boreas {
+
+// Statistics of a coefficient series over its second half (the first is taken as transient).
+struct CoefficientStats {
+  long samples = 0;
+  double mean = 0, rms = 0, min = 0, max = 0;
+};
+CoefficientStats second_half_stats(const std::vector<double>& values);
+
+// Strouhal number f L / U of `lift` sampled at `steps`, from the upward crossings of its mean in
+// the second half (linearly interpolated); NaN with fewer than three crossings.
+double strouhal_number(const std::vector<long>& steps, const std::vector<double>& lift, double length,
+                       double velocity);
+
+// Lines for stderr at the end of a run: per body the mean drag and lift coefficients, the lift's
+// RMS and the Strouhal number, from a report's "forces".
+std::string forces_summary(const Json& forces);
+
+class ForceSeries {
+ public:
+  // Rank 0 writes (`writer`); every rank keeps the series. A restart at `first_step` keeps the
+  // rows of an existing forces.csv up to that step and drops the later ones, which the run repeats.
+  ForceSeries(const Config& config, std::vector<std::string> body_names, bool writer, long first_step);
+
+  void add(long step, const std::vector<std::array<double, 3>>& forces);
+  Json report() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  void append_row(long step, const std::vector<double>& row);
+
+  ForcesConfig settings_;
+  double rho0_ = 1;
+  std::vector<std::string> names_;
+  bool writer_;
+  std::string path_;
+  std::vector<long> steps_;
+  std::vector<std::vector<double>> rows_;  // per sample: per body fx, fy, fz, cd, cl
+};
+
+}  // namespace boreas
