@@ -236,12 +236,12 @@ COMMON_FLAGS=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DCMAK
 
 kokkos_config_file() { ls "$1"/lib*/cmake/Kokkos/KokkosConfig.cmake 2>/dev/null | head -n 1 || true; }
 
-# build_kokkos FLAVOR WITH_KERNELS(required|optional|off) CMAKE_ARGS...
+# build_kokkos FLAVOR CMAKE_ARGS...: Kokkos, then Kokkos-Kernels against it (Boreas needs both)
 build_kokkos() {
-    local flavor=$1 kernels=$2; shift 2
+    local flavor=$1; shift
     local prefix="$DEPS/kokkos-$flavor" bld="$DEPS/build/kokkos-$flavor"
     local stamp="$prefix/.boreas-stamp" want t0 t1
-    want="kokkos $KOKKOS_VERSION | kernels $kernels | $* | ${KK_FLAGS[*]}"
+    want="kokkos $KOKKOS_VERSION | kernels required | $* | ${KK_FLAGS[*]}"
     PHASE="building Kokkos ($flavor)"
     if [[ -n $(kokkos_config_file "$prefix") && -f $stamp && $(head -n 1 "$stamp") == "$want" ]]; then
         say "kokkos-$flavor up to date ($prefix)"
@@ -257,36 +257,25 @@ build_kokkos() {
     cmake --install "$bld/kokkos" >/dev/null || die "install into $prefix"
     timed "Kokkos [$flavor]" "$t0"
 
-    local kk_status="off"
-    if [[ $kernels != off ]]; then
-        PHASE="building Kokkos-Kernels ($flavor)"
-        t1=$(date +%s)
-        local kk_cmake=(-DKokkos_ROOT="$prefix")
-        # the compiler must match the one Kokkos was built with (nvcc_wrapper for CUDA)
-        local cxx
-        cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$bld/kokkos/CMakeCache.txt")
-        if cmake -S "$KK_SRC" -B "$bld/kernels" "${COMMON_FLAGS[@]}" -DCMAKE_CXX_COMPILER="$cxx" \
-                -DCMAKE_INSTALL_PREFIX="$prefix" "${kk_cmake[@]}" "${KK_FLAGS[@]}" \
-                >"$bld.kernels.configure.log" 2>&1 \
-           && cmake --build "$bld/kernels" -j "$JOBS" >"$bld.kernels.build.log" 2>&1 \
-           && cmake --install "$bld/kernels" >/dev/null; then
-            kk_status="installed"
-            timed "Kokkos-Kernels [$flavor]" "$t1"
-        elif [[ $kernels == optional ]]; then
-            kk_status="FAILED (optional, skipped; see $bld.kernels.*.log)"
-            say "WARNING: Kokkos-Kernels [$flavor] failed to build; skipping it (optional for CUDA)"
-        else
-            tail -n 40 "$bld.kernels."*.log >&2 || true
-            die "Kokkos-Kernels [$flavor], logs: $bld.kernels.*.log"
-        fi
-    fi
+    PHASE="building Kokkos-Kernels ($flavor)"
+    t1=$(date +%s)
+    # the compiler must match the one Kokkos was built with (nvcc_wrapper for CUDA)
+    local cxx
+    cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$bld/kokkos/CMakeCache.txt")
+    cmake -S "$KK_SRC" -B "$bld/kernels" "${COMMON_FLAGS[@]}" -DCMAKE_CXX_COMPILER="$cxx" \
+        -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix" "${KK_FLAGS[@]}" \
+        >"$bld.kernels.configure.log" 2>&1 \
+        && cmake --build "$bld/kernels" -j "$JOBS" >"$bld.kernels.build.log" 2>&1 \
+        && cmake --install "$bld/kernels" >/dev/null \
+        || { tail -n 40 "$bld.kernels."*.log >&2 || true; die "Kokkos-Kernels [$flavor], logs: $bld.kernels.*.log"; }
+    timed "Kokkos-Kernels [$flavor]" "$t1"
     [[ -n $(kokkos_config_file "$prefix") ]] || die "no KokkosConfig.cmake under $prefix after install"
-    printf '%s\nkernels: %s\nbuilt: %s\n' "$want" "$kk_status" "$(date -u +%FT%TZ)" >"$stamp"
+    printf '%s\nkernels: installed\nbuilt: %s\n' "$want" "$(date -u +%FT%TZ)" >"$stamp"
     rm -rf "$bld"   # keep logs, drop objects
 }
 
-build_kokkos openmp required -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON
-build_kokkos serial required -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=OFF
+build_kokkos openmp -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON
+build_kokkos serial -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=OFF
 
 FLAVORS=(openmp serial)
 if [[ $WITH_CUDA == 1 ]]; then
@@ -299,7 +288,7 @@ if [[ $WITH_CUDA == 1 ]]; then
     for spec in kepler35:KEPLER35 pascal60:PASCAL60 ampere80:AMPERE80; do
         [[ ",$CUDA_ARCHS," == *",${spec%%:*},"* ]] || continue
         flavor="cuda-${spec%%:*}"
-        build_kokkos "$flavor" optional -DCMAKE_CXX_COMPILER="$KOKKOS_SRC/bin/nvcc_wrapper" \
+        build_kokkos "$flavor" -DCMAKE_CXX_COMPILER="$KOKKOS_SRC/bin/nvcc_wrapper" \
             -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ENABLE_SERIAL=ON \
             -DKokkos_ENABLE_OPENMP=OFF "-DKokkos_ARCH_${spec##*:}=ON"
         wrapper="$DEPS/kokkos-$flavor/bin/nvcc_wrapper"

@@ -136,6 +136,14 @@ struct ForcesConfig {
   int drag_axis = 0, lift_axis = 1;
 };
 
+// [statistics]: time averages of the fields (mean, RMS, Reynolds stresses), sampled every `every`
+// steps from step `start` on, accumulated on the device (lbm/field/RunningStatistics.hpp).
+struct StatisticsConfig {
+  bool enabled = false;
+  long start = 0;
+  long every = 1;
+};
+
 struct Config {
   std::string deck_path;  // as given on the command line
   // Where the deck gave the keys that checks after parsing refer to ("deck.toml:7:9", or
@@ -188,6 +196,7 @@ struct Config {
   AmrConfig amr;
   CheckpointConfig checkpoint;
   ForcesConfig forces;
+  StatisticsConfig statistics;
 
   int dimensions() const { return lattice == LatticeKind::D2Q9 ? 2 : 3; }
 };

@@ -430,7 +430,8 @@ const std::vector<std::string> face_names{"x_min", "x_max", "y_min", "y_max", "z
 const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   "collision",
                                           "physics",    "initial",  "boundary", "obstacle",
                                           "geometry",   "output",   "validation",
-                                          "parallel",   "amr",      "checkpoint", "forces"};
+                                          "parallel",   "amr",      "checkpoint", "forces",
+                                          "statistics"};
 
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
@@ -449,6 +450,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"output", {"directory", "every", "vtk", "progress_every"}},
       {"validation", {"observables"}},
       {"checkpoint", {"every", "minutes", "keep", "directory"}},
+      {"statistics", {"start", "every"}},
       {"forces", {"every", "reference_velocity", "reference_length", "reference_area", "drag_axis", "lift_axis"}},
       {"amr", {"leaf_size", "max_level", "region", "regrid_every", "criterion", "refine_above", "coarsen_below"}},
       {"region", {"level", "lo", "hi", "near", "distance"}},
@@ -1237,6 +1239,19 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (cfg.forces.drag_axis == cfg.forces.lift_axis)
       c.at(frc.get("lift_axis") ? frc.get("lift_axis") : frc.t,
            "forces.lift_axis: expected an axis other than drag_axis (" + axes[cfg.forces.drag_axis] + ")");
+  }
+
+  // [statistics]
+  const Tbl sta = c.table(root, "statistics", "statistics");
+  c.unknown_keys(sta, schema_keys().at("statistics"));
+  if (sta.t) {
+    cfg.statistics.enabled = true;
+    if (root.get("amr")) c.at(sta.t, "[statistics] does not run on AMR levels yet; remove [amr] or [statistics]");
+    if (auto v = c.integer(sta, "start", "an integer >= 0 (the first step sampled)", 0)) cfg.statistics.start = long(*v);
+    if (auto v = c.integer(sta, "every", "an integer >= 1 (steps between samples)", 1)) cfg.statistics.every = long(*v);
+    if (cfg.steps > 0 && cfg.statistics.start >= cfg.steps)
+      c.at(sta.get("start"), "statistics.start: expected a step before simulation.steps (" + std::to_string(cfg.steps) +
+                                 "): nothing would be sampled");
   }
 
   // [validation]

@@ -16,6 +16,10 @@ using HostExec = Kokkos::DefaultHostExecutionSpace;
 template <class T>
 using DeviceView = Kokkos::View<T, MemSpace>;
 
+// Macroscopic fields of a block's owned cells on the device, x fastest: columns rho, ux, uy, uz
+// (solid cells 0). Column-major, so that each column is a contiguous vector (KokkosBlas).
+using CellMoments = Kokkos::View<double**, Kokkos::LayoutLeft, MemSpace>;
+
 // A device copy of a host vector (index lists built on the host).
 template <class T>
 DeviceView<T*> to_device_view(const char* label, const std::vector<T>& v) {

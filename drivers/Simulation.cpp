@@ -36,6 +36,7 @@
 #include "io/VtkSeries.hpp"
 #include "lbm/field/BodyForces.hpp"
 #include "lbm/field/Geometry.hpp"
+#include "lbm/field/RunningStatistics.hpp"
 #include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
@@ -120,6 +121,17 @@ class SimulationImpl final : public GridSimulation {
     if (output_halo_) output_halo_->exchange(natural);
     std::vector<HostMacroscopic> out;
     for (std::size_t i = 0; i < blocks_.size(); ++i) out.push_back(blocks_[i]->macroscopic(natural[i]));
+    return out;
+  }
+  std::vector<CellMoments> local_moments() const override {
+    Lattices<Real> natural;
+    for (const auto& b : blocks_) natural.push_back(b->canonical());
+    if (output_halo_) output_halo_->exchange(natural);
+    std::vector<CellMoments> out;
+    for (std::size_t i = 0; i < blocks_.size(); ++i) {
+      out.emplace_back("boreas::moments", blocks_[i]->field().box.cells(), 4);
+      blocks_[i]->moments(natural[i], out.back());
+    }
     return out;
   }
   long long fluid_cells() const override {
@@ -232,7 +244,18 @@ std::string hash_hex(std::uint64_t h) {
 namespace {
 
 // One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
-void write_output(std::vector<VtkSeries>& series, const Simulation& sim) {
+// Time averages as VTK arrays (drivers write them beside the instantaneous fields).
+void add_statistics_arrays(CellFields& fields, const RunningStatistics& statistics) {
+  if (statistics.samples() == 0) return;
+  RunningStatistics::HostFields s = statistics.host_fields();
+  fields.extra.push_back({"mean_density", 1, std::move(s.mean_density)});
+  fields.extra.push_back({"mean_velocity", 3, std::move(s.mean_velocity)});
+  fields.extra.push_back({"rms_velocity", 3, std::move(s.rms_velocity)});
+  fields.extra.push_back({"reynolds_stress", 6, std::move(s.reynolds_stress)});
+}
+
+void write_output(std::vector<VtkSeries>& series, const Simulation& sim,
+                  const std::vector<RunningStatistics>& statistics) {
   const Config& c = sim.config();
   std::vector<HostMacroscopic> m = sim.local_macroscopic();
   std::vector<std::vector<double>> vorticity = sim.local_vorticity_magnitude(m);
@@ -249,6 +272,7 @@ void write_output(std::vector<VtkSeries>& series, const Simulation& sim) {
     fields.density = std::move(m[i].density);
     fields.velocity = std::move(m[i].velocity);
     fields.flags = std::move(m[i].flags);
+    if (!statistics.empty()) add_statistics_arrays(fields, statistics[i]);
     series[i].write(sim.step(), double(sim.step()), fields, c.cells, pieces);
   }
 }
@@ -326,6 +350,19 @@ Json run_deck(const Config& config, const RunOptions& options) {
   Checkpoints checkpoints(config, initial_mass);
   std::optional<ForceSeries> forces;
   if (config.forces.enabled) forces.emplace(config, body_names(config), root, first_step);
+  // Time averages per local block, from statistics.start on (a restart starts them again: the
+  // checkpoints do not hold them yet).
+  std::vector<RunningStatistics> statistics;
+  if (config.statistics.enabled) {
+    for (int id : sim->local_blocks()) statistics.emplace_back(sim->all_boxes()[id].cells());
+    if (first_step > 0 && root && options.progress)
+      std::fprintf(stderr, "boreas: warning: [statistics] averages start again at step %ld (checkpoints do not hold them)\n",
+                   std::max(first_step, config.statistics.start));
+  }
+  const long sample_start = config.statistics.start, sample_every = config.statistics.every;
+  auto next_sample = [&](long step) {
+    return step < sample_start ? sample_start : sample_start + ((step - sample_start) / sample_every + 1) * sample_every;
+  };
 
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return seconds_since(t0); };
@@ -342,7 +379,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
 
   if (first_step == 0 && config.write_vtk && config.output_every > 0) {
     auto t = timers.scope("output");
-    write_output(series, *sim);
+    write_output(series, *sim, statistics);
   }
   sim->save_state();
   std::string status = "completed";
@@ -353,7 +390,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
     const long from = sim->step();
     const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
                                 next_multiple(config.checkpoint.every), from + poll,
-                                forces ? next_multiple(config.forces.every) : config.steps});
+                                forces ? next_multiple(config.forces.every) : config.steps,
+                                statistics.empty() ? config.steps : next_sample(from)});
     const auto chunk_start = std::chrono::steady_clock::now();
     sim->advance(next - from);
     double local[3] = {double(stop_signal()), seconds_since(chunk_start) / double(next - from),
@@ -381,13 +419,18 @@ Json run_deck(const Config& config, const RunOptions& options) {
       auto t = timers.scope("others");
       sim->save_state();
     }
+    if (!statistics.empty() && sim->step() >= sample_start && (sim->step() - sample_start) % sample_every == 0) {
+      auto t = timers.scope("others");
+      const std::vector<CellMoments> sample = sim->local_moments();
+      for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i].add(sample[i]);
+    }
     if (forces && sim->step() % config.forces.every == 0) {
       auto t = timers.scope("others");
       forces->add(sim->step(), sim->body_forces());
     }
     if (at_output) {
       auto t = timers.scope("output");
-      write_output(series, *sim);
+      write_output(series, *sim, statistics);
     }
     if (at_checkpoint) {
       auto t = timers.scope("output");
@@ -446,7 +489,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
                             (config.output_every == 0 || sim->step() % config.output_every != 0);
   if (final_needed) {
     auto t = timers.scope("output");
-    write_output(series, *sim);
+    write_output(series, *sim, statistics);
   }
 
   const double wall = elapsed();
@@ -456,6 +499,15 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "interrupted") report["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
+  if (!statistics.empty()) {
+    Json st = Json::object();
+    st["start"] = sample_start;
+    st["every"] = sample_every;
+    st["samples"] = statistics.front().samples();
+    st["first_sample"] = next_sample(first_step);
+    st["arrays"] = Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"});
+    report["statistics"] = st;
+  }
   if (forces) {
     report["forces"] = forces->report();
     if (root && options.progress) std::fputs(forces_summary(report["forces"]).c_str(), stderr);

@@ -34,6 +34,9 @@ class Simulation {
   // This rank's blocks (ids in the block set, in slot order) and their macroscopic fields.
   virtual std::vector<int> local_blocks() const = 0;
   virtual std::vector<HostMacroscopic> local_macroscopic() const = 0;
+  // The same fields left on the device, one (owned cells x 4: rho, ux, uy, uz) per local block
+  // (what [statistics] accumulates). Collective.
+  virtual std::vector<CellMoments> local_moments() const = 0;
   // |curl u| of this rank's blocks from their local_macroscopic(), the same on every
   // decomposition (differences reach into the neighbours' cells). Collective.
   virtual std::vector<std::vector<double>> local_vorticity_magnitude(const std::vector<HostMacroscopic>& local) const = 0;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "comm/SparseLinks.hpp"
 #include "core/Error.hpp"
@@ -71,12 +72,7 @@ class SparseSimulation final : public GridSimulation {
   }
 
   std::vector<HostMacroscopic> local_macroscopic() const override {
-    DeviceView<Real*> natural = canonical_copy();
-    output_exchange_->start(natural);  // remote links' slots take what arrives: their incoming populations
-    output_exchange_->finish(natural);
-    DeviceView<double* [4]> rho_u("sparse_moments", field_.cells);
-    sparse_moments<L, Real>(field_, natural, physics_.params, rho_u);
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), rho_u);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cell_moments());
     std::vector<HostMacroscopic> out(ids_.size());
     for (std::size_t k = 0; k < ids_.size(); ++k) {
       const Box& b = set_.blocks[ids_[k]].box;
@@ -95,6 +91,29 @@ class SparseSimulation final : public GridSimulation {
     return out;
   }
 
+  std::vector<CellMoments> local_moments() const override {
+    if (places_.empty()) {  // per block: the sparse cells it holds and their index in its box
+      std::vector<std::vector<long>> from(ids_.size()), to(ids_.size());
+      for_each_cell_place([&](long i, std::size_t k, long at) {
+        from[k].push_back(i);
+        to[k].push_back(at);
+      });
+      for (std::size_t k = 0; k < ids_.size(); ++k)
+        places_.push_back({to_device_view("boreas::sparse_cells", from[k]), to_device_view("boreas::box_index", to[k])});
+    }
+    const DeviceView<double* [4]> rho_u = cell_moments();
+    std::vector<CellMoments> out;
+    for (std::size_t k = 0; k < ids_.size(); ++k) {
+      out.emplace_back("boreas::moments", set_.blocks[ids_[k]].box.cells(), 4);  // zero: solid cells
+      const CellMoments m = out.back();
+      const auto from = places_[k].first, to = places_[k].second;
+      Kokkos::parallel_for(
+          "boreas::sparse_to_box", Kokkos::RangePolicy<ExecSpace>(0, long(from.extent(0))), KOKKOS_LAMBDA(const long j) {
+            for (int c = 0; c < 4; ++c) m(to(j), c) = rho_u(from(j), c);
+          });
+    }
+    return out;
+  }
   long long fluid_cells() const override { return comm_.sum(static_cast<long long>(field_.cells)); }
   std::vector<std::array<double, 3>> body_forces() const override {
     if (!body_links_) {  // built at the first call: runs without [forces] never pay
@@ -224,6 +243,17 @@ class SparseSimulation final : public GridSimulation {
   }
 
   mutable std::optional<BodyLinks> body_links_;
+  mutable std::vector<std::pair<DeviceView<long*>, DeviceView<long*>>> places_;  // local_moments
+
+  // Density and velocity of every sparse cell (rows rho, ux, uy, uz) of the canonical state.
+  DeviceView<double* [4]> cell_moments() const {
+    DeviceView<Real*> natural = canonical_copy();
+    output_exchange_->start(natural);  // remote links' slots take what arrives: their incoming populations
+    output_exchange_->finish(natural);
+    DeviceView<double* [4]> rho_u("sparse_moments", field_.cells);
+    sparse_moments<L, Real>(field_, natural, physics_.params, rho_u);
+    return rho_u;
+  }
 
   // Global coordinates of cell i.
   std::array<int, 3> cell_at(long i) const {

@@ -54,6 +54,8 @@ void check_piece(const CellFields& p) {
   if (!p.vorticity_magnitude.empty() && p.vorticity_magnitude.size() != n)
     fail("vorticity_magnitude", p.vorticity_magnitude.size(), n);
   if (!p.flags.empty() && p.flags.size() != n) fail("flags", p.flags.size(), n);
+  for (const auto& e : p.extra)
+    if (e.values.size() != std::size_t(e.components) * n) fail(e.name.c_str(), e.values.size(), std::size_t(e.components) * n);
 }
 
 void write_vti(const std::string& path, const CellFields& p) {
@@ -68,6 +70,7 @@ void write_vti(const std::string& path, const CellFields& p) {
   add_cell_array(cd, "velocity", p.velocity, 3);
   if (!p.vorticity_magnitude.empty()) add_cell_array(cd, "vorticity_magnitude", p.vorticity_magnitude, 1);
   if (!p.flags.empty()) add_cell_array(cd, "flags", p.flags, 1);
+  for (const auto& e : p.extra) add_cell_array(cd, e.name.c_str(), e.values, e.components);
   cd->SetActiveScalars("density");
   cd->SetActiveVectors("velocity");
 
@@ -156,6 +159,8 @@ void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<
     << "      <PDataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n";
   if (!piece.vorticity_magnitude.empty()) x << "      <PDataArray type=\"Float64\" Name=\"vorticity_magnitude\"/>\n";
   if (!piece.flags.empty()) x << "      <PDataArray type=\"UInt8\" Name=\"flags\"/>\n";
+  for (const auto& e : piece.extra)
+    x << "      <PDataArray type=\"Float64\" Name=\"" << e.name << "\" NumberOfComponents=\"" << e.components << "\"/>\n";
   x << "    </PCellData>\n";
   for (int r = 0; r < nranks_; ++r)
     x << "    <Piece Extent=\"" << extent_string(all_pieces[r].first, all_pieces[r].second) << "\" Source=\""

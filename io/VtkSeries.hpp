@@ -34,6 +34,12 @@ struct CellFields {                         // host data, interior cells only, x
   std::vector<double> vorticity_magnitude;  // one per cell (may be empty -> not written)
   std::vector<std::uint8_t> flags;          // one per cell (0 fluid, other values = boundary/solid codes)
                                             // (may be empty -> not written)
+  struct Extra {                            // further double arrays (time averages, ...)
+    std::string name;
+    int components = 1;
+    std::vector<double> values;             // components per cell
+  };
+  std::vector<Extra> extra;
 };
 
 class VtkSeries {
@@ -47,7 +53,7 @@ class VtkSeries {
   // Writes one output. `piece` is this rank's data; `global_dims` the whole domain's cells;
   // `all_pieces` the (origin, dims) of every rank's piece, indexed by rank — required on rank 0
   // when nranks > 1 (ignored elsewhere). The .pvti declares the optional arrays
-  // (vorticity_magnitude, flags) that rank 0's piece has: all ranks must provide the same set.
+  // (vorticity_magnitude, flags, extra) that rank 0's piece has: all ranks must provide the same set.
   // Throws std::invalid_argument on inconsistent sizes, std::runtime_error on I/O failure.
   void write(long step, double time, const CellFields& piece, const std::array<int, 3>& global_dims,
              const std::vector<PieceBox>& all_pieces = {});

@@ -46,6 +46,8 @@ class Block {
   // blocks the caller filled (a halo); the ghosts that mirror this block's own cells across a
   // periodic axis it spans are filled here.
   HostMacroscopic macroscopic(const Populations<Real>& natural) const;
+  // The same on the device, into `out` (owned cells x 4: rho, ux, uy, uz).
+  void moments(const Populations<Real>& natural, const CellMoments& out) const;
 
   // The owned cells' canonical populations on the host, cells x fastest, directions fastest within
   // a cell (what a checkpoint stores; `out` holds Q x the owned cells), and their replacement from

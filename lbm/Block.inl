@@ -83,6 +83,13 @@ HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) co
   return boreas::macroscopic<L>(field(), natural, physics());
 }
 
+template <class L, class Real>
+void Block<L, Real>::moments(const Populations<Real>& natural, const CellMoments& out) const {
+  const PeriodicGhosts& periodic = scheme_->context().periodic;
+  fill_ghosts<L>(periodic, natural, periodic.pulled);
+  device_moments<L>(field(), natural, physics(), out);
+}
+
 namespace {
 // Owned cells per pass of a checkpoint's packing: whole z-planes, about a sixteenth of the block,
 // so that the device buffer stays small beside the lattices.

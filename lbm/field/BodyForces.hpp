@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/Error.hpp"
 #include "core/ExactSum.hpp"
 #include "core/Types.hpp"
 #include "lbm/field/Geometry.hpp"
@@ -31,6 +32,7 @@ struct BodyLinks {
 // not a fluid cell to count), slot(q, i) the flat index of its population q.
 template <class L, class Coords, class Slot>
 BodyLinks body_links(const DomainGeometry& domain, long cells, const Coords& coords, const Slot& slot) {
+  if (domain.bodies() > 256) throw Error("forces: " + std::to_string(domain.bodies()) + " bodies; at most 256 are told apart");
   std::vector<long> slots;
   std::vector<std::uint8_t> directions, bodies;
   std::array<int, 3> p{};
@@ -44,15 +46,8 @@ BodyLinks body_links(const DomainGeometry& domain, long cells, const Coords& coo
       bodies.push_back(std::uint8_t(body));
     }
   }
-  auto upload = [](const char* label, const auto& host_values) {
-    using T = typename std::decay_t<decltype(host_values)>::value_type;
-    DeviceView<T*> v(std::string(label), host_values.size());
-    Kokkos::deep_copy(v, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                             host_values.data(), host_values.size()));
-    return v;
-  };
-  return {upload("boreas::body_link_slots", slots), upload("boreas::body_link_directions", directions),
-          upload("boreas::body_link_bodies", bodies)};
+  return {to_device_view("boreas::body_link_slots", slots), to_device_view("boreas::body_link_directions", directions),
+          to_device_view("boreas::body_link_bodies", bodies)};
 }
 
 // Adds the momentum the bodies take over one step to sums[3 * body + axis].

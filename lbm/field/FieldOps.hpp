@@ -54,5 +54,9 @@ ExactSum total_mass(const Field& field, const Populations<Real>& canonical);
 // filled: halos across blocks, Block::macroscopic inside one) with the boundary rules.
 template <class L, class Real>
 HostMacroscopic macroscopic(const Field& field, const Populations<Real>& canonical, const CellPhysics<Real>& physics);
+// The same fields into `out` (owned cells x 4), left on the device.
+template <class L, class Real>
+void device_moments(const Field& field, const Populations<Real>& canonical, const CellPhysics<Real>& physics,
+                    const CellMoments& out);
 
 }  // namespace boreas

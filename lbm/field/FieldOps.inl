@@ -89,29 +89,42 @@ Health check_health(const Field& field, const Populations<Real>& f, double rho0)
 }
 
 template <class L, class Real>
-HostMacroscopic macroscopic(const Field& field, const Populations<Real>& natural, const CellPhysics<Real>& physics) {
+void device_moments(const Field& field, const Populations<Real>& natural, const CellPhysics<Real>& physics,
+                    const CellMoments& out) {
   const PullGather<L, Real> gather{natural, field.flags, field.geom, physics.bc, physics.params};
   const DenseGeometry g = field.geom;
   const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
-  DeviceView<double*> rho("density", n);
-  DeviceView<double* [3]> vel("velocity", n);
   Kokkos::parallel_for(
       "boreas::lbm::macroscopic", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
         const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
         const long cell = g.index(x, y, z);
-        if (gather.flags(cell) != flag::fluid) return;
+        if (gather.flags(cell) != flag::fluid) {
+          for (int c = 0; c < 4; ++c) out(i, c) = 0;
+          return;
+        }
         Real f[L::Q], r, u[3];
         gather(cell, f);
         moments<L>(f, gather.params, r, u);
-        rho(i) = r;
-        for (int d = 0; d < 3; ++d) vel(i, d) = u[d];
+        out(i, 0) = r;
+        for (int d = 0; d < 3; ++d) out(i, 1 + d) = u[d];
       });
+}
+
+template <class L, class Real>
+HostMacroscopic macroscopic(const Field& field, const Populations<Real>& natural, const CellPhysics<Real>& physics) {
+  const DenseGeometry g = field.geom;
+  const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
+  CellMoments m("boreas::moments", n, 4);
+  device_moments<L>(field, natural, physics, m);
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m);
   HostMacroscopic out;
   out.density.resize(n);
   out.velocity.resize(3 * n);
   out.flags.resize(n);
-  Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace>(out.density.data(), n), rho);
-  Kokkos::deep_copy(Kokkos::View<double* [3], Kokkos::LayoutRight, Kokkos::HostSpace>(out.velocity.data(), n), vel);
+  for (long i = 0; i < n; ++i) {
+    out.density[i] = host(i, 0);
+    for (int d = 0; d < 3; ++d) out.velocity[3 * i + d] = host(i, 1 + d);
+  }
   auto flags_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.flags);
   for (long i = 0; i < n; ++i) out.flags[i] = flags_host(g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny))));
   return out;

@@ -1,0 +1,133 @@
+// Time averages accumulated on the device (lbm/field/RunningStatistics.hpp): against two-pass
+// means and covariances of the same samples on the host, on synthetic samples and on a run's own
+// fields; what run_deck reports. (Their independence of ranks, variants and storage: the VTK
+// arrays of tests/mpi/test_output_independence.cpp.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/Deck.hpp"
+#include "drivers/Simulation.hpp"
+#include "lbm/field/RunningStatistics.hpp"
+
+namespace boreas {
+namespace {
+
+constexpr int axes[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+
+// Two-pass reference of a series of host samples (cells x 4, rho, ux, uy, uz per cell).
+struct Reference {
+  std::vector<double> mean, stress;  // 4 and 6 per cell
+  explicit Reference(const std::vector<std::vector<double>>& samples) {
+    const std::size_t cells = samples.front().size() / 4;
+    mean.assign(4 * cells, 0.0);
+    stress.assign(6 * cells, 0.0);
+    for (const auto& s : samples)
+      for (std::size_t v = 0; v < s.size(); ++v) mean[v] += s[v] / double(samples.size());
+    for (const auto& s : samples)
+      for (std::size_t i = 0; i < cells; ++i)
+        for (int k = 0; k < 6; ++k) {
+          const int a = axes[k][0], b = axes[k][1];
+          stress[6 * i + k] +=
+              (s[4 * i + 1 + a] - mean[4 * i + 1 + a]) * (s[4 * i + 1 + b] - mean[4 * i + 1 + b]) / double(samples.size());
+        }
+  }
+};
+
+void expect_matches(const RunningStatistics& stats, const Reference& ref, double scale) {
+  const RunningStatistics::HostFields f = stats.host_fields();
+  const std::size_t cells = f.mean_density.size();
+  ASSERT_EQ(ref.mean.size(), 4 * cells);
+  for (std::size_t i = 0; i < cells; ++i) {
+    EXPECT_NEAR(f.mean_density[i], ref.mean[4 * i], 1e-14) << i;
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_NEAR(f.mean_velocity[3 * i + a], ref.mean[4 * i + 1 + a], 1e-14 * scale) << i;  // running-mean rounding
+      EXPECT_NEAR(f.rms_velocity[3 * i + a], std::sqrt(ref.stress[6 * i + a]), 1e-6 * scale) << i;
+    }
+    // One-pass products lose digits against the two-pass covariance: |<u>|^2 eps relative to scale^2.
+    for (int k = 0; k < 6; ++k) EXPECT_NEAR(f.reynolds_stress[6 * i + k], ref.stress[6 * i + k], 1e-13 * scale * scale) << i;
+  }
+}
+
+void add_host_sample(RunningStatistics& stats, const std::vector<double>& s) {
+  const long cells = long(s.size() / 4);
+  CellMoments m("sample", cells, 4);
+  auto h = Kokkos::create_mirror_view(m);
+  for (long i = 0; i < cells; ++i)
+    for (int c = 0; c < 4; ++c) h(i, c) = s[4 * i + c];
+  Kokkos::deep_copy(m, h);
+  stats.add(m);
+}
+
+TEST(RunningStatistics, MatchTwoPassMeansAndCovariances) {
+  std::mt19937 gen(3);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  const long cells = 50;
+  RunningStatistics stats(cells);
+  std::vector<std::vector<double>> samples;
+  for (int n = 0; n < 200; ++n) {
+    std::vector<double> s(4 * cells);
+    for (long i = 0; i < cells; ++i) {
+      // correlated fluctuations around a mean flow that differs per cell
+      const double a = noise(gen), b = noise(gen);
+      s[4 * i] = 1 + 1e-3 * noise(gen);
+      s[4 * i + 1] = 0.05 + 1e-3 * i + 0.01 * a;
+      s[4 * i + 2] = -0.02 + 0.006 * a + 0.008 * b;
+      s[4 * i + 3] = 0.003 * b;
+    }
+    add_host_sample(stats, s);
+    samples.push_back(s);
+  }
+  EXPECT_EQ(stats.samples(), 200);
+  expect_matches(stats, Reference(samples), 0.1);
+  // A steady field has no fluctuations: RMS and stresses vanish to rounding.
+  RunningStatistics steady(cells);
+  for (int n = 0; n < 7; ++n) add_host_sample(steady, samples.front());
+  const auto f = steady.host_fields();
+  for (double v : f.rms_velocity) EXPECT_LE(v, 1e-8);
+  // The state survives a round trip through the host (what a checkpoint would carry).
+  RunningStatistics copy(cells);
+  copy.load(stats.state(), stats.samples());
+  EXPECT_EQ(copy.host_fields().reynolds_stress, stats.host_fields().reynolds_stress);
+}
+
+// A decaying vortex in a channel with an obstacle, sampled every 3 steps from step 4 on: the device
+// averages of the run's own fields against the host's two-pass statistics of macroscopic().
+TEST(RunningStatistics, RunFieldsAgainstHostSamples) {
+  const Config config = parse_deck_string(
+      "[simulation]\nsteps = 30\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [24, 16]\n"
+      "[physics]\ntau = 0.6\n[initial]\ntype = \"taylor_green\"\namplitude = 0.05\n"
+      "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n"
+      "[[obstacle]]\nshape = \"cylinder\"\ncenter = [8, 8]\nradius = 2.5\n"
+      "[statistics]\nstart = 4\nevery = 3\n",
+      "test.toml", "");
+  auto sim = Simulation::create(config);
+  RunningStatistics stats(24 * 16);
+  std::vector<std::vector<double>> samples;
+  for (int n = 0; n < 9; ++n) {  // the states after steps 4, 7, ..., 28
+    sim->advance(n == 0 ? 4 : 3);
+    stats.add(sim->local_moments()[0]);
+    const HostMacroscopic m = sim->macroscopic();
+    std::vector<double> s(4 * m.density.size());
+    for (std::size_t i = 0; i < m.density.size(); ++i) {
+      s[4 * i] = m.density[i];
+      for (int a = 0; a < 3; ++a) s[4 * i + 1 + a] = m.velocity[3 * i + a];
+    }
+    samples.push_back(s);
+  }
+  expect_matches(stats, Reference(samples), 0.05);
+
+  // run_deck samples the same steps and says so.
+  Config c = config;
+  c.write_vtk = false;
+  c.output_dir = ::testing::TempDir() + "boreas_statistics";
+  RunOptions quiet;
+  quiet.progress = false;
+  const Json report = run_deck(c, quiet);
+  EXPECT_EQ(report["statistics"]["samples"].get<long>(), 9);
+  EXPECT_EQ(report["statistics"]["first_sample"].get<long>(), 4);
+}
+
+}  // namespace
+}  // namespace boreas
