@@ -12,21 +12,28 @@
 namespace boreas::testing {
 namespace {
 
-// Periodic in x (and z), walls at y; u_max is kept at 0.01 whatever the width.
-Config force_driven(const std::string& lattice, int ny, const std::string& collision, double tau) {
+// A channel periodic in x (and z) with walls at y, driven by a force along x; `collision` is the
+// [collision] table's body, `extra` more tables.
+Config channel(const std::string& lattice, int ny, const std::string& collision, double tau, double force,
+               const std::string& extra = "") {
   const bool is3d = lattice != "D2Q9";
-  const double nu = (tau - 0.5) / 3, u_max = 0.01;
-  const double force = 8 * nu * u_max / (double(ny) * ny);
   const std::string cells = "[4, " + std::to_string(ny) + (is3d ? ", 4]" : "]");
   char text[1024];
   std::snprintf(text, sizeof text,
                 "[simulation]\nsteps = 1\n[lattice]\nmodel = \"%s\"\n[domain]\ncells = %s\n"
-                "[collision]\nmodel = \"%s\"\n[physics]\ntau = %.17g\nforce = [%.17g, 0%s]\n"
-                "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n%s"
-                "[validation]\nobservables = [\"poiseuille_profile\"]\n",
+                "[collision]\n%s[physics]\ntau = %.17g\nforce = [%.17g, 0%s]\n"
+                "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n%s%s",
                 lattice.c_str(), cells.c_str(), collision.c_str(), tau, force, is3d ? ", 0" : "",
-                is3d ? "[boundary.z_min]\ntype = \"periodic\"\n[boundary.z_max]\ntype = \"periodic\"\n" : "");
+                is3d ? "[boundary.z_min]\ntype = \"periodic\"\n[boundary.z_max]\ntype = \"periodic\"\n" : "",
+                extra.c_str());
   return deck(text);
+}
+
+// u_max is kept at 0.01 whatever the width.
+Config force_driven(const std::string& lattice, int ny, const std::string& collision, double tau) {
+  const double nu = (tau - 0.5) / 3, u_max = 0.01;
+  return channel(lattice, ny, "model = \"" + collision + "\"\n", tau, 8 * nu * u_max / (double(ny) * ny),
+                 "[validation]\nobservables = [\"poiseuille_profile\"]\n");
 }
 
 double steady_profile_error(const Config& config) {
@@ -84,16 +91,10 @@ double smagorinsky_channel_error(const std::string& lattice, const std::string& 
   const bool is3d = lattice != "D2Q9";
   const double tau0 = 0.6, nu0 = (tau0 - 0.5) / 3, mixing = ny / 8.0;
   const double force = 8 * nu0 * 0.04 / (16.0 * 16.0) * std::pow(16.0 / ny, 3);
-  const std::string cells = "[4, " + std::to_string(ny) + (is3d ? ", 4]" : "]");
-  char text[1024];
-  std::snprintf(text, sizeof text,
-                "[simulation]\nsteps = 1\n[lattice]\nmodel = \"%s\"\n[domain]\ncells = %s\n"
-                "[collision]\nmodel = \"%s\"\nsgs = \"smagorinsky\"\nsmagorinsky_constant = %.17g\n"
-                "[physics]\ntau = %.17g\nforce = [%.17g, 0%s]\n"
-                "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n%s",
-                lattice.c_str(), cells.c_str(), collision.c_str(), mixing, tau0, force, is3d ? ", 0" : "",
-                is3d ? "[boundary.z_min]\ntype = \"periodic\"\n[boundary.z_max]\ntype = \"periodic\"\n" : "");
-  const Config config = deck(text);
+  const Config config = channel(lattice, ny,
+                                "model = \"" + collision + "\"\nsgs = \"smagorinsky\"\nsmagorinsky_constant = " +
+                                    std::to_string(mixing) + "\n",
+                                tau0, force);
   auto sim = Simulation::create(config);
   run_to_steady_state(*sim, 1000, 1e-12, 400000);
   const State s(*sim);
