@@ -144,6 +144,13 @@ struct StatisticsConfig {
   long every = 1;
 };
 
+// [[probe]]: cells whose density and velocity go to probes.csv every output.probes_every steps;
+// a line probe is expanded into its cells here (names "<name>_<i>").
+struct Probe {
+  std::string name;
+  std::array<int, 3> cell{0, 0, 0};  // global cell coordinates
+};
+
 struct Config {
   std::string deck_path;  // as given on the command line
   // Where the deck gave the keys that checks after parsing refer to ("deck.toml:7:9", or
@@ -189,6 +196,8 @@ struct Config {
   bool write_vtk = true;
   std::string output_dir = "output";
   long progress_every = 0;  // 0: automatic
+  std::vector<Probe> probes;
+  long probes_every = 1;
 
   std::vector<std::string> observables;  // validation observables the deck asks for
 

@@ -431,7 +431,7 @@ const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   
                                           "physics",    "initial",  "boundary", "obstacle",
                                           "geometry",   "output",   "validation",
                                           "parallel",   "amr",      "checkpoint", "forces",
-                                          "statistics"};
+                                          "statistics", "probe"};
 
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
@@ -447,7 +447,8 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"face", {"type", "velocity", "density"}},
       {"obstacle", {"shape", "center", "radius", "lo", "hi", "axis"}},
       {"geometry", {"voxel_file", "dims", "offset"}},
-      {"output", {"directory", "every", "vtk", "progress_every"}},
+      {"output", {"directory", "every", "vtk", "progress_every", "probes_every"}},
+      {"probe", {"name", "point", "from", "to", "points"}},
       {"validation", {"observables"}},
       {"checkpoint", {"every", "minutes", "keep", "directory"}},
       {"statistics", {"start", "every"}},
@@ -1190,6 +1191,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (auto v = c.boolean(out, "vtk")) cfg.write_vtk = *v;
   if (auto p = c.integer(out, "progress_every", "an integer >= 0 (0 = automatic)", 0))
     cfg.progress_every = long(*p);
+  if (auto p = c.integer(out, "probes_every", "an integer >= 1 (steps between probe samples)", 1)) cfg.probes_every = long(*p);
 
   // [checkpoint]
   const Tbl chk = c.table(root, "checkpoint", "checkpoint");
@@ -1239,6 +1241,63 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (cfg.forces.drag_axis == cfg.forces.lift_axis)
       c.at(frc.get("lift_axis") ? frc.get("lift_axis") : frc.t,
            "forces.lift_axis: expected an axis other than drag_axis (" + axes[cfg.forces.drag_axis] + ")");
+  }
+
+  // [[probe]]: a point, or a line from..to of `points` cells (rounded to the nearest cell)
+  if (auto pn = root.get("probe")) {
+    if (!pn->is_array_of_tables()) {
+      c.at(pn, "probe: expected an array of tables ([[probe]]), " + got(*pn));
+    } else {
+      const auto& arr = *pn->as_array();
+      for (std::size_t i = 0; i < arr.size(); ++i) {
+        const std::string key = "probe[" + std::to_string(i) + "]";
+        const Tbl pt{arr.get(i)->as_table(), key, key};
+        c.unknown_keys(pt, schema_keys().at("probe"));
+        std::string name = "probe" + std::to_string(i);
+        if (auto n = c.string(pt, "name", "a name of letters, digits and _")) {
+          if (n->empty() || n->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                                std::string::npos)
+            c.at(pt.get("name"), key + ".name: expected a name of letters, digits and _ (a CSV column prefix), got \"" +
+                                     *n + "\"");
+          else
+            name = *n;
+        }
+        auto inside = [&](const std::array<double, 3>& p, const char* k) {
+          for (int d = 0; d < 3; ++d)
+            if (cells_ok && (p[d] < -0.5 || p[d] > cfg.cells[d] - 0.5)) {
+              c.at(pt.get(k), key + "." + k + ": expected a point inside the domain (cell centres 0.." +
+                                  std::to_string(cfg.cells[d] - 1) + " along " + "xyz"[d] + ")");
+              return false;
+            }
+          return true;
+        };
+        auto nearest = [](const std::array<double, 3>& p) {
+          return std::array<int, 3>{int(std::lround(p[0])), int(std::lround(p[1])), int(std::lround(p[2]))};
+        };
+        if (pt.get("point")) {
+          for (auto k : {"from", "to", "points"})
+            c.not_used(pt, k, std::string(k) + " is for line probes (a point probe has point only)");
+          if (auto p = c.vec(pt, "point", dims, "point", false, 0.0); p && inside(*p, "point"))
+            cfg.probes.push_back({name, nearest(*p)});
+        } else if (pt.get("from") || pt.get("to")) {
+          auto a = c.vec(pt, "from", dims, "from", false, 0.0), b = c.vec(pt, "to", dims, "to", false, 0.0);
+          if (!pt.get("from")) c.missing(pt, "from", "the line's first point");
+          if (!pt.get("to")) c.missing(pt, "to", "the line's last point");
+          long n = 2;
+          if (auto v = c.integer(pt, "points", "an integer from 2 to 100000", 2, 100000)) n = long(*v);
+          if (a && b && inside(*a, "from") && inside(*b, "to"))
+            for (long j = 0; j < n; ++j) {
+              std::array<double, 3> p{};
+              for (int d = 0; d < 3; ++d) p[d] = (*a)[d] + ((*b)[d] - (*a)[d]) * double(j) / double(n - 1);
+              cfg.probes.push_back({name + "_" + std::to_string(j), nearest(p)});
+            }
+        } else {
+          c.missing(pt, "point", "a point [x, y(, z)] in cell coordinates, or from/to/points for a line");
+        }
+      }
+      if (root.get("amr") && !cfg.probes.empty())
+        c.at(pn, "[[probe]] does not run on AMR levels yet; remove [amr] or the probes");
+    }
   }
 
   // [statistics]

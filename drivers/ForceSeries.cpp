@@ -1,13 +1,10 @@
 #include "drivers/ForceSeries.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
-
-#include "core/Error.hpp"
 
 namespace boreas {
 
@@ -50,48 +47,21 @@ double strouhal_number(const std::vector<long>& steps, const std::vector<double>
   return length / (period * velocity);
 }
 
+namespace {
+std::vector<std::string> force_columns(const std::vector<std::string>& names) {
+  std::vector<std::string> columns;
+  for (const std::string& n : names)
+    for (const char* c : column_names) columns.push_back(n + "_" + c);
+  return columns;
+}
+}  // namespace
+
 ForceSeries::ForceSeries(const Config& config, std::vector<std::string> body_names, bool writer, long first_step)
     : settings_(config.forces),
       rho0_(config.density),
       names_(std::move(body_names)),
-      writer_(writer),
-      path_((std::filesystem::path(config.output_dir) / "forces.csv").string()) {
-  std::string header = "step";
-  for (const std::string& n : names_)
-    for (const char* c : column_names) header += "," + n + "_" + c;
-  if (first_step > 0) {
-    // Every rank reads the rows of the run so far; the report's statistics cover them too.
-    std::ifstream in(path_);
-    std::string line;
-    if (in && std::getline(in, line) && line != header)
-      throw Error(path_ + ": its columns are not this deck's bodies (header \"" + line + "\"); move it away to restart");
-    while (in && std::getline(in, line)) {
-      std::istringstream row(line);
-      std::string cell;
-      if (!std::getline(row, cell, ',')) continue;
-      const long step = std::stol(cell);
-      if (step > first_step) break;
-      std::vector<double> values;
-      while (std::getline(row, cell, ',')) values.push_back(std::stod(cell));
-      if (values.size() != names_.size() * columns_per_body) throw Error(path_ + ": a row of step " + std::to_string(step) + " is incomplete");
-      steps_.push_back(step);
-      rows_.push_back(std::move(values));
-    }
-  }
-  if (!writer_) return;
-  std::ofstream out(path_, std::ios::trunc);
-  out << header << "\n";
-  for (std::size_t i = 0; i < rows_.size(); ++i) {
-    out << steps_[i];
-    char buf[32];
-    for (double v : rows_[i]) {
-      std::snprintf(buf, sizeof buf, ",%.17g", v);
-      out << buf;
-    }
-    out << "\n";
-  }
-  if (!out) throw Error(path_ + ": cannot write");
-}
+      csv_((std::filesystem::path(config.output_dir) / "forces.csv").string(), force_columns(names_), writer,
+           first_step) {}
 
 void ForceSeries::add(long step, const std::vector<std::array<double, 3>>& forces) {
   const double scale = 2.0 / (rho0_ * settings_.velocity * settings_.velocity * settings_.area);
@@ -99,21 +69,7 @@ void ForceSeries::add(long step, const std::vector<std::array<double, 3>>& force
   for (const auto& f : forces) {
     row.insert(row.end(), {f[0], f[1], f[2], scale * f[settings_.drag_axis], scale * f[settings_.lift_axis]});
   }
-  if (writer_) append_row(step, row);
-  steps_.push_back(step);
-  rows_.push_back(std::move(row));
-}
-
-void ForceSeries::append_row(long step, const std::vector<double>& row) {
-  std::ofstream out(path_, std::ios::app);
-  out << step;
-  char buf[32];
-  for (double v : row) {
-    std::snprintf(buf, sizeof buf, ",%.17g", v);
-    out << buf;
-  }
-  out << "\n";
-  if (!out) throw Error(path_ + ": cannot write");
+  csv_.append(step, row);
 }
 
 std::string forces_summary(const Json& forces) {
@@ -137,25 +93,25 @@ std::string forces_summary(const Json& forces) {
 
 Json ForceSeries::report() const {
   Json j = Json::object();
-  j["file"] = path_;
+  j["file"] = csv_.path();
   j["every"] = settings_.every;
   j["reference_velocity"] = settings_.velocity;
   j["reference_length"] = settings_.length;
   j["reference_area"] = settings_.area;
   j["drag_axis"] = std::string(1, "xyz"[settings_.drag_axis]);
   j["lift_axis"] = std::string(1, "xyz"[settings_.lift_axis]);
-  j["samples"] = long(steps_.size());
+  j["samples"] = long(csv_.steps().size());
   Json bodies = Json::array();
   for (std::size_t b = 0; b < names_.size(); ++b) {
     std::vector<double> cd, cl;
-    for (const auto& row : rows_) {
+    for (const auto& row : csv_.rows()) {
       cd.push_back(row[b * columns_per_body + 3]);
       cl.push_back(row[b * columns_per_body + 4]);
     }
     Json body = Json::object();
     body["name"] = names_[b];
-    if (!rows_.empty()) {
-      const auto& last = rows_.back();
+    if (!csv_.rows().empty()) {
+      const auto& last = csv_.rows().back();
       body["last_force"] = Json::array({last[b * columns_per_body], last[b * columns_per_body + 1], last[b * columns_per_body + 2]});
     }
     auto stats_json = [](const CoefficientStats& s) {
@@ -169,7 +125,7 @@ Json ForceSeries::report() const {
     };
     body["drag_coefficient"] = stats_json(second_half_stats(cd));
     body["lift_coefficient"] = stats_json(second_half_stats(cl));
-    const double st = strouhal_number(steps_, cl, settings_.length, settings_.velocity);
+    const double st = strouhal_number(csv_.steps(), cl, settings_.length, settings_.velocity);
     if (std::isfinite(st))
       body["strouhal"] = st;
     else

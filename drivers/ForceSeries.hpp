@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/Config.hpp"
+#include "io/CsvSeries.hpp"
 #include "io/Json.hpp"
 
 namespace boreas {
@@ -32,24 +33,18 @@ std::string forces_summary(const Json& forces);
 
 class ForceSeries {
  public:
-  // Rank 0 writes (`writer`); every rank keeps the series. A restart at `first_step` keeps the
-  // rows of an existing forces.csv up to that step and drops the later ones, which the run repeats.
+  // Rank 0 writes (`writer`); every rank keeps the series; a restart at `first_step` continues
+  // forces.csv as io/CsvSeries.hpp says.
   ForceSeries(const Config& config, std::vector<std::string> body_names, bool writer, long first_step);
 
   void add(long step, const std::vector<std::array<double, 3>>& forces);
   Json report() const;
-  const std::string& path() const { return path_; }
 
  private:
-  void append_row(long step, const std::vector<double>& row);
-
   ForcesConfig settings_;
   double rho0_ = 1;
   std::vector<std::string> names_;
-  bool writer_;
-  std::string path_;
-  std::vector<long> steps_;
-  std::vector<std::vector<double>> rows_;  // per sample: per body fx, fy, fz, cd, cl
+  CsvSeries csv_;  // per sample: per body fx, fy, fz, cd, cl
 };
 
 }  // namespace boreas

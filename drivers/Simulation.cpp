@@ -33,6 +33,7 @@
 #include "drivers/RunCheck.hpp"
 #include "drivers/Stepper.hpp"
 #include "io/Checkpoint.hpp"
+#include "io/CsvSeries.hpp"
 #include "io/VtkSeries.hpp"
 #include "lbm/field/BodyForces.hpp"
 #include "lbm/field/Geometry.hpp"
@@ -244,6 +245,38 @@ std::string hash_hex(std::uint64_t h) {
 namespace {
 
 // One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
+// Density and velocity at the probes' cells (rho, ux, uy, uz per probe) on every rank: each
+// probe's values come from the block holding its cell, the other ranks add zeros (exact).
+std::vector<double> probe_values(const Simulation& sim, const std::vector<Probe>& probes, MPI_Comm comm) {
+  const std::vector<CellMoments> moments = sim.local_moments();
+  const std::vector<Box> boxes = sim.all_boxes();
+  const std::vector<int> ids = sim.local_blocks();
+  std::vector<double> local(4 * probes.size(), 0.0), global(local.size());
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const Box& b = boxes[ids[k]];
+    std::vector<long> at, which;
+    for (std::size_t p = 0; p < probes.size(); ++p) {
+      const auto& c = probes[p].cell;
+      if (!b.contains(c[0], c[1], c[2])) continue;
+      at.push_back((long(c[2] - b.lo[2]) * b.extent(1) + (c[1] - b.lo[1])) * b.extent(0) + (c[0] - b.lo[0]));
+      which.push_back(long(p));
+    }
+    if (at.empty()) continue;
+    const DeviceView<long*> cells = to_device_view("boreas::probe_cells", at);
+    const DeviceView<double* [4]> picked("boreas::probe_values", at.size());
+    const CellMoments m = moments[k];
+    Kokkos::parallel_for(
+        "boreas::probes", Kokkos::RangePolicy<ExecSpace>(0, long(at.size())), KOKKOS_LAMBDA(const long i) {
+          for (int c = 0; c < 4; ++c) picked(i, c) = m(cells(i), c);
+        });
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), picked);
+    for (std::size_t i = 0; i < at.size(); ++i)
+      for (int c = 0; c < 4; ++c) local[4 * which[i] + c] = host(i, c);
+  }
+  MPI_Allreduce(local.data(), global.data(), int(local.size()), MPI_DOUBLE, MPI_SUM, comm);
+  return global;
+}
+
 // Time averages as VTK arrays (drivers write them beside the instantaneous fields).
 void add_statistics_arrays(CellFields& fields, const RunningStatistics& statistics) {
   if (statistics.samples() == 0) return;
@@ -350,6 +383,13 @@ Json run_deck(const Config& config, const RunOptions& options) {
   Checkpoints checkpoints(config, initial_mass);
   std::optional<ForceSeries> forces;
   if (config.forces.enabled) forces.emplace(config, body_names(config), root, first_step);
+  std::optional<CsvSeries> probes;
+  if (!config.probes.empty()) {
+    std::vector<std::string> columns;
+    for (const Probe& p : config.probes)
+      for (const char* q : {"rho", "ux", "uy", "uz"}) columns.push_back(p.name + "_" + q);
+    probes.emplace((std::filesystem::path(config.output_dir) / "probes.csv").string(), columns, root, first_step);
+  }
   // Time averages per local block, from statistics.start on (a restart starts them again: the
   // checkpoints do not hold them yet).
   std::vector<RunningStatistics> statistics;
@@ -391,7 +431,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
     const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
                                 next_multiple(config.checkpoint.every), from + poll,
                                 forces ? next_multiple(config.forces.every) : config.steps,
-                                statistics.empty() ? config.steps : next_sample(from)});
+                                statistics.empty() ? config.steps : next_sample(from),
+                                probes ? next_multiple(config.probes_every) : config.steps});
     const auto chunk_start = std::chrono::steady_clock::now();
     sim->advance(next - from);
     double local[3] = {double(stop_signal()), seconds_since(chunk_start) / double(next - from),
@@ -423,6 +464,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
       auto t = timers.scope("others");
       const std::vector<CellMoments> sample = sim->local_moments();
       for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i].add(sample[i]);
+    }
+    if (probes && sim->step() % config.probes_every == 0) {
+      auto t = timers.scope("others");
+      probes->append(sim->step(), probe_values(*sim, config.probes, comm.get()));
     }
     if (forces && sim->step() % config.forces.every == 0) {
       auto t = timers.scope("others");
@@ -499,6 +544,14 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "interrupted") report["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
+  if (probes) {
+    Json p = Json::object();
+    p["file"] = probes->path();
+    p["every"] = config.probes_every;
+    p["probes"] = long(config.probes.size());
+    p["samples"] = long(probes->steps().size());
+    report["probes"] = p;
+  }
   if (!statistics.empty()) {
     Json st = Json::object();
     st["start"] = sample_start;

@@ -499,6 +499,13 @@ TEST(DeckErrors, MiscConstraints) {
                                       "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"
                                       "every = 0\n"),
                   "forces.every: expected an integer >= 1");
+  EXPECT_CONTAINS(error_of(head + p + "[[probe]]\npoint = [4, 9, 1]\n"),
+                  "probe[0].point: expected a point inside the domain (cell centres 0..7 along y)");
+  EXPECT_CONTAINS(error_of(head + p + "[[probe]]\nname = \"a b\"\npoint = [4, 4, 1]\n"),
+                  "probe[0].name: expected a name of letters, digits and _");
+  EXPECT_CONTAINS(error_of(head + p + "[[probe]]\nname = \"x\"\n"), "probe[0].point: missing required key");
+  EXPECT_CONTAINS(error_of(head + p + "[[probe]]\nfrom = [0, 0, 0]\nto = [7, 7, 7]\npoints = 1\n"),
+                  "probe[0].points: expected an integer from 2 to 100000");
   EXPECT_CONTAINS(error_of(head + p + "[collision]\nsgs = \"wale\"\n"),
                   "collision.sgs: expected one of none, smagorinsky");
   EXPECT_CONTAINS(error_of(head + p + "[collision]\nsgs = \"smagorinsky\"\nsmagorinsky_constant = -0.1\n"),

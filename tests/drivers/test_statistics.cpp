@@ -1,11 +1,14 @@
-// Time averages accumulated on the device (lbm/field/RunningStatistics.hpp): against two-pass
-// means and covariances of the same samples on the host, on synthetic samples and on a run's own
-// fields; what run_deck reports. (Their independence of ranks, variants and storage: the VTK
+// What a run measures in situ: time averages accumulated on the device
+// (lbm/field/RunningStatistics.hpp) against two-pass means and covariances of the same samples on
+// the host, on synthetic samples and on a run's own fields, and what run_deck reports; probes. (Their independence of ranks, variants and storage: the VTK
 // arrays of tests/mpi/test_output_independence.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/Deck.hpp"
 #include "drivers/Simulation.hpp"
@@ -127,6 +130,67 @@ TEST(RunningStatistics, RunFieldsAgainstHostSamples) {
   const Json report = run_deck(c, quiet);
   EXPECT_EQ(report["statistics"]["samples"].get<long>(), 9);
   EXPECT_EQ(report["statistics"]["first_sample"].get<long>(), 4);
+}
+
+// [[probe]] points and lines: probes.csv holds, every output.probes_every steps, the bits that
+// macroscopic() gives at those cells, whatever block holds them; a restart rewrites the file as
+// the uninterrupted run's.
+TEST(Probes, RunWritesTheCellsValuesAndRestartsIdentically) {
+  const std::string dir = ::testing::TempDir() + "boreas_probes";
+  std::filesystem::remove_all(dir);
+  const Config config = parse_deck_string(
+      "[simulation]\nsteps = 30\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [24, 16]\n"
+      "[physics]\ntau = 0.6\nforce = [1e-5, 0]\n[initial]\ntype = \"taylor_green\"\namplitude = 0.05\n"
+      "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n"
+      "[[obstacle]]\nshape = \"cylinder\"\ncenter = [8, 8]\nradius = 2.5\n"
+      "[[probe]]\nname = \"wake\"\npoint = [14.2, 7.6]\n"
+      "[[probe]]\nfrom = [20, 0]\nto = [20, 15]\npoints = 4\n"
+      "[output]\nvtk = false\nprobes_every = 5\ndirectory = \"" + dir + "\"\n"
+      "[parallel]\nblocks_per_rank = 3\n[checkpoint]\nevery = 15\n",
+      "test.toml", "");
+  ASSERT_EQ(config.probes.size(), 5u);
+  EXPECT_EQ(config.probes[0].cell, (std::array<int, 3>{14, 8, 0}));  // the nearest cell
+  EXPECT_EQ(config.probes[4].name, "probe1_3");
+  EXPECT_EQ(config.probes[4].cell, (std::array<int, 3>{20, 15, 0}));
+  RunOptions quiet;
+  quiet.progress = false;
+  const Json report = run_deck(config, quiet);
+  EXPECT_EQ(report["probes"]["samples"].get<long>(), 6);
+
+  auto read = [&] {
+    std::ifstream in(dir + "/probes.csv");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string uninterrupted = read();
+  std::istringstream csv(uninterrupted);
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.substr(0, 30), "step,wake_rho,wake_ux,wake_uy,");
+  auto sim = Simulation::create(config);
+  for (int row = 0; row < 6; ++row) {
+    sim->advance(5);
+    ASSERT_TRUE(std::getline(csv, line));
+    std::vector<double> values;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) values.push_back(std::stod(cell));
+    ASSERT_EQ(values.size(), 1 + 4 * config.probes.size());
+    EXPECT_EQ(values[0], double(sim->step()));
+    const HostMacroscopic m = sim->macroscopic();
+    for (std::size_t p = 0; p < config.probes.size(); ++p) {
+      const auto& c = config.probes[p].cell;
+      const long i = long(c[1]) * 24 + c[0];
+      EXPECT_EQ(values[1 + 4 * p], m.density[i]) << "row " << row << " probe " << p;
+      for (int a = 0; a < 3; ++a) EXPECT_EQ(values[2 + 4 * p + a], m.velocity[3 * i + a]) << "row " << row << " probe " << p;
+    }
+  }
+  RunOptions restart = quiet;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/checkpoints"))
+    if (e.path().string().find("00000015") != std::string::npos) restart.restart = e.path().string();
+  ASSERT_FALSE(restart.restart.empty());
+  run_deck(config, restart);
+  EXPECT_EQ(read(), uninterrupted);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -32,8 +32,9 @@ namespace fs = std::filesystem;
 using test::Deck;
 using test::decks;
 
-// The decks with output every 5 steps (steps 0, 5, 10 and the last), the mass observable and time
-// averages sampled every 2 steps from step 3 (arrays from the output at step 5 on).
+// The decks with output every 5 steps (steps 0, 5, 10 and the last), the mass observable, time
+// averages sampled every 2 steps from step 3 (arrays from the output at step 5 on) and, added
+// below, probes along the diagonal every 3 steps.
 const std::vector<std::string> with_output = {"output.vtk=true", "output.every=5", "validation.observables=[\"mass\"]",
                                               "statistics.start=3", "statistics.every=2"};
 
@@ -58,6 +59,7 @@ struct Output {
   std::vector<std::vector<double>> arrays;  // per step and array, every component, flat
   std::vector<std::string> names;
   Json report;
+  std::string probes;  // probes.csv
 };
 
 long steps_of(const Config& c) { return c.steps; }
@@ -69,6 +71,8 @@ Output read_back(const Config& c, const fs::path& dir, int ranks) {
   std::stringstream text;
   text << in.rdbuf();
   out.report = Json::parse(text.str());
+  std::ifstream probes(dir / "probes.csv");
+  out.probes.assign(std::istreambuf_iterator<char>(probes), std::istreambuf_iterator<char>());
   std::vector<long> steps;
   for (long s = 0; s < steps_of(c); s += c.output_every) steps.push_back(s);
   steps.push_back(steps_of(c));
@@ -130,6 +134,11 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
     v.insert(v.begin(), with_output.begin(), with_output.end());
     Config c = parse_deck_string(deck.text, deck.name, ".", v);
     c.output_dir = dir.string();
+    // Probes on the domain's diagonal, cells of every block and rank.
+    for (int j = 0; j < 8; ++j)
+      c.probes.push_back({"d" + std::to_string(j),
+                          {j * (c.cells[0] - 1) / 7, j * (c.cells[1] - 1) / 7, j * (c.cells[2] - 1) / 7}});
+    c.probes_every = 3;
     return c;
   };
   RunOptions quiet;
@@ -140,6 +149,7 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
     quiet.comm = MPI_COMM_SELF;
     run_deck(c, quiet);
     reference = read_back(c, root / "reference", 1);
+    EXPECT_GE(std::count(reference.probes.begin(), reference.probes.end(), '\n'), 3) << "probes.csv: header and samples";
   }
   for (int n : {1, 2, 3, 4, 8}) {
     if (n > world_size) continue;
@@ -171,6 +181,7 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
       for (std::size_t i = 0; i < std::min(out.arrays.size(), reference.arrays.size()); ++i)
         expect_same_bits(out.arrays[i], reference.arrays[i], what + " " + out.names[i]);
       expect_same_report(out.report, reference.report, what);
+      EXPECT_EQ(out.probes, reference.probes) << what << " probes.csv";
     }
     MPI_Comm_free(&comm);
   }

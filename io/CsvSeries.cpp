@@ -1,0 +1,62 @@
+#include "io/CsvSeries.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/Error.hpp"
+
+namespace boreas {
+
+CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool writer, long first_step)
+    : path_(std::move(path)), columns_(columns.size()), writer_(writer) {
+  std::string header = "step";
+  for (const std::string& c : columns) header += "," + c;
+  if (first_step > 0) {
+    std::ifstream in(path_);
+    std::string line;
+    if (in && std::getline(in, line) && line != header)
+      throw Error(path_ + ": its columns are not this deck's (header \"" + line + "\"); move it away to restart");
+    while (in && std::getline(in, line)) {
+      std::istringstream row(line);
+      std::string cell;
+      if (!std::getline(row, cell, ',')) continue;
+      const long step = std::stol(cell);
+      if (step > first_step) break;
+      std::vector<double> values;
+      while (std::getline(row, cell, ',')) values.push_back(std::stod(cell));
+      if (values.size() != columns_) throw Error(path_ + ": the row of step " + std::to_string(step) + " is incomplete");
+      steps_.push_back(step);
+      rows_.push_back(std::move(values));
+    }
+  }
+  if (!writer_) return;
+  std::ofstream out(path_, std::ios::trunc);
+  out << header << "\n";
+  for (std::size_t i = 0; i < rows_.size(); ++i) write_row(out, steps_[i], rows_[i]);
+  if (!out) throw Error(path_ + ": cannot write");
+}
+
+void CsvSeries::append(long step, const std::vector<double>& values) {
+  if (values.size() != columns_)
+    throw std::logic_error(path_ + ": " + std::to_string(values.size()) + " values for " + std::to_string(columns_) + " columns");
+  if (writer_) {
+    std::ofstream out(path_, std::ios::app);
+    write_row(out, step, values);
+    if (!out) throw Error(path_ + ": cannot write");
+  }
+  steps_.push_back(step);
+  rows_.push_back(values);
+}
+
+void CsvSeries::write_row(std::ofstream& out, long step, const std::vector<double>& values) const {
+  out << step;
+  char buf[32];
+  for (double v : values) {
+    std::snprintf(buf, sizeof buf, ",%.17g", v);
+    out << buf;
+  }
+  out << "\n";
+}
+
+}  // namespace boreas
