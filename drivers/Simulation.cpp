@@ -245,10 +245,11 @@ std::string hash_hex(std::uint64_t h) {
 namespace {
 
 // One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
-// Density and velocity at the probes' cells (rho, ux, uy, uz per probe) on every rank: each
-// probe's values come from the block holding its cell, the other ranks add zeros (exact).
-std::vector<double> probe_values(const Simulation& sim, const std::vector<Probe>& probes, MPI_Comm comm) {
-  const std::vector<CellMoments> moments = sim.local_moments();
+// Density and velocity at the probes' cells (rho, ux, uy, uz per probe) on every rank, from the
+// local blocks' `moments` (Simulation::local_moments): each probe's values come from the block
+// holding its cell, the other ranks add zeros (exact).
+std::vector<double> probe_values(const Simulation& sim, const std::vector<CellMoments>& moments,
+                                 const std::vector<Probe>& probes, MPI_Comm comm) {
   const std::vector<Box> boxes = sim.all_boxes();
   const std::vector<int> ids = sim.local_blocks();
   std::vector<double> local(4 * probes.size(), 0.0), global(local.size());
@@ -460,14 +461,15 @@ Json run_deck(const Config& config, const RunOptions& options) {
       auto t = timers.scope("others");
       sim->save_state();
     }
-    if (!statistics.empty() && sim->step() >= sample_start && (sim->step() - sample_start) % sample_every == 0) {
+    const bool at_sample =
+        !statistics.empty() && sim->step() >= sample_start && (sim->step() - sample_start) % sample_every == 0;
+    const bool at_probe = probes && sim->step() % config.probes_every == 0;
+    if (at_sample || at_probe) {
       auto t = timers.scope("others");
-      const std::vector<CellMoments> sample = sim->local_moments();
-      for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i].add(sample[i]);
-    }
-    if (probes && sim->step() % config.probes_every == 0) {
-      auto t = timers.scope("others");
-      probes->append(sim->step(), probe_values(*sim, config.probes, comm.get()));
+      const std::vector<CellMoments> moments = sim->local_moments();  // once for both
+      if (at_sample)
+        for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i].add(moments[i]);
+      if (at_probe) probes->append(sim->step(), probe_values(*sim, moments, config.probes, comm.get()));
     }
     if (forces && sim->step() % config.forces.every == 0) {
       auto t = timers.scope("others");

@@ -72,22 +72,17 @@ class SparseSimulation final : public GridSimulation {
   }
 
   std::vector<HostMacroscopic> local_macroscopic() const override {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cell_moments());
-    std::vector<HostMacroscopic> out(ids_.size());
+    const std::vector<CellMoments> moments = local_moments();
+    std::vector<HostMacroscopic> out;
     for (std::size_t k = 0; k < ids_.size(); ++k) {
       const Box& b = set_.blocks[ids_[k]].box;
-      HostMacroscopic& m = out[k];
-      m.density.assign(static_cast<std::size_t>(b.cells()), 0.0);
-      m.velocity.assign(3 * m.density.size(), 0.0);
-      m.flags.reserve(m.density.size());
+      std::vector<std::uint8_t> flags;
+      flags.reserve(static_cast<std::size_t>(b.cells()));
       for (int z = b.lo[2]; z < b.hi[2]; ++z)
         for (int y = b.lo[1]; y < b.hi[1]; ++y)
-          for (int x = b.lo[0]; x < b.hi[0]; ++x) m.flags.push_back(domain_.flag_at(x, y, z));
+          for (int x = b.lo[0]; x < b.hi[0]; ++x) flags.push_back(domain_.flag_at(x, y, z));
+      out.push_back(host_macroscopic(moments[k], std::move(flags)));
     }
-    for_each_cell_place([&](long i, std::size_t k, long at) {
-      out[k].density[at] = host(i, 0);
-      for (int d = 0; d < 3; ++d) out[k].velocity[3 * at + d] = host(i, 1 + d);
-    });
     return out;
   }
 
@@ -101,7 +96,11 @@ class SparseSimulation final : public GridSimulation {
       for (std::size_t k = 0; k < ids_.size(); ++k)
         places_.push_back({to_device_view("boreas::sparse_cells", from[k]), to_device_view("boreas::box_index", to[k])});
     }
-    const DeviceView<double* [4]> rho_u = cell_moments();
+    DeviceView<Real*> natural = canonical_copy();
+    output_exchange_->start(natural);  // remote links' slots take what arrives: their incoming populations
+    output_exchange_->finish(natural);
+    const DeviceView<double* [4]> rho_u("sparse_moments", field_.cells);
+    sparse_moments<L, Real>(field_, natural, physics_.params, rho_u);
     std::vector<CellMoments> out;
     for (std::size_t k = 0; k < ids_.size(); ++k) {
       out.emplace_back("boreas::moments", set_.blocks[ids_[k]].box.cells(), 4);  // zero: solid cells
@@ -244,16 +243,6 @@ class SparseSimulation final : public GridSimulation {
 
   mutable std::optional<BodyLinks> body_links_;
   mutable std::vector<std::pair<DeviceView<long*>, DeviceView<long*>>> places_;  // local_moments
-
-  // Density and velocity of every sparse cell (rows rho, ux, uy, uz) of the canonical state.
-  DeviceView<double* [4]> cell_moments() const {
-    DeviceView<Real*> natural = canonical_copy();
-    output_exchange_->start(natural);  // remote links' slots take what arrives: their incoming populations
-    output_exchange_->finish(natural);
-    DeviceView<double* [4]> rho_u("sparse_moments", field_.cells);
-    sparse_moments<L, Real>(field_, natural, physics_.params, rho_u);
-    return rho_u;
-  }
 
   // Global coordinates of cell i.
   std::array<int, 3> cell_at(long i) const {

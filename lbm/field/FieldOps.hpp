@@ -28,6 +28,21 @@ struct HostMacroscopic {
   std::vector<std::uint8_t> flags;
 };
 
+// The host copy of device moments (CellMoments: rho, ux, uy, uz per cell) with the cells' flags.
+inline HostMacroscopic host_macroscopic(const CellMoments& moments, std::vector<std::uint8_t> flags) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), moments);
+  const long n = long(host.extent(0));
+  HostMacroscopic out;
+  out.density.resize(n);
+  out.velocity.resize(3 * n);
+  for (long i = 0; i < n; ++i) {
+    out.density[i] = host(i, 0);
+    for (int d = 0; d < 3; ++d) out.velocity[3 * i + d] = host(i, 1 + d);
+  }
+  out.flags = std::move(flags);
+  return out;
+}
+
 // The deck's initial density and velocity at point x (cell-centre coordinates of the domain's
 // cells: cell i has its centre at i), for the uniform grid and AMR levels alike.
 void initial_macroscopic(const Config& config, const std::array<double, 3>& x, double& rho, std::array<double, 3>& u);

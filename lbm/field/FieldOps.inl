@@ -116,18 +116,10 @@ HostMacroscopic macroscopic(const Field& field, const Populations<Real>& natural
   const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
   CellMoments m("boreas::moments", n, 4);
   device_moments<L>(field, natural, physics, m);
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m);
-  HostMacroscopic out;
-  out.density.resize(n);
-  out.velocity.resize(3 * n);
-  out.flags.resize(n);
-  for (long i = 0; i < n; ++i) {
-    out.density[i] = host(i, 0);
-    for (int d = 0; d < 3; ++d) out.velocity[3 * i + d] = host(i, 1 + d);
-  }
   auto flags_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field.flags);
-  for (long i = 0; i < n; ++i) out.flags[i] = flags_host(g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny))));
-  return out;
+  std::vector<std::uint8_t> flags(n);
+  for (long i = 0; i < n; ++i) flags[i] = flags_host(g.index(int(i % nx), int((i / nx) % ny), int(i / (nx * ny))));
+  return host_macroscopic(m, std::move(flags));
 }
 
 template <class L, class Real>
