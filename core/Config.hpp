@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/Scheme.hpp"
+#include "core/SurfaceFiles.hpp"
 
 namespace boreas {
 
@@ -39,12 +40,21 @@ struct FaceCondition {
 };
 
 struct Obstacle {
-  enum class Shape { Box, Sphere, Cylinder } shape = Shape::Box;
+  // Surface: the inside of an STL mesh; HeightMap: the solid under an ESRI ASCII grid
+  // (core/SurfaceFiles.hpp, lbm/field/SurfaceSolid.hpp).
+  enum class Shape { Box, Sphere, Cylinder, Surface, HeightMap } shape = Shape::Box;
   std::array<double, 3> lo{0, 0, 0}, hi{0, 0, 0};  // box corners, cell-centre coordinates
   std::array<double, 3> center{0, 0, 0};          // sphere / cylinder centre
   double radius = 0;
   int axis = 2;  // cylinder axis: 0 = x, 1 = y, 2 = z
+  std::string file;  // Surface, HeightMap: resolved relative to the deck's directory
+  Placement placement;
 };
+// The deck's names of the shapes, in Obstacle::Shape's order.
+inline const std::vector<std::string>& obstacle_shape_names() {
+  static const std::vector<std::string> names{"box", "sphere", "cylinder", "stl", "height_map"};
+  return names;
+}
 
 // A raw uint8 voxel file, x fastest; non-zero voxels are solid.
 struct VoxelGeometry {
@@ -138,6 +148,17 @@ struct ForcesConfig {
 
 // [statistics]: time averages of the fields (mean, RMS, Reynolds stresses), sampled every `every`
 // steps from step `start` on, accumulated on the device (lbm/field/RunningStatistics.hpp).
+// [units]: what one lattice unit is in SI units (m, s, kg). The run stays in lattice units; the
+// report converts its results once (drivers/Report.hpp units_json).
+struct PhysicalUnits {
+  bool enabled = false;
+  double dx = 1;                // m per cell
+  double velocity = 1;          // m/s of the lattice velocity `lattice_velocity`
+  double lattice_velocity = 1;  // cells per step
+  double density = 1.225;       // kg/m^3 of lattice density 1 (air)
+  double dt() const { return lattice_velocity * dx / velocity; }  // s per step
+};
+
 struct StatisticsConfig {
   bool enabled = false;
   long start = 0;
@@ -153,6 +174,7 @@ struct Probe {
 
 struct Config {
   std::string deck_path;  // as given on the command line
+  std::vector<std::string> warnings;  // about the deck's input, printed once by the driver
   // Where the deck gave the keys that checks after parsing refer to ("deck.toml:7:9", or
   // "--set ..."; the table, or the file, when the key is absent): domain.cells, parallel.dims,
   // parallel.decomposition.
@@ -206,6 +228,7 @@ struct Config {
   CheckpointConfig checkpoint;
   ForcesConfig forces;
   StatisticsConfig statistics;
+  PhysicalUnits units;
 
   int dimensions() const { return lattice == LatticeKind::D2Q9 ? 2 : 3; }
 };

@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 #include <system_error>
+#include <tuple>
 
 // CUDA's headers define __noinline__ as a macro, which breaks toml++'s
 // __has_attribute(__noinline__) test when nvcc_wrapper compiles this file.
@@ -431,7 +432,7 @@ const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   
                                           "physics",    "initial",  "boundary", "obstacle",
                                           "geometry",   "output",   "validation",
                                           "parallel",   "amr",      "checkpoint", "forces",
-                                          "statistics", "probe"};
+                                          "statistics", "probe",    "units"};
 
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
@@ -445,13 +446,14 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"initial", {"type", "velocity", "amplitude"}},
       {"boundary", face_names},
       {"face", {"type", "velocity", "density"}},
-      {"obstacle", {"shape", "center", "radius", "lo", "hi", "axis"}},
+      {"obstacle", {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset"}},
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every", "probes_every"}},
       {"probe", {"name", "point", "from", "to", "points"}},
       {"validation", {"observables"}},
       {"checkpoint", {"every", "minutes", "keep", "directory"}},
       {"statistics", {"start", "every"}},
+      {"units", {"dx", "velocity", "lattice_velocity", "density"}},
       {"forces", {"every", "reference_velocity", "reference_length", "reference_area", "drag_axis", "lift_axis"}},
       {"amr", {"leaf_size", "max_level", "region", "regrid_every", "criterion", "refine_above", "coarsen_below"}},
       {"region", {"level", "lo", "hi", "near", "distance"}},
@@ -717,6 +719,101 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
     }
     if (good) cfg.amr.regions.push_back(r);
   }
+}
+
+// A deck's input file path, relative ones resolved against the deck's directory.
+fs::path input_path(const std::string& file, const std::string& base_dir) {
+  fs::path p(file);
+  if (p.is_relative() && !base_dir.empty()) p = fs::path(base_dir) / p;
+  return p.lexically_normal();
+}
+
+// Reports `key` if `p` (the deck's `file`) cannot be read.
+bool readable(Checker& c, const toml::node* node, const std::string& key, const fs::path& p,
+              const std::string& file) {
+  std::error_code ec;
+  const bool is_file = fs::is_regular_file(p, ec);
+  std::ifstream in(p, std::ios::binary);
+  if (is_file && in) return true;
+  const std::string why = fs::exists(p, ec) ? (is_file ? std::string(std::strerror(errno)) : std::string("not a regular file"))
+                                            : std::string("no such file");
+  c.at(node, key + ": cannot read '" + p.string() + "' (" + why + ")" +
+                 (fs::path(file).is_relative() ? "; relative paths are resolved against the deck's directory" : ""));
+  return false;
+}
+
+// The keys of an [[obstacle]] of shape "stl" or "height_map". The file is read here, so that a
+// malformed one is refused before any work; the solid it bounds must reach into the domain.
+bool surface_obstacle(Checker& c, const Tbl& ot, int dims, const std::string& base_dir, bool cells_ok, Config& cfg,
+                      Obstacle& ob) {
+  const bool stl = ob.shape == Obstacle::Shape::Surface;
+  const std::string what = stl ? "a path to an STL file (ASCII or binary)" : "a path to an ESRI ASCII grid of heights";
+  for (auto k : {"lo", "hi", "center", "radius", "axis"})
+    c.not_used(ot, k, std::string(k) + " is not used by shapes \"stl\" and \"height_map\" (use file, scale, offset)");
+  if (dims == 2) {
+    c.at(ot.get("shape"), ot.key("shape") + ": \"" + obstacle_shape_names()[int(ob.shape)] +
+                              "\" needs a 3D lattice (D3Q19 or D3Q27)");
+    return false;
+  }
+  bool good = true;
+  if (auto v = c.number(ot, "scale", "a number > 0 (cells per length unit of the file)", positive))
+    ob.placement.scale = *v;
+  else if (ot.get("scale"))
+    good = false;
+  if (auto v = c.vec(ot, "offset", 3, "offset", false, 0))
+    ob.placement.offset = *v;
+  else if (ot.get("offset"))
+    good = false;
+  if (!ot.get("file")) {
+    c.missing(ot, "file", what);
+    return false;
+  }
+  const auto file = c.string(ot, "file", what);
+  if (!file || file->empty()) {
+    if (file) c.at(ot.get("file"), ot.key("file") + ": expected a non-empty path");
+    return false;
+  }
+  const fs::path p = input_path(*file, base_dir);
+  ob.file = p.string();
+  if (!readable(c, ot.get("file"), ot.key("file"), p, *file) || !good) return false;
+  Vertex lo, hi;  // the solid's bounding box in cell-centre coordinates
+  try {
+    if (stl) {
+      const TriangleMesh mesh = read_stl(ob.file);
+      if (const long open = open_edges(mesh); open > 0)
+        cfg.warnings.push_back(ot.name + ": '" + ob.file + "' is not watertight (" + std::to_string(open) +
+                               " edges not shared by two triangles): a cell is inside when two of the three "
+                               "rays from it along x, y and z say so");
+      lo.fill(HUGE_VAL);
+      hi.fill(-HUGE_VAL);
+      for (const Triangle& t : mesh.triangles)
+        for (const Vertex& v : t)
+          for (int d = 0; d < 3; ++d) {
+            lo[d] = std::min(lo[d], v[d]);
+            hi[d] = std::max(hi[d], v[d]);
+          }
+    } else {
+      const HeightMap map = read_height_map(ob.file);
+      double top = -HUGE_VAL;
+      for (double h : map.heights) top = std::max(top, h);
+      lo = {map.x0, map.y0, -HUGE_VAL};
+      hi = {map.x0 + map.ncols * map.cell_size, map.y0 + map.nrows * map.cell_size, top};
+    }
+  } catch (const Error& e) {
+    c.at(ot.get("file"), ot.key("file") + ": " + e.what());
+    return false;
+  }
+  for (int d = 0; d < 3 && cells_ok; ++d) {
+    const double a = ob.placement.offset[d] + ob.placement.scale * lo[d];
+    const double b = ob.placement.offset[d] + ob.placement.scale * hi[d];
+    if (b < -0.5 || a > cfg.cells[d] - 0.5) {
+      c.at(ot.get("file"), ot.key("file") + ": the solid of '" + ob.file + "' lies outside the domain along " +
+                               "xyz"[d] + ": it spans " + fmt(a) + " to " + fmt(b) + " in cell coordinates, the domain " +
+                               "-0.5 to " + fmt(cfg.cells[d] - 0.5) + " (check scale and offset)");
+      return false;
+    }
+  }
+  return true;
 }
 
 Config validate(const toml::table& doc, Checker& c, const std::string& source_name,
@@ -1026,7 +1123,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         const Tbl ot{arr.get(i)->as_table(), name, name};
         c.unknown_keys(ot, schema_keys().at("obstacle"));
         Obstacle ob;
-        const std::vector<std::string> shapes{"box", "sphere", "cylinder"};
+        const std::vector<std::string>& shapes = obstacle_shape_names();
         if (!ot.get("shape")) {
           c.missing(ot, "shape", "one of " + join(shapes));
           continue;
@@ -1034,8 +1131,14 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         auto s = c.choice(ot, "shape", shapes);
         if (!s) continue;
         ob.shape = Obstacle::Shape(*s);
+        const bool from_file = ob.shape == Obstacle::Shape::Surface || ob.shape == Obstacle::Shape::HeightMap;
+        if (!from_file)
+          for (auto k : {"file", "scale", "offset"})
+            c.not_used(ot, k, std::string(k) + " is only used by shapes \"stl\" and \"height_map\"");
         bool good = true;
-        if (ob.shape == Obstacle::Shape::Box) {
+        if (from_file) {
+          good = surface_obstacle(c, ot, dims, base_dir, cells_ok, cfg, ob);
+        } else if (ob.shape == Obstacle::Shape::Box) {
           for (auto k : {"center", "radius", "axis"})
             c.not_used(ot, k, std::string(k) + " is not used by shape \"box\" (use lo and hi)");
           std::optional<std::array<double, 3>> lo, hi;
@@ -1130,24 +1233,12 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     else if (geo.get("offset"))
       good = false;
     if (file) {
-      fs::path p(*file);
-      if (p.is_relative() && !base_dir.empty()) p = fs::path(base_dir) / p;
-      vg.path = p.lexically_normal().string();
-      std::error_code ec;
-      const bool is_file = fs::is_regular_file(p, ec);
-      std::ifstream in(p, std::ios::binary);
-      if (!is_file || !in) {
-        const std::string why = fs::exists(p, ec)
-                                    ? (is_file ? std::string(std::strerror(errno))
-                                               : std::string("not a regular file"))
-                                    : std::string("no such file");
-        c.at(geo.get("voxel_file"),
-             "geometry.voxel_file: cannot read '" + vg.path + "' (" + why + ")" +
-                 (fs::path(*file).is_relative() ? "; relative paths are resolved against the "
-                                                  "deck's directory"
-                                                : ""));
+      const fs::path p = input_path(*file, base_dir);
+      vg.path = p.string();
+      if (!readable(c, geo.get("voxel_file"), "geometry.voxel_file", p, *file)) {
         good = false;
       } else if (geo.get("dims") && vg.dims[0] > 0 && good) {
+        std::error_code ec;
         const auto size = fs::file_size(p, ec);
         const unsigned long long expected =
             (unsigned long long)vg.dims[0] * vg.dims[1] * vg.dims[2];
@@ -1311,6 +1402,30 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (cfg.steps > 0 && cfg.statistics.start >= cfg.steps)
       c.at(sta.get("start"), "statistics.start: expected a step before simulation.steps (" + std::to_string(cfg.steps) +
                                  "): nothing would be sampled");
+  }
+
+  // [units]
+  const Tbl uni = c.table(root, "units", "units");
+  c.unknown_keys(uni, schema_keys().at("units"));
+  if (uni.t) {
+    PhysicalUnits& u = cfg.units;
+    u.enabled = true;
+    for (auto [key, what, value] : {std::tuple{"dx", "a number > 0 (metres per cell)", &u.dx},
+                                    std::tuple{"velocity", "a number > 0 (m/s: the physical speed of lattice_velocity)", &u.velocity}}) {
+      if (!uni.get(key))
+        c.missing(uni, key, what);
+      else if (auto v = c.number(uni, key, what, positive))
+        *value = *v;
+    }
+    if (auto v = c.number(uni, "density", "a number > 0 (kg/m^3 of lattice density 1)", positive)) u.density = *v;
+    const std::string lattice_what = "a number > 0 (cells per step: the lattice speed that units.velocity is)";
+    if (uni.get("lattice_velocity")) {
+      if (auto v = c.number(uni, "lattice_velocity", lattice_what, positive)) u.lattice_velocity = *v;
+    } else if (cfg.reference_velocity) {
+      u.lattice_velocity = *cfg.reference_velocity;
+    } else {
+      c.missing(uni, "lattice_velocity", lattice_what + "; it defaults to physics.velocity, which this deck does not give");
+    }
   }
 
   // [validation]

@@ -326,6 +326,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["tau"] = config.tau;
   r["steps"] = solver->step();
   r["wall_time_s"] = wall;
+  if (config.units.enabled) r["units"] = units_json(config, wall, solver->step() - first_step);  // dx, dt of level 0
   const int levels = solver->forest().levels();
   Json lv = Json::array();
   long long fluid = 0;

@@ -86,12 +86,17 @@ Json checkpoint_signature(const Config& config) {
   Json obstacles = Json::array();
   for (const Obstacle& o : config.obstacles) {
     Json j = Json::object();
-    j["shape"] = o.shape == Obstacle::Shape::Box ? "box" : o.shape == Obstacle::Shape::Sphere ? "sphere" : "cylinder";
+    j["shape"] = obstacle_shape_names()[int(o.shape)];
     j["lo"] = o.lo;
     j["hi"] = o.hi;
     j["center"] = o.center;
     j["radius"] = o.radius;
     j["axis"] = o.axis;
+    if (!o.file.empty()) {
+      j["file"] = o.file;
+      j["scale"] = o.placement.scale;
+      j["offset"] = o.placement.offset;
+    }
     obstacles.push_back(j);
   }
   s["obstacles"] = obstacles;

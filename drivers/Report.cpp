@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "drivers/Simulation.hpp"
@@ -103,6 +104,31 @@ Json mass_json(double initial, double final_mass) {
   return m;
 }
 
+Json units_json(const Config& config, double wall_seconds, long steps_run) {
+  const PhysicalUnits& u = config.units;
+  if (!u.enabled) return nullptr;
+  constexpr double seed000_cfl = 0.25;
+  const double dt = u.dt(), dx = u.dx;
+  Json j = Json::object();
+  j["dx_m"] = dx;
+  j["dt_s"] = dt;
+  j["velocity_m_s"] = u.velocity;
+  j["lattice_velocity"] = u.lattice_velocity;
+  j["density_kg_m3"] = u.density;
+  j["viscosity_m2_s"] = (config.tau - 0.5) / 3 * dx * dx / dt;
+  j["force_scale_n"] = u.density * std::pow(dx, 4) / (dt * dt);  // of a lattice force on a body
+  j["pressure_scale_pa"] = u.density * dx * dx / (dt * dt);
+  j["time_simulated_s"] = dt * steps_run;
+  j["real_time_speed"] = wall_seconds > 0 ? dt * steps_run / wall_seconds : 0.0;
+  Json criterion = Json::object();
+  criterion["cfl"] = seed000_cfl;
+  criterion["dt_real_s"] = seed000_cfl * dx / u.velocity;
+  criterion["dt_sim_s"] = steps_run > 0 ? wall_seconds / steps_run : 0.0;
+  criterion["ratio"] = criterion["dt_sim_s"].get<double>() / criterion["dt_real_s"].get<double>();
+  j["real_time_criterion"] = criterion;
+  return j;
+}
+
 Json make_report(const Config& config, const Simulation& sim, const std::string& status,
                         double wall_seconds, double initial_mass, long first_step) {
   Json r = Json::object();
@@ -134,6 +160,7 @@ Json make_report(const Config& config, const Simulation& sim, const std::string&
   r["mass"] = mass_json(initial_mass, sim.total_mass());
   r["backend"] = backend_json();
   r["kernel"] = scheme_name(sim.config().kernel);
+  if (config.units.enabled) r["units"] = units_json(config, wall_seconds, steps_run);
   if (!sim.kernel_choice().is_null()) r["kernel_choice"] = sim.kernel_choice();
   return r;
 }
@@ -169,6 +196,14 @@ std::string summary_text(const Json& r) {
             c["layout"].get<std::string>().c_str(), c["mlups"].get<double>());
     }
     out += "\n";
+  }
+  if (const Json* u = member(r, "units")) {
+    const Json& c = (*u)["real_time_criterion"];
+    add("  physical: dx %.4g m, dt %.4g s, viscosity %.3g m^2/s; %.4g s simulated in %.4g s (%.3gx real time);"
+        " dt_sim / dt_real %.3g (seed 000: wall time per step / (%.2g dx / U) = %.3g s / %.3g s)\n",
+        (*u)["dx_m"].get<double>(), (*u)["dt_s"].get<double>(), (*u)["viscosity_m2_s"].get<double>(),
+        (*u)["time_simulated_s"].get<double>(), wall, (*u)["real_time_speed"].get<double>(), c["ratio"].get<double>(),
+        c["cfl"].get<double>(), c["dt_sim_s"].get<double>(), c["dt_real_s"].get<double>());
   }
   out += "  time:";
   for (const auto& [category, seconds] : r["timing_s"].items())

@@ -19,6 +19,11 @@ Json make_report(const Config& config, const Simulation& sim, const std::string&
                         double wall_seconds, double initial_mass, long first_step = 0);
 Json backend_json();  // Kokkos backend, threads, device
 Json mass_json(double initial, double final_mass);  // initial, final, relative_change
+// [units]: dx, dt, the SI scales of viscosity, force and pressure, the physical time simulated
+// against the wall time, and seed 000's real-time criterion dt_sim / dt_real (dt_sim the wall time
+// per step, dt_real = CFL dx / U with CFL 0.25: below 1 is faster than real time). Null without
+// [units].
+Json units_json(const Config& config, double wall_seconds, long steps_run);
 
 // The end-of-run summary for stderr: status, speed, the timing breakdown and, on several ranks,
 // the per-step terms of the overlap model (slowest rank and mean) and the message counts.

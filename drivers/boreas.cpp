@@ -52,6 +52,8 @@ int run(int argc, char** argv, int rank) {
   boreas::Config config;
   try {
     config = boreas::parse_deck(deck, overrides);
+    if (rank == 0)
+      for (const std::string& w : config.warnings) std::fprintf(stderr, "boreas: warning: %s\n", w.c_str());
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     boreas::check_run(config, ranks, boreas::node_ranks());

@@ -13,6 +13,14 @@ DomainGeometry::DomainGeometry(const Config& config, std::vector<VoxelRegion> re
     : cells_(config.cells), faces_(config.faces), obstacles_(config.obstacles), voxels_(std::move(regions)) {
   for (int d = 0; d < 3; ++d) periodic_[d] = faces_[2 * d].type == FaceBC::Periodic;
   if (config.dimensions() == 2) periodic_[2] = true;  // no z faces in 2D
+  for (const Obstacle& o : obstacles_) {
+    surfaces_.push_back(o.shape == Obstacle::Shape::Surface
+                            ? std::make_shared<const SurfaceSolid>(read_stl(o.file), o.placement)
+                            : nullptr);
+    height_maps_.push_back(o.shape == Obstacle::Shape::HeightMap
+                               ? std::make_shared<const HeightMapSolid>(read_height_map(o.file), o.placement)
+                               : nullptr);
+  }
   if (config.voxels) {
     voxel_dims_ = config.voxels->dims;
     voxel_offset_ = config.voxels->offset;
@@ -64,6 +72,12 @@ int DomainGeometry::solid_body(const std::array<double, 3>& p, const std::array<
         if (r2 <= o.radius * o.radius) return int(k);
         break;
       }
+      case Obstacle::Shape::Surface:
+        if (surfaces_[k]->contains(p)) return int(k);
+        break;
+      case Obstacle::Shape::HeightMap:
+        if (height_maps_[k]->contains(p)) return int(k);
+        break;
     }
   }
   if (voxel_dims_[0] > 0) {

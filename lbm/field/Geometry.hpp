@@ -4,10 +4,12 @@
 // rank evaluates it for its own block and ghosts, so no flags are ever communicated.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/Config.hpp"
+#include "lbm/field/SurfaceSolid.hpp"
 
 namespace boreas {
 
@@ -22,7 +24,8 @@ std::vector<std::string> body_names(const Config& config);
 
 class DomainGeometry {
  public:
-  explicit DomainGeometry(const Config& config);  // reads the whole voxel file, if any
+  // Reads the obstacles' STL and height-map files and the whole voxel file, if any.
+  explicit DomainGeometry(const Config& config);
   // The deck's geometry with only `regions` of its voxel file, read by the caller (each rank
   // what its blocks reach: comm/VoxelInput.hpp); flag_at of a cell in a voxel outside them
   // throws Error.
@@ -56,6 +59,9 @@ class DomainGeometry {
   std::array<bool, 3> periodic_{};
   std::array<FaceCondition, num_faces> faces_{};
   std::vector<Obstacle> obstacles_;
+  // Per obstacle: its solid when it comes from a file (shared by copies), else null.
+  std::vector<std::shared_ptr<const SurfaceSolid>> surfaces_;
+  std::vector<std::shared_ptr<const HeightMapSolid>> height_maps_;
   std::vector<VoxelRegion> voxels_;
   std::array<int, 3> voxel_dims_{}, voxel_offset_{};
 };

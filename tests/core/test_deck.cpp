@@ -654,3 +654,29 @@ TEST(Deck, SchemeNames) {
   EXPECT_EQ(parse_deck_string(head + "[physics]\ntau = 0.6\n", "deck.toml", "", {"simulation.kernel=\"merged_aa3\""}).kernel,
             (Scheme{StreamingKernel::MergedAA, 3}));
 }
+
+TEST(Deck, PhysicalUnits) {
+  const Config c = parse(head + "[physics]\nreynolds = 100\nlength = 8\nvelocity = 0.04\n"
+                                "[units]\ndx = 0.5\nvelocity = 12\n");
+  ASSERT_TRUE(c.units.enabled);
+  EXPECT_EQ(c.units.lattice_velocity, 0.04);  // physics.velocity
+  EXPECT_EQ(c.units.density, 1.225);
+  EXPECT_DOUBLE_EQ(c.units.dt(), 0.04 * 0.5 / 12);
+  const Config given = parse(head + "[physics]\ntau = 0.6\n[units]\ndx = 2\nvelocity = 5\nlattice_velocity = 0.1\ndensity = 1000\n");
+  EXPECT_DOUBLE_EQ(given.units.dt(), 0.04);
+  EXPECT_EQ(given.units.density, 1000);
+  EXPECT_FALSE(parse(head + "[physics]\ntau = 0.6\n").units.enabled);
+}
+
+TEST(DeckErrors, PhysicalUnits) {
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[units]\ndx = 2\nvelocity = 5\n"),
+                  "deck.toml:11:1: error: units.lattice_velocity: missing required key (expected a number > 0 "
+                  "(cells per step: the lattice speed that units.velocity is); it defaults to physics.velocity, "
+                  "which this deck does not give)");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[units]\nvelocity = 5\nlattice_velocity = 0.1\n"),
+                  "units.dx: missing required key (expected a number > 0 (metres per cell))");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[units]\ndx = -1\nvelocity = 5\nlattice_velocity = 0.1\n"),
+                  "deck.toml:12:6: error: units.dx: expected a number > 0 (metres per cell)");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[units]\ndx = 1\nvelocity = 5\nlattice_velocity = 0.1\ndt = 2\n"),
+                  "units] unknown key 'dt'");
+}

@@ -1,0 +1,232 @@
+#include "core/SurfaceFiles.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "core/Error.hpp"
+
+namespace boreas {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  throw Error("'" + path + "': " + why);
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) refuse(path, "cannot open the file");
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+// A whole token as a finite or non-finite double; false if it is not a number.
+bool parse_number(const std::string& token, double& value) {
+  const char* begin = token.c_str();
+  char* end = nullptr;
+  value = std::strtod(begin, &end);
+  return end != begin && *end == '\0';
+}
+
+constexpr std::size_t stl_header_bytes = 80, stl_count_bytes = 4, stl_triangle_bytes = 50;
+
+TriangleMesh read_binary_stl(const std::string& path, const std::string& bytes) {
+  if (bytes.size() < stl_header_bytes + stl_count_bytes)
+    refuse(path, "truncated binary STL: " + std::to_string(bytes.size()) +
+                     " bytes, fewer than the 84 of its header and triangle count");
+  std::uint32_t count = 0;
+  std::memcpy(&count, bytes.data() + stl_header_bytes, sizeof count);  // little-endian hosts
+  const std::size_t expected = stl_header_bytes + stl_count_bytes + std::size_t(count) * stl_triangle_bytes;
+  if (bytes.size() != expected)
+    refuse(path, "binary STL declares " + std::to_string(count) + " triangles (" + std::to_string(expected) +
+                     " bytes) but has " + std::to_string(bytes.size()) + " bytes" +
+                     (bytes.size() < expected ? ": truncated" : ": wrong triangle count"));
+  TriangleMesh mesh;
+  mesh.binary = true;
+  mesh.triangles.resize(count);
+  for (std::size_t t = 0; t < count; ++t) {
+    const char* record = bytes.data() + stl_header_bytes + stl_count_bytes + t * stl_triangle_bytes;
+    for (int v = 0; v < 3; ++v)
+      for (int d = 0; d < 3; ++d) {
+        float x;
+        std::memcpy(&x, record + 12 + 12 * v + 4 * d, sizeof x);  // after the 12-byte normal
+        if (!std::isfinite(x))
+          refuse(path, "triangle " + std::to_string(t) + " has a non-finite coordinate");
+        mesh.triangles[t][v][d] = x;
+      }
+  }
+  return mesh;
+}
+
+TriangleMesh read_ascii_stl(const std::string& path, const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  long number = 0;
+  // The next non-blank line's words; false at the end of the file.
+  auto next = [&](std::vector<std::string>& words) {
+    while (std::getline(in, line)) {
+      ++number;
+      std::istringstream ws(line);
+      words.assign(std::istream_iterator<std::string>(ws), std::istream_iterator<std::string>());
+      if (!words.empty()) return true;
+    }
+    return false;
+  };
+  auto fail = [&](const std::string& expected) {
+    refuse(path, "line " + std::to_string(number) + ": expected " + expected + ", got '" + line + "'");
+  };
+  auto expect = [&](std::vector<std::string>& words, const std::vector<std::string>& keywords,
+                    std::size_t numbers, const std::string& what) {
+    if (!next(words)) refuse(path, "ends after line " + std::to_string(number) + " where " + what + " was expected");
+    if (words.size() != keywords.size() + numbers) fail(what);
+    for (std::size_t k = 0; k < keywords.size(); ++k)
+      if (lower(words[k]) != keywords[k]) fail(what);
+  };
+  std::vector<std::string> words;
+  if (!next(words) || lower(words[0]) != "solid") refuse(path, "not an STL file: it does not start with 'solid'");
+  TriangleMesh mesh;
+  for (;;) {
+    if (!next(words)) refuse(path, "ends after line " + std::to_string(number) + " without 'endsolid'");
+    const std::string keyword = lower(words[0]);
+    if (keyword == "endsolid") break;
+    if (keyword != "facet" || words.size() != 5 || lower(words[1]) != "normal")
+      fail("'facet normal nx ny nz' or 'endsolid'");
+    expect(words, {"outer", "loop"}, 0, "'outer loop'");
+    Triangle tri;
+    for (int v = 0; v < 3; ++v) {
+      expect(words, {"vertex"}, 3, "'vertex x y z'");
+      for (int d = 0; d < 3; ++d) {
+        if (!parse_number(words[1 + d], tri[v][d])) fail("'vertex x y z' with numbers");
+        if (!std::isfinite(tri[v][d])) refuse(path, "line " + std::to_string(number) + ": non-finite coordinate");
+      }
+    }
+    expect(words, {"endloop"}, 0, "'endloop'");
+    expect(words, {"endfacet"}, 0, "'endfacet'");
+    mesh.triangles.push_back(tri);
+  }
+  return mesh;
+}
+
+}  // namespace
+
+TriangleMesh read_stl(const std::string& path) {
+  const std::string bytes = read_all(path);
+  // ASCII: text that starts with "solid". Binary data (its float32 coordinates and counts) has
+  // bytes no text has, even under a header that starts with "solid".
+  bool ascii = bytes.size() >= 5 && lower(bytes.substr(0, 5)) == "solid" &&
+               std::all_of(bytes.begin(), bytes.end(), [](char c) {
+                 return std::isprint(static_cast<unsigned char>(c)) || std::isspace(static_cast<unsigned char>(c));
+               });
+  TriangleMesh mesh = ascii ? read_ascii_stl(path, bytes) : read_binary_stl(path, bytes);
+  if (mesh.triangles.empty()) refuse(path, "the STL file has no triangles");
+  return mesh;
+}
+
+long open_edges(const TriangleMesh& mesh) {
+  std::map<std::pair<Vertex, Vertex>, int> uses;
+  for (const Triangle& t : mesh.triangles)
+    for (int e = 0; e < 3; ++e) {
+      const Vertex& a = t[e];
+      const Vertex& b = t[(e + 1) % 3];
+      ++uses[a < b ? std::make_pair(a, b) : std::make_pair(b, a)];
+    }
+  return long(std::count_if(uses.begin(), uses.end(), [](const auto& u) { return u.second != 2; }));
+}
+
+HeightMap read_height_map(const std::string& path) {
+  std::istringstream in(read_all(path));
+  std::string line;
+  long number = 0;
+  std::map<std::string, double> header;
+  std::map<std::string, long> header_line;
+  const std::vector<std::string> known{"ncols", "nrows", "xllcorner", "xllcenter", "yllcorner", "yllcenter",
+                                       "cellsize", "nodata_value"};
+  // Header lines: a key and a number; the first line that starts with a number begins the data.
+  std::vector<std::string> data_words;
+  while (std::getline(in, line)) {
+    ++number;
+    std::istringstream ws(line);
+    std::vector<std::string> words{std::istream_iterator<std::string>(ws), std::istream_iterator<std::string>()};
+    if (words.empty()) continue;
+    double value;
+    if (parse_number(words[0], value)) {
+      data_words = std::move(words);
+      break;
+    }
+    const std::string key = lower(words[0]);
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      refuse(path, "line " + std::to_string(number) + ": unknown header key '" + words[0] +
+                       "' (expected ncols, nrows, xllcorner/xllcenter, yllcorner/yllcenter, cellsize, NODATA_value)");
+    if (header.count(key)) refuse(path, "line " + std::to_string(number) + ": header key '" + words[0] + "' repeated");
+    if (words.size() != 2 || !parse_number(words[1], value) || !std::isfinite(value))
+      refuse(path, "line " + std::to_string(number) + ": header key '" + words[0] + "' needs one finite number, got '" +
+                       line + "'");
+    header[key] = value;
+    header_line[key] = number;
+  }
+  auto require = [&](const std::string& a, const std::string& b) -> double {
+    if (header.count(a) && header.count(b)) refuse(path, "header has both " + a + " and " + b);
+    if (header.count(a)) return header[a];
+    if (!b.empty() && header.count(b)) return header[b];
+    refuse(path, "header lacks " + a + (b.empty() ? "" : " (or " + b + ")"));
+  };
+  HeightMap map;
+  const double ncols = require("ncols", ""), nrows = require("nrows", "");
+  for (const auto& [key, value] : {std::make_pair("ncols", ncols), std::make_pair("nrows", nrows)})
+    if (value < 1 || value != std::floor(value) || value > 1e8)
+      refuse(path, std::string("line ") + std::to_string(header_line[key]) + ": " + key +
+                       " must be a whole number >= 1, got " + std::to_string(value));
+  map.ncols = int(ncols);
+  map.nrows = int(nrows);
+  map.cell_size = require("cellsize", "");
+  if (map.cell_size <= 0) refuse(path, "line " + std::to_string(header_line["cellsize"]) + ": cellsize must be > 0");
+  const bool x_centre = header.count("xllcenter"), y_centre = header.count("yllcenter");
+  map.x0 = require("xllcorner", "xllcenter") - (x_centre ? map.cell_size / 2 : 0);
+  map.y0 = require("yllcorner", "yllcenter") - (y_centre ? map.cell_size / 2 : 0);
+  const bool has_nodata = header.count("nodata_value");
+  const double nodata = has_nodata ? header["nodata_value"] : 0;
+
+  const std::size_t cells = std::size_t(map.ncols) * map.nrows;
+  map.heights.assign(cells, 0);
+  std::size_t read = 0;
+  auto take = [&](const std::vector<std::string>& words) {
+    for (const std::string& w : words) {
+      double h;
+      if (!parse_number(w, h)) refuse(path, "line " + std::to_string(number) + ": '" + w + "' is not a number");
+      if (read == cells)
+        refuse(path, "line " + std::to_string(number) + ": more than ncols x nrows = " + std::to_string(cells) + " values");
+      if (has_nodata && h == nodata) {
+        h = -std::numeric_limits<double>::infinity();
+      } else if (!std::isfinite(h)) {
+        refuse(path, "line " + std::to_string(number) + ": height '" + w + "' is not finite");
+      }
+      const std::size_t row_from_north = read / map.ncols, column = read % map.ncols;
+      map.heights[(map.nrows - 1 - row_from_north) * map.ncols + column] = h;
+      ++read;
+    }
+  };
+  take(data_words);
+  while (std::getline(in, line)) {
+    ++number;
+    std::istringstream ws(line);
+    take({std::istream_iterator<std::string>(ws), std::istream_iterator<std::string>()});
+  }
+  if (read != cells)
+    refuse(path, "has " + std::to_string(read) + " values, expected ncols x nrows = " + std::to_string(map.ncols) + " x " +
+                     std::to_string(map.nrows) + " = " + std::to_string(cells));
+  return map;
+}
+
+}  // namespace boreas

@@ -1,0 +1,140 @@
+#include "lbm/field/SurfaceSolid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace boreas {
+
+namespace {
+
+constexpr int leaf_triangles = 4;
+
+double centroid(const Triangle& t, int d) { return (t[0][d] + t[1][d] + t[2][d]) / 3; }
+
+int sign(double v) { return (v > 0) - (v < 0); }
+
+// Which side of the projected edge a -> b the point p lies on, as seen along the ray's axis, in
+// the edge's own direction: `exact` (0 on the edge's line) and `shifted`, for p moved by
+// (eps, eps^2), which decides a point on the line the same way for every edge and triangle. The
+// edge is evaluated from its lexicographically smaller end so that both triangles sharing it
+// compute the same number.
+struct EdgeSide {
+  int exact, shifted;
+};
+EdgeSide edge_side(const double (&a)[2], const double (&b)[2], const double (&p)[2]) {
+  const bool forward = a[0] < b[0] || (a[0] == b[0] && a[1] < b[1]);
+  const double(&s)[2] = forward ? a : b;
+  const double(&e)[2] = forward ? b : a;
+  const int exact = sign((e[0] - s[0]) * (p[1] - s[1]) - (e[1] - s[1]) * (p[0] - s[0]));
+  const int shifted = exact != 0 ? exact : e[1] != s[1] ? -sign(e[1] - s[1]) : sign(e[0] - s[0]);
+  return forward ? EdgeSide{exact, shifted} : EdgeSide{-exact, -shifted};
+}
+
+}  // namespace
+
+SurfaceSolid::SurfaceSolid(const TriangleMesh& mesh, const Placement& placement) : triangles_(mesh.triangles) {
+  for (Triangle& t : triangles_)
+    for (Vertex& v : t)
+      for (int d = 0; d < 3; ++d) v[d] = placement.offset[d] + placement.scale * v[d];
+  nodes_.reserve(2 * triangles_.size() / leaf_triangles + 1);
+  build(0, int(triangles_.size()));
+}
+
+int SurfaceSolid::build(int first, int count) {
+  const int index = int(nodes_.size());
+  nodes_.emplace_back();
+  Node node;
+  node.lo.fill(std::numeric_limits<double>::infinity());
+  node.hi.fill(-std::numeric_limits<double>::infinity());
+  Vertex centre_lo = node.lo, centre_hi = node.hi;
+  for (int i = first; i < first + count; ++i)
+    for (int d = 0; d < 3; ++d) {
+      for (const Vertex& v : triangles_[i]) {
+        node.lo[d] = std::min(node.lo[d], v[d]);
+        node.hi[d] = std::max(node.hi[d], v[d]);
+      }
+      centre_lo[d] = std::min(centre_lo[d], centroid(triangles_[i], d));
+      centre_hi[d] = std::max(centre_hi[d], centroid(triangles_[i], d));
+    }
+  if (count <= leaf_triangles) {
+    node.first = first;
+    node.count = count;
+    nodes_[index] = node;
+    return index;
+  }
+  int axis = 0;
+  for (int d = 1; d < 3; ++d)
+    if (centre_hi[d] - centre_lo[d] > centre_hi[axis] - centre_lo[axis]) axis = d;
+  const int half = count / 2;
+  std::nth_element(triangles_.begin() + first, triangles_.begin() + first + half, triangles_.begin() + first + count,
+                   [axis](const Triangle& a, const Triangle& b) { return centroid(a, axis) < centroid(b, axis); });
+  nodes_[index] = node;
+  build(first, half);
+  nodes_[index].second = build(first + half, count - half);
+  return index;
+}
+
+int SurfaceSolid::crossings(const Vertex& p, int axis, bool& on_surface) const {
+  const int b = (axis + 1) % 3, c = (axis + 2) % 3;  // (axis, b, c) right-handed
+  const double q[2] = {p[b], p[c]};
+  int count = 0;
+  int stack[64];
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& node = nodes_[stack[--top]];
+    if (p[b] < node.lo[b] || p[b] > node.hi[b] || p[c] < node.lo[c] || p[c] > node.hi[c] || p[axis] > node.hi[axis])
+      continue;
+    if (node.second >= 0) {
+      stack[top++] = node.second;
+      stack[top++] = int(&node - nodes_.data()) + 1;
+      continue;
+    }
+    for (int i = node.first; i < node.first + node.count; ++i) {
+      const Triangle& t = triangles_[i];
+      const double v[3][2] = {{t[0][b], t[0][c]}, {t[1][b], t[1][c]}, {t[2][b], t[2][c]}};
+      const double det = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[1][1] - v[0][1]) * (v[2][0] - v[0][0]);
+      if (det == 0) continue;  // seen edge-on: its neighbours carry the crossing
+      const int orientation = sign(det);
+      const EdgeSide sides[3] = {edge_side(v[0], v[1], q), edge_side(v[1], v[2], q), edge_side(v[2], v[0], q)};
+      bool crossed = true, touched = true;  // the shifted ray crosses; the ray meets the closed triangle
+      for (const EdgeSide& e : sides) {
+        crossed = crossed && e.shifted == orientation;
+        touched = touched && e.exact != -orientation;
+      }
+      if (!touched) continue;
+      // The plane through t[0] with normal n = (t1 - t0) x (t2 - t0), whose axis component is det.
+      const double e1[3] = {t[1][0] - t[0][0], t[1][1] - t[0][1], t[1][2] - t[0][2]};
+      const double e2[3] = {t[2][0] - t[0][0], t[2][1] - t[0][1], t[2][2] - t[0][2]};
+      const double nb = e1[c] * e2[axis] - e1[axis] * e2[c], nc = e1[axis] * e2[b] - e1[b] * e2[axis];
+      const double hit = t[0][axis] - (nb * (p[b] - t[0][b]) + nc * (p[c] - t[0][c])) / det;
+      if (hit == p[axis]) on_surface = true;
+      if (crossed && hit > p[axis]) ++count;
+    }
+  }
+  return count;
+}
+
+bool SurfaceSolid::contains(const Vertex& p) const {
+  for (int d = 0; d < 3; ++d)
+    if (p[d] < lo()[d] || p[d] > hi()[d]) return false;
+  int votes = 0;
+  for (int axis = 0; axis < 3; ++axis) {
+    bool on_surface = false;
+    const int n = crossings(p, axis, on_surface);
+    if (on_surface) return true;
+    votes += n % 2;
+  }
+  return votes >= 2;
+}
+
+bool HeightMapSolid::contains(const Vertex& p) const {
+  const double x = (p[0] - at_.offset[0]) / at_.scale, y = (p[1] - at_.offset[1]) / at_.scale;
+  const double i = std::floor((x - map_.x0) / map_.cell_size), j = std::floor((y - map_.y0) / map_.cell_size);
+  if (i < 0 || j < 0 || i >= map_.ncols || j >= map_.nrows) return false;
+  const double h = map_.height(int(i), int(j));
+  return p[2] <= at_.offset[2] + at_.scale * h;  // -infinity (no data) holds nothing
+}
+
+}  // namespace boreas

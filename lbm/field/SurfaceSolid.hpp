@@ -1,0 +1,53 @@
+#pragma once
+// Solids bounded by the surfaces of core/SurfaceFiles.hpp, placed in the domain's cell-centre
+// coordinates (cell i's centre at i): which points lie inside. DomainGeometry asks them for every
+// cell centre it flags, on every AMR level.
+#include <array>
+#include <vector>
+
+#include "core/SurfaceFiles.hpp"
+
+namespace boreas {
+
+// The inside of a triangle mesh. A point is inside when rays from it along +x, +y and +z cross the
+// surface an odd number of times by majority (two of three): a watertight mesh gives three equal
+// answers; a mesh with holes is still right wherever at most one of the rays leaks through a hole.
+// A point on the surface is inside (as the analytic shapes count their boundary). Ray-triangle
+// tests go through a bounding volume hierarchy; a ray through an edge or vertex is counted once by
+// a fixed infinitesimal shift of the ray (the "top-left" rule), computed bit-identically for the
+// triangles that share the edge.
+class SurfaceSolid {
+ public:
+  SurfaceSolid(const TriangleMesh& mesh, const Placement& placement);
+
+  bool contains(const Vertex& p) const;
+  // Crossings of the ray from p along +axis; on_surface is set if p lies on a triangle it meets.
+  int crossings(const Vertex& p, int axis, bool& on_surface) const;
+  const Vertex& lo() const { return nodes_.front().lo; }
+  const Vertex& hi() const { return nodes_.front().hi; }
+
+ private:
+  struct Node {
+    Vertex lo, hi;
+    int first = 0, count = 0;  // triangles [first, first + count) of a leaf
+    int second = -1;           // an inner node's second child (the first follows it); -1: a leaf
+  };
+  int build(int first, int count);
+
+  std::vector<Triangle> triangles_;
+  std::vector<Node> nodes_;
+};
+
+// The solid under a height map: a point is inside when it lies over a raster cell with data and
+// not above that cell's height (both placed by the same Placement; heights along +z).
+class HeightMapSolid {
+ public:
+  HeightMapSolid(HeightMap map, const Placement& placement) : map_(std::move(map)), at_(placement) {}
+  bool contains(const Vertex& p) const;
+
+ private:
+  HeightMap map_;
+  Placement at_;
+};
+
+}  // namespace boreas
