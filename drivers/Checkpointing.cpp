@@ -63,6 +63,8 @@ std::string checkpoint_path(const Config& config, long step) {
   return (fs::path(checkpoint_directory(config)) / (config.name + "_step" + digits + extension)).string();
 }
 
+std::string statistics_path(const std::string& checkpoint) { return checkpoint + ".statistics"; }
+
 std::vector<std::string> list_checkpoints(const Config& config) {
   std::vector<std::string> paths;
   for (const auto& f : checkpoints_by_step(config)) paths.push_back(f.second);
@@ -75,7 +77,10 @@ void prune_checkpoints(const Config& config, long step) {
     if (at <= step) older.push_back(path);
   const std::size_t keep = static_cast<std::size_t>(config.checkpoint.keep);
   std::error_code ec;
-  for (std::size_t i = 0; i + keep < older.size(); ++i) fs::remove(older[i], ec);
+  for (std::size_t i = 0; i + keep < older.size(); ++i) {
+    fs::remove(older[i], ec);
+    fs::remove(statistics_path(older[i]), ec);
+  }
 }
 
 Json checkpoint_signature(const Config& config) {

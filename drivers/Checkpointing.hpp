@@ -18,6 +18,9 @@ namespace boreas {
 std::string checkpoint_directory(const Config& config);
 // <directory>/<name>_step<8 digits>.bchk
 std::string checkpoint_path(const Config& config, long step);
+// The time averages ([statistics]) of the checkpoint at `checkpoint`: <checkpoint>.statistics,
+// in the same file format, pruned with it.
+std::string statistics_path(const std::string& checkpoint);
 // This deck's checkpoints, oldest first (by step), temporary files of interrupted writes left out.
 std::vector<std::string> list_checkpoints(const Config& config);
 // Removes all but the newest `checkpoint.keep` of those up to `step` (rank 0 only); newer ones,

@@ -332,14 +332,94 @@ class Progress {
   long first_, total_;
 };
 
-// A checkpoint of the run's current state (drivers/Checkpointing.hpp).
-bool write_checkpoint(Checkpoints& checkpoints, const Simulation& sim) {
+// Time averages in checkpoints: statistics_path(checkpoint) in the checkpoint file format,
+// RunningStatistics::state_columns doubles per cell and, in its header, how they were sampled.
+constexpr int statistics_cell_bytes = RunningStatistics::state_columns * int(sizeof(double));
+
+std::vector<BoxBytes> statistics_pieces(const Simulation& sim) {
+  std::vector<BoxBytes> pieces;
+  const std::vector<Box> boxes = sim.all_boxes();
+  for (int id : sim.local_blocks())
+    pieces.push_back({boxes[id].lo, boxes[id].hi,
+                      std::vector<unsigned char>(static_cast<std::size_t>(boxes[id].cells()) * statistics_cell_bytes)});
+  return pieces;
+}
+
+// Sampling of a run's averages: the deck's start and every, the samples so far and the step of
+// the first (a restart that continues them keeps the original run's).
+struct Sampling {
+  long start, every, samples, first_sample;
+};
+
+void write_statistics(MPI_Comm comm, const std::string& path, const Simulation& sim,
+                      const std::vector<RunningStatistics>& statistics, const Sampling& sampling) {
+  std::vector<BoxBytes> pieces = statistics_pieces(sim);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const std::vector<double> columns = statistics[i].state();
+    const long n = long(pieces[i].cells());
+    double* cells = reinterpret_cast<double*>(pieces[i].values.data());  // new[] memory: aligned for double
+    for (long c = 0; c < n; ++c)
+      for (int k = 0; k < RunningStatistics::state_columns; ++k)
+        cells[c * RunningStatistics::state_columns + k] = columns[std::size_t(k) * n + c];
+  }
+  Json meta = Json::object();
+  meta["step"] = sim.step();
+  meta["start"] = sampling.start;
+  meta["every"] = sampling.every;
+  meta["samples"] = sampling.samples;
+  meta["first_sample"] = sampling.first_sample;
+  boreas::write_checkpoint(comm, path, meta, sim.config().cells, statistics_cell_bytes, pieces);
+}
+
+// Loads the averages kept beside `checkpoint` and returns "", or returns why the averages start
+// again: no such file (a checkpoint of a run without [statistics]) or other sampling. A file
+// that is there but corrupt is an error (Error, every rank): averages are not dropped silently.
+std::string read_statistics(MPI_Comm comm, const std::string& checkpoint, const Simulation& sim,
+                            std::vector<RunningStatistics>& statistics, Sampling& sampling) {
+  const std::string path = statistics_path(checkpoint);
+  Json header;
+  try {
+    header = read_checkpoint_header(comm, path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  const long start = header.value("start", -1L), every = header.value("every", -1L);
+  if (start != sampling.start || every != sampling.every)
+    return path + " sampled from step " + std::to_string(start) + " every " + std::to_string(every) +
+           ", this deck from step " + std::to_string(sampling.start) + " every " + std::to_string(sampling.every);
+  if (header.value("step", -1L) != sim.step() || header.value("cell_bytes", 0) != statistics_cell_bytes)
+    throw Error(path + ": not the averages of step " + std::to_string(sim.step()) + " (step " +
+                std::to_string(header.value("step", -1L)) + ", " + std::to_string(header.value("cell_bytes", 0)) +
+                " bytes per cell)");
+  std::vector<BoxBytes> pieces = statistics_pieces(sim);
+  read_checkpoint_values(comm, path, header, pieces);
+  sampling.samples = header.at("samples").get<long>();
+  sampling.first_sample = header.at("first_sample").get<long>();
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const long n = long(pieces[i].cells());
+    const double* cells = reinterpret_cast<const double*>(pieces[i].values.data());
+    std::vector<double> columns(std::size_t(n) * RunningStatistics::state_columns);
+    for (long c = 0; c < n; ++c)
+      for (int k = 0; k < RunningStatistics::state_columns; ++k)
+        columns[std::size_t(k) * n + c] = cells[c * RunningStatistics::state_columns + k];
+    statistics[i].load(columns, sampling.samples);
+  }
+  return "";
+}
+
+// A checkpoint of the run's current state (drivers/Checkpointing.hpp), with its time averages
+// unless `statistics` is null (or the deck has none).
+bool write_checkpoint(Checkpoints& checkpoints, const Simulation& sim, MPI_Comm comm,
+                      const std::vector<RunningStatistics>* statistics, const Sampling& sampling) {
   Json meta = Json::object();
   meta["kernel"] = scheme_name(sim.config().kernel);
   meta["ranks"] = sim.ranks();
   meta["fields_hash"] = hash_hex(sim.fields_hash());
-  return checkpoints.write(sim.step(), sim.rank() == 0, meta,
-                           [&](const std::string& path, const Json& full) { sim.write_checkpoint(path, full); });
+  return checkpoints.write(sim.step(), sim.rank() == 0, meta, [&](const std::string& path, const Json& full) {
+    sim.write_checkpoint(path, full);
+    if (statistics && sim.config().statistics.enabled)
+      write_statistics(comm, statistics_path(path), sim, *statistics, sampling);
+  });
 }
 
 }  // namespace
@@ -391,19 +471,24 @@ Json run_deck(const Config& config, const RunOptions& options) {
       for (const char* q : {"rho", "ux", "uy", "uz"}) columns.push_back(p.name + "_" + q);
     probes.emplace((std::filesystem::path(config.output_dir) / "probes.csv").string(), columns, root, first_step);
   }
-  // Time averages per local block, from statistics.start on (a restart starts them again: the
-  // checkpoints do not hold them yet).
-  std::vector<RunningStatistics> statistics;
-  if (config.statistics.enabled) {
-    for (int id : sim->local_blocks()) statistics.emplace_back(sim->all_boxes()[id].cells());
-    if (first_step > 0 && root && options.progress)
-      std::fprintf(stderr, "boreas: warning: [statistics] averages start again at step %ld (checkpoints do not hold them)\n",
-                   std::max(first_step, config.statistics.start));
-  }
+  // Time averages per local block, from statistics.start on; a restart continues those of its
+  // checkpoint.
   const long sample_start = config.statistics.start, sample_every = config.statistics.every;
   auto next_sample = [&](long step) {
     return step < sample_start ? sample_start : sample_start + ((step - sample_start) / sample_every + 1) * sample_every;
   };
+  std::vector<RunningStatistics> statistics;
+  Sampling sampling{sample_start, sample_every, 0, next_sample(first_step)};
+  if (config.statistics.enabled) {
+    for (int id : sim->local_blocks()) statistics.emplace_back(sim->all_boxes()[id].cells());
+    if (!restarted.is_null()) {
+      const std::string why = read_statistics(comm.get(), restarted["checkpoint"].get<std::string>(), *sim, statistics, sampling);
+      restarted["statistics_continued"] = why.empty();
+      if (!why.empty() && root)
+        std::fprintf(stderr, "boreas: warning: [statistics] averages start again at step %ld: %s\n",
+                     next_sample(first_step), why.c_str());
+    }
+  }
 
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return seconds_since(t0); };
@@ -432,7 +517,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
                                 next_multiple(config.checkpoint.every), from + poll,
                                 forces ? next_multiple(config.forces.every) : config.steps,
-                                statistics.empty() ? config.steps : next_sample(from),
+                                !config.statistics.enabled ? config.steps : next_sample(from),
                                 probes ? next_multiple(config.probes_every) : config.steps});
     const auto chunk_start = std::chrono::steady_clock::now();
     sim->advance(next - from);
@@ -462,13 +547,14 @@ Json run_deck(const Config& config, const RunOptions& options) {
       sim->save_state();
     }
     const bool at_sample =
-        !statistics.empty() && sim->step() >= sample_start && (sim->step() - sample_start) % sample_every == 0;
+        config.statistics.enabled && sim->step() >= sample_start && (sim->step() - sample_start) % sample_every == 0;
     const bool at_probe = probes && sim->step() % config.probes_every == 0;
     if (at_sample || at_probe) {
       auto t = timers.scope("others");
       const std::vector<CellMoments> moments = sim->local_moments();  // once for both
       if (at_sample)
         for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i].add(moments[i]);
+      if (at_sample) ++sampling.samples;
       if (at_probe) probes->append(sim->step(), probe_values(*sim, moments, config.probes, comm.get()));
     }
     if (forces && sim->step() % config.forces.every == 0) {
@@ -481,7 +567,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
     if (at_checkpoint) {
       auto t = timers.scope("output");
-      write_checkpoint(checkpoints, *sim);
+      write_checkpoint(checkpoints, *sim, comm.get(), &statistics, sampling);
     }
     if (at_check) {
       const double lbm = timers.get("lbm") + timers.get("boundaries");
@@ -500,8 +586,9 @@ Json run_deck(const Config& config, const RunOptions& options) {
     const long bad_step = sim->step();
     sim->restore_state();
     {
+      // Without the averages: they hold samples after the last good state, up to the unstable one.
       auto t = timers.scope("output");
-      write_checkpoint(checkpoints, *sim);
+      write_checkpoint(checkpoints, *sim, comm.get(), nullptr, sampling);
     }
     const long long nx = config.cells[0], ny = config.cells[1], c = bad.first_bad_cell;
     const long long cell[3] = {c % nx, (c / nx) % ny, c / (nx * ny)};
@@ -530,7 +617,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
   if (status == "completed" && checkpointing && checkpoints.last_step() != sim->step()) {
     auto t = timers.scope("output");
-    write_checkpoint(checkpoints, *sim);
+    write_checkpoint(checkpoints, *sim, comm.get(), &statistics, sampling);
   }
   const bool final_needed = status != "interrupted" && config.write_vtk &&
                             (config.output_every == 0 || sim->step() % config.output_every != 0);
@@ -554,12 +641,12 @@ Json run_deck(const Config& config, const RunOptions& options) {
     p["samples"] = long(probes->steps().size());
     report["probes"] = p;
   }
-  if (!statistics.empty()) {
+  if (config.statistics.enabled) {
     Json st = Json::object();
     st["start"] = sample_start;
     st["every"] = sample_every;
-    st["samples"] = statistics.front().samples();
-    st["first_sample"] = next_sample(first_step);
+    st["samples"] = sampling.samples;
+    st["first_sample"] = sampling.first_sample;
     st["arrays"] = Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"});
     report["statistics"] = st;
   }

@@ -59,17 +59,27 @@ def main(argv):
         p = run(out, f"simulation.steps={steps}")
         return report(out)["fields_hash"] if p.returncode == 0 else None
 
-    # --- checkpoint every 100 steps, stop at 150, continue to 300 with --restart latest
+    # --- checkpoint every 100 steps, stop at 150, continue to 300 with --restart latest; time
+    # averages from step 40 every 7 steps go on across the restart
+    averages = ["statistics.start=40", "statistics.every=7"]
     full = tmp / "full"
-    run(full, "simulation.steps=300", "output.vtk=true")
+    run(full, "simulation.steps=300", "output.vtk=true", *averages)
     part = tmp / "part"
-    p = run(part, "simulation.steps=150", "checkpoint.every=100", "output.vtk=true")
+    p = run(part, "simulation.steps=150", "checkpoint.every=100", "output.vtk=true", *averages)
     names = [f.name for f in checkpoint_files(part)]
     check("checkpoints at step 100 and at the end (150)",
           p.returncode == 0 and names == ["cavity3d_step00000100.bchk", "cavity3d_step00000150.bchk"], str(names))
-    p = run(part, "simulation.steps=300", "checkpoint.every=100", "output.vtk=true", restart="latest")
+    check("each checkpoint keeps its time averages beside it",
+          sorted(x.name for x in (part / "checkpoints").glob("*.statistics")) ==
+          ["cavity3d_step00000100.bchk.statistics", "cavity3d_step00000150.bchk.statistics"])
+    p = run(part, "simulation.steps=300", "checkpoint.every=100", "output.vtk=true", *averages, restart="latest")
     r = report(part) if p.returncode == 0 else {}
     f = report(full)
+    check("the time averages continue: the last VTK file (means, RMS, Reynolds stresses) equals the "
+          "uninterrupted run's byte for byte, with its sample count",
+          p.returncode == 0 and (part / "cavity3d_000300.vti").read_bytes() == (full / "cavity3d_000300.vti").read_bytes()
+          and r.get("statistics") == f.get("statistics") and f["statistics"]["samples"] == 38
+          and r.get("restarted_from", {}).get("statistics_continued") is True, p.stderr[-400:])
     check("--restart latest continues to the uninterrupted fields_hash",
           p.returncode == 0 and r.get("fields_hash") == f["fields_hash"], p.stderr[-400:])
     check("the restarted report names its checkpoint and step",
@@ -78,8 +88,15 @@ def main(argv):
     pvd = (part / "cavity3d.pvd").read_text()
     check("the .pvd lists every output of both runs",
           all(f"cavity3d_{s:06d}.vti" in pvd for s in range(0, 301, 50)) and pvd.count("<DataSet") == 7)
-    check("keep = 2 (default) removes older checkpoints",
-          [x.name for x in checkpoint_files(part)] == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"])
+    check("keep = 2 (default) removes older checkpoints, their averages with them",
+          [x.name for x in checkpoint_files(part)] == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"] and
+          sorted(x.name for x in (part / "checkpoints").glob("*.statistics")) ==
+          ["cavity3d_step00000200.bchk.statistics", "cavity3d_step00000300.bchk.statistics"])
+    p = run(part, "simulation.steps=330", "statistics.start=40", "statistics.every=5", restart="latest")
+    check("other sampling: the averages start again, with a warning",
+          p.returncode == 0 and "averages start again at step 305" in p.stderr and
+          report(part).get("restarted_from", {}).get("statistics_continued") is False and
+          report(part)["statistics"]["samples"] == 6, p.stderr[-400:])
 
     # --- a stop signal: checkpoint, exit 4; restarts continue bit for bit
     def stop_and_restart(label, sig, ranks):
