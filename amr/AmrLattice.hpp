@@ -138,7 +138,7 @@ struct AmrLeafStep {
       const long upwind = cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
       const std::uint8_t fl = flags(fbase + upwind);
       f[q] = fl == flag::fluid ? src(base + q * shape.cells + upwind)
-                               : incoming_from_boundary<L, q>(fl, own_post, bc, params);
+                               : incoming_from_boundary<L, q>(fl, own_post, bc, params, NoPosition{});
     });
     Collision::template collide<L>(f, params);
     static_for<L::Q>([&](auto qc) {

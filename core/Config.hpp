@@ -33,10 +33,21 @@ constexpr int num_faces = 6;
 
 enum class FaceBC { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet };
 
+// How a velocity inlet's speed varies over its face (lbm/physics/Boundary.hpp InletProfile).
+enum class InletProfileKind { Uniform, Parabolic, PowerLaw, LogLaw };
+inline const std::vector<std::string>& inlet_profile_names() {
+  static const std::vector<std::string> names{"uniform", "parabolic", "power_law", "log_law"};
+  return names;
+}
+
 struct FaceCondition {
   FaceBC type = FaceBC::Wall;
-  std::array<double, 3> velocity{0, 0, 0};  // moving wall / inlet velocity
+  std::array<double, 3> velocity{0, 0, 0};  // moving wall / inlet velocity (a profile's reference)
   double density = 1.0;                      // pressure outlet density
+  InletProfileKind profile = InletProfileKind::Uniform;
+  double reference_height = 0;  // power / log law: where the speed is `velocity`, cells above the ground
+  double exponent = 1.0 / 7.0;  // power law
+  double roughness_length = 0;  // log law z0, cells
 };
 
 struct Obstacle {

@@ -445,7 +445,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
        {"tau", "viscosity", "reynolds", "length", "velocity", "density", "force", "mach_limit"}},
       {"initial", {"type", "velocity", "amplitude"}},
       {"boundary", face_names},
-      {"face", {"type", "velocity", "density"}},
+      {"face", {"type", "velocity", "density", "profile", "reference_height", "exponent", "roughness_length"}},
       {"obstacle", {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset"}},
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every", "probes_every"}},
@@ -614,6 +614,43 @@ void check_sparse_storage(Checker& c, const Config& cfg, const Tbl& root, const 
     c.at(n ? n : sim.get("storage"), "boundary." + face_names[f] + ".type" + why +
                                         ": only \"wall\" and \"periodic\" faces (moving walls, inlets and outlets need "
                                         "the boundary cells' slots of the dense storage)");
+  }
+}
+
+// The speed profile of velocity inlet `face` (lbm/physics/Boundary.hpp InletProfile).
+void inlet_profile(Checker& c, const Tbl& ft, int face, int dims, bool amr, FaceCondition& fc) {
+  const std::string key = ft.key("profile");
+  if (auto k = c.choice(ft, "profile", inlet_profile_names())) fc.profile = InletProfileKind(*k);
+  const bool law = fc.profile == InletProfileKind::PowerLaw || fc.profile == InletProfileKind::LogLaw;
+  const std::string law_name = inlet_profile_names()[int(fc.profile)];
+  if (fc.profile != InletProfileKind::Uniform && amr)
+    c.at(ft.get("profile"), key + ": inlet profiles do not run on AMR levels yet; use \"uniform\" or remove [amr]");
+  if (law && face / 2 == dims - 1)
+    c.at(ft.get("profile"), key + ": \"" + law_name + "\" varies with the height (" + "xyz"[dims - 1] +
+                                "), so it cannot be the profile of a face normal to it");
+  const std::string height_what = "a number > 0 (cells above the ground, the lower face along " +
+                                  std::string(1, "xyz"[dims - 1]) + ", where the speed is `velocity`)";
+  if (law) {
+    if (!ft.get("reference_height"))
+      c.missing(ft, "reference_height", height_what);
+    else if (auto v = c.number(ft, "reference_height", height_what, positive))
+      fc.reference_height = *v;
+  } else {
+    c.not_used(ft, "reference_height", "reference_height is only used by profiles \"power_law\" and \"log_law\"");
+  }
+  if (fc.profile == InletProfileKind::PowerLaw) {
+    if (auto v = c.number(ft, "exponent", "a number > 0 (alpha of (h / h_ref)^alpha)", positive)) fc.exponent = *v;
+  } else {
+    c.not_used(ft, "exponent", "exponent is only used by profile \"power_law\"");
+  }
+  if (fc.profile == InletProfileKind::LogLaw) {
+    const std::string what = "a number > 0 (the roughness length z0, cells)";
+    if (!ft.get("roughness_length"))
+      c.missing(ft, "roughness_length", what);
+    else if (auto v = c.number(ft, "roughness_length", what, positive))
+      fc.roughness_length = *v;
+  } else {
+    c.not_used(ft, "roughness_length", "roughness_length is only used by profile \"log_law\"");
   }
 }
 
@@ -1096,6 +1133,22 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     } else {
       c.not_used(ft, "density", "density is only used by pressure_outlet");
     }
+    if (fc.type == FaceBC::VelocityInlet)
+      inlet_profile(c, ft, f, dims, root.get("amr") != nullptr, fc);
+    else
+      for (auto k : {"profile", "reference_height", "exponent", "roughness_length"})
+        c.not_used(ft, k, std::string(k) + " is only used by velocity_inlet");
+  }
+  for (int f = 0; f < num_faces; ++f) {
+    // After every face's type: a parabola spans the wall-bounded axes across its face.
+    const FaceCondition& fc = cfg.faces[f];
+    if (fc.type != FaceBC::VelocityInlet || fc.profile != InletProfileKind::Parabolic) continue;
+    bool bounded = false;
+    for (int d = 0; d < dims; ++d) bounded = bounded || (d != f / 2 && cfg.faces[2 * d].type != FaceBC::Periodic);
+    if (!bounded)
+      c.at(bnd.t->at_path(face_names[f] + ".profile").node(),
+           "boundary." + face_names[f] + ".profile: \"parabolic\" needs walls (a non-periodic axis) across the face; "
+           "every axis across it is periodic");
   }
   for (int f = 0; f < num_faces; f += 2) {
     if (dims == 2 && f >= ZMin) continue;
@@ -1507,10 +1560,17 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                     "raise physics.mach_limit");
     };
     for (int f = 0; f < num_faces; ++f) {
-      const FaceBC t = cfg.faces[f].type;
-      if ((t == FaceBC::MovingWall || t == FaceBC::VelocityInlet) && bnd.t)
+      const FaceCondition& fc = cfg.faces[f];
+      // A power or log law is fastest at the top of the domain.
+      const double top = cfg.cells[dims - 1];
+      const double peak = fc.profile == InletProfileKind::PowerLaw ? std::pow(top / fc.reference_height, fc.exponent)
+                          : fc.profile == InletProfileKind::LogLaw
+                              ? std::log(top / fc.roughness_length + 1) / std::log(fc.reference_height / fc.roughness_length + 1)
+                              : 1.0;
+      if ((fc.type == FaceBC::MovingWall || fc.type == FaceBC::VelocityInlet) && bnd.t && std::isfinite(peak))
         check(bnd.t->at_path(face_names[f] + ".velocity").node(),
-              "boundary." + face_names[f] + ".velocity", norm(cfg.faces[f].velocity));
+              "boundary." + face_names[f] + ".velocity" + (peak > 1 ? " (at the top of its profile)" : ""),
+              norm(fc.velocity) * std::max(peak, 1.0));
     }
     if (cfg.initial == InitialCondition::Uniform)
       check(ini.get("velocity"), "initial.velocity", norm(cfg.initial_velocity));

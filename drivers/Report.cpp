@@ -75,6 +75,14 @@ Json config_to_json(const Config& c) {
     if (c.faces[f].type == FaceBC::MovingWall || c.faces[f].type == FaceBC::VelocityInlet)
       face["velocity"] = array_json(c.faces[f].velocity);
     if (c.faces[f].type == FaceBC::PressureOutlet) face["density"] = c.faces[f].density;
+    const InletProfileKind profile = c.faces[f].profile;
+    if (c.faces[f].type == FaceBC::VelocityInlet && profile != InletProfileKind::Uniform) {
+      face["profile"] = inlet_profile_names()[int(profile)];
+      if (profile == InletProfileKind::PowerLaw || profile == InletProfileKind::LogLaw)
+        face["reference_height"] = c.faces[f].reference_height;
+      if (profile == InletProfileKind::PowerLaw) face["exponent"] = c.faces[f].exponent;
+      if (profile == InletProfileKind::LogLaw) face["roughness_length"] = c.faces[f].roughness_length;
+    }
     faces[face_names[f]] = face;
   }
   j["boundary"] = faces;

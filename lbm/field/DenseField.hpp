@@ -14,6 +14,7 @@ namespace boreas {
 struct DenseGeometry {
   int n[3] = {1, 1, 1};
   int g[3] = {0, 0, 0};
+  int origin[3] = {0, 0, 0};  // global coordinates of cell (0, 0, 0)
   int sx = 1, sy = 1;       // padded row length, rows per z slab (with ghosts)
   long slab = 1;            // sx * sy
   long cells_alloc = 1;     // cells per direction plane, ghosts and padding included
@@ -41,6 +42,13 @@ struct DenseGeometry {
   }
   KOKKOS_INLINE_FUNCTION long shift(int dx, int dy, int dz) const {
     return dz * slab + static_cast<long>(dy) * sx + dx;
+  }
+  // Global coordinates of `cell` (a ghost's lie outside the block).
+  KOKKOS_INLINE_FUNCTION void position(long cell, int (&p)[3]) const {
+    const long z = cell / slab, r = cell - z * slab;
+    p[0] = static_cast<int>(r % sx) - g[0] + origin[0];
+    p[1] = static_cast<int>(r / sx) - g[1] + origin[1];
+    p[2] = static_cast<int>(z) - g[2] + origin[2];
   }
   long interior_cells() const { return static_cast<long>(n[0]) * n[1] * n[2]; }
 };

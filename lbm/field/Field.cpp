@@ -14,6 +14,7 @@ Field::Field(const Config& config, const DomainGeometry& domain, const Box& owne
                                                     : PopulationLayout::make_soa(geom, Q)),
       flags("flags", geom.cells_alloc),
       global_cells(config.cells) {
+  for (int d = 0; d < 3; ++d) geom.origin[d] = box.lo[d];
   map.geom = geom;
   for (int d = 0; d < 3; ++d) map.periodic[d] = domain.periodic(d) && box.extent(d) == domain.cells()[d];
   auto host = Kokkos::create_mirror_view(flags);

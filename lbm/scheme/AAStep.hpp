@@ -71,7 +71,7 @@ struct AANeighbourStep {
       } else {
         const int slot = saved_slot(cell);
         const auto own_post = [&](int k) { return slot >= 0 ? saved_post(k, slot) : f(opposite<L>(k), cell); };
-        v[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params);
+        v[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, [&](int(&p)[3]) { geom.position(cell, p); });
       }
     });
     Collision::template collide<L>(v, params);

@@ -67,7 +67,8 @@ void to_streamed(const Field& field, const CellPhysics<Real>& physics, const Pop
         f(q, map.image(down)) = natural(q, cell);
       } else {
         f(q, down) = natural(q, cell);
-        f(opposite<L>(q), cell) = incoming_from_boundary<L, opposite<L>(q)>(fl, own_post, bc, params);
+        f(opposite<L>(q), cell) = incoming_from_boundary<L, opposite<L>(q)>(fl, own_post, bc, params,
+                                                                           [&](int(&p)[3]) { g.position(cell, p); });
       }
     });
   });

@@ -119,8 +119,10 @@ struct MergedTiles {
         lo[d] = s.halo[d] ? l : 0;
         n[d] = local.n[d] - 2 * lo[d];
       }
+      DenseGeometry tile = local;  // placed where the tile lies, for the boundary rules
+      for (int d = 0; d < 3; ++d) tile.origin[d] = geom.origin[d] + origin[d];
       const PullGather<L, Real, TileLattice<Real>, ScratchView<std::uint8_t>> gather{
-          level[(l - 1) & 1], tile_flags, local, bc, params};
+          level[(l - 1) & 1], tile_flags, tile, bc, params};
       const TileLattice<Real> out = level[l & 1];
       const bool last = l == s.k;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<long>(n[0]) * n[1] * n[2]), [&](const long i) {

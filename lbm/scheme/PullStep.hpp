@@ -41,7 +41,7 @@ struct PullGather {
         f[q] = src(q, upwind);
       } else {
         const auto own_post = [&](int k) { return src(k, cell); };
-        f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params);
+        f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, [&](int(&p)[3]) { geom.position(cell, p); });
       }
     });
   }

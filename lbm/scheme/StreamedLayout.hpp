@@ -37,7 +37,8 @@ KOKKOS_FORCEINLINE_FUNCTION void push_streamed(const Populations<Real>& dst,
     const std::uint8_t fl = flags(down);
     if (fl != flag::fluid) {
       const auto own_post = [&](int k) { return f[k]; };
-      dst(opposite<L>(q), cell) = incoming_from_boundary<L, opposite<L>(q)>(fl, own_post, bc, params);
+      dst(opposite<L>(q), cell) = incoming_from_boundary<L, opposite<L>(q)>(fl, own_post, bc, params,
+                                                                             [&](int(&p)[3]) { g.position(cell, p); });
     }
   });
 }

@@ -48,6 +48,7 @@ struct SwapRow {
       });
       Collision::template collide<L>(v, params);
       const auto own_post = [&](int k) { return v[k]; };
+      const auto where = [&](int(&p)[3]) { geom.position(cell, p); };
       f(0, cell) = v[0];
       static_for<L::H>([&](auto pc) {
         constexpr int a = swap_backward<L>(decltype(pc)::value + 1), b = opposite<L>(a);
@@ -58,13 +59,13 @@ struct SwapRow {
           f(a, cell) = v[b];
         } else {
           f(b, later) = v[b];
-          f(a, cell) = incoming_from_boundary<L, a>(fl_later, own_post, bc, params);
+          f(a, cell) = incoming_from_boundary<L, a>(fl_later, own_post, bc, params, where);
         }
         // Swap with the earlier neighbour N = P + c_a.
         const long earlier = neighbour<L>(geom, cell, a);
         const std::uint8_t fl_earlier = flags(earlier);
         if (fl_earlier != flag::fluid) {
-          f(b, cell) = incoming_from_boundary<L, b>(fl_earlier, own_post, bc, params);
+          f(b, cell) = incoming_from_boundary<L, b>(fl_earlier, own_post, bc, params, where);
         } else if (owned(x + L::c(a, 0), y + L::c(a, 1), z + L::c(a, 2))) {
           f(b, cell) = f(a, earlier);
         }

@@ -680,3 +680,32 @@ TEST(DeckErrors, PhysicalUnits) {
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[units]\ndx = 1\nvelocity = 5\nlattice_velocity = 0.1\ndt = 2\n"),
                   "units] unknown key 'dt'");
 }
+
+TEST(DeckErrors, InletProfiles) {
+  const std::string physics = "[physics]\ntau = 0.6\n";
+  const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "profile = \"log_law\"\nreference_height = 4\n"),
+                  "boundary.x_min.roughness_length: missing required key (expected a number > 0 (the roughness length z0, cells))");
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "profile = \"power_law\"\n"),
+                  "boundary.x_min.reference_height: missing required key (expected a number > 0 (cells above the ground, "
+                  "the lower face along z, where the speed is `velocity`))");
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "profile = \"parabolic\"\nexponent = 0.2\n"),
+                  "boundary.x_min.exponent");
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "profile = \"parabola\"\n"),
+                  "boundary.x_min.profile: expected one of");
+  EXPECT_CONTAINS(error_of(head + physics + "[boundary.z_min]\ntype = \"velocity_inlet\"\nvelocity = [0, 0, 0.01]\n"
+                                            "profile = \"log_law\"\nreference_height = 4\nroughness_length = 0.1\n"),
+                  "boundary.z_min.profile: \"log_law\" varies with the height (z), so it cannot be the profile of a face "
+                  "normal to it");
+  EXPECT_CONTAINS(error_of(head + physics + "[boundary.x_max]\ntype = \"wall\"\nprofile = \"parabolic\"\n"),
+                  "boundary.x_max.profile");
+  std::string periodic;
+  for (const char* f : {"y_min", "y_max", "z_min", "z_max"})
+    periodic += std::string("[boundary.") + f + "]\ntype = \"periodic\"\n";
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "profile = \"parabolic\"\n" + periodic),
+                  "boundary.x_min.profile: \"parabolic\" needs walls (a non-periodic axis) across the face");
+  // The Mach check takes a law's speed at the top of the domain: (8 / 1)^0.5 x 0.1 = 0.28 > 0.3 c_s.
+  EXPECT_CONTAINS(error_of(head + physics + "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.1, 0, 0]\n"
+                                            "profile = \"power_law\"\nreference_height = 1\nexponent = 0.5\n"),
+                  "boundary.x_min.velocity (at the top of its profile): lattice speed 0.28284271");
+}

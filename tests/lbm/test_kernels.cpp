@@ -19,7 +19,7 @@ using namespace boreas;
 
 namespace {
 
-enum class Boundaries { Walls, MovingLid, Periodic, InletOutlet, Obstacles, Cumulant, Smagorinsky };
+enum class Boundaries { Walls, MovingLid, Periodic, InletOutlet, Obstacles, Cumulant, Smagorinsky, Profiles };
 
 const char* name_of(Boundaries b) {
   switch (b) {
@@ -29,6 +29,7 @@ const char* name_of(Boundaries b) {
     case Boundaries::InletOutlet: return "inlet_outlet";
     case Boundaries::Cumulant: return "cumulant";
     case Boundaries::Smagorinsky: return "smagorinsky";
+    case Boundaries::Profiles: return "inlet_profiles";
     default: return "obstacles";
   }
 }
@@ -99,6 +100,28 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
       sphere.center = {4.0, 5.0, lattice == LatticeKind::D2Q9 ? 0.0 : 4.0};
       sphere.radius = 2.2;
       c.obstacles = {sphere};
+      break;
+    }
+    case Boundaries::Profiles: {  // every inlet profile, on faces where each varies across its links
+      c.collision = CollisionKind::TRT;
+      auto inlet = [&](int face, InletProfileKind kind, std::array<double, 3> u) {
+        c.faces[face].type = FaceBC::VelocityInlet;
+        c.faces[face].profile = kind;
+        c.faces[face].velocity = u;
+        c.faces[face].reference_height = 4;
+        c.faces[face].roughness_length = 0.5;
+        c.faces[face].exponent = 0.3;
+      };
+      c.faces[XMax].type = FaceBC::PressureOutlet;
+      c.faces[XMax].density = 0.99;
+      if (lattice == LatticeKind::D2Q9) {  // the height is y
+        inlet(XMin, InletProfileKind::LogLaw, {0.04, 0.01, 0});
+        inlet(YMax, InletProfileKind::Parabolic, {0.01, -0.02, 0});
+      } else {
+        inlet(XMin, InletProfileKind::Parabolic, {0.04, 0.01, -0.005});
+        inlet(YMin, InletProfileKind::LogLaw, {0.01, 0.03, 0.005});
+        inlet(YMax, InletProfileKind::PowerLaw, {-0.01, -0.02, 0});
+      }
       break;
     }
     case Boundaries::Obstacles: {
@@ -238,6 +261,14 @@ INSTANTIATE_TEST_SUITE_P(
     CumulantAoSoA, KernelEquality,
     ::testing::Combine(::testing::Values("ab_pull", "aa", "swap"), ::testing::Values(LatticeKind::D3Q27),
                        both_precisions, ::testing::Values(Boundaries::Cumulant), ::testing::Values(StorageLayout::AoSoA)),
+    case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    InletProfiles, KernelEquality,
+    ::testing::Combine(::testing::Values("ab_push", "aa", "swap", "swap_prism", "merged2", "merged3", "merged2_tiles",
+                                         "merged3_tiles", "merged_aa2", "merged_aa3"),
+                       all_lattices, ::testing::Values(Precision::Double), ::testing::Values(Boundaries::Profiles),
+                       ::testing::Values(StorageLayout::SoA)),
     case_name);
 
 INSTANTIATE_TEST_SUITE_P(

@@ -6,6 +6,8 @@
 #include <set>
 #include <tuple>
 
+#include "core/Deck.hpp"
+#include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
 #include "lbm/physics/Lattice.hpp"
 
@@ -235,6 +237,35 @@ TYPED_TEST(LatticeTest, SmagorinskyCollisionConservesMassAndAddsForce) {
   run(BGK{});
   run(TRT{});
   if constexpr (L::Q == 27) run(Cumulant{});
+}
+
+// Each inlet profile's factor against its formula, evaluated at link midpoints of a 3D domain of
+// 10 x 12 x 16 cells whose y and z faces are walls (z is the height).
+TEST(InletProfile, FactorsOfEachLaw) {
+  const Config c = parse_deck_string(
+      "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [10, 12, 16]\n[physics]\ntau = 0.6\n"
+      "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\nprofile = \"parabolic\"\n"
+      "[boundary.x_max]\ntype = \"velocity_inlet\"\nvelocity = [-0.02, 0, 0]\nprofile = \"log_law\"\n"
+      "reference_height = 8\nroughness_length = 0.1\n"
+      "[boundary.y_min]\ntype = \"velocity_inlet\"\nvelocity = [0, 0.01, 0]\nprofile = \"power_law\"\n"
+      "reference_height = 4\nexponent = 0.25\n",
+      "profiles", "");
+  const InletProfile<double> parabolic = InletProfile<double>::make(c, XMin);
+  const InletProfile<double> log_law = InletProfile<double>::make(c, XMax);
+  const InletProfile<double> power_law = InletProfile<double>::make(c, YMin);
+  for (double y : {-0.5, 0.0, 2.5, 5.5, 11.0, 11.5})
+    for (double z : {-0.5, 0.5, 7.5, 15.0}) {
+      const double p[3] = {-0.5, y, z};
+      const double sy = (y + 0.5) / 12, sz = (z + 0.5) / 16;
+      EXPECT_DOUBLE_EQ(parabolic.factor(p), 16 * sy * (1 - sy) * sz * (1 - sz)) << y << " " << z;
+      const double h = z + 0.5;
+      EXPECT_DOUBLE_EQ(log_law.factor(p), std::log(h / 0.1 + 1) / std::log(8 / 0.1 + 1)) << z;
+      EXPECT_DOUBLE_EQ(power_law.factor(p), std::pow(h / 4, 0.25)) << z;
+    }
+  const double centre[3] = {-0.5, 5.5, 7.5}, reference[3] = {9.5, 3.0, 7.5};
+  EXPECT_DOUBLE_EQ(parabolic.factor(centre), 1.0);
+  EXPECT_DOUBLE_EQ(log_law.factor(reference), 1.0);
+  EXPECT_EQ(InletProfile<double>::make(c, YMax).factor(centre), 1.0);  // a wall: uniform
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // Small decks for the multi-rank tests that cover every boundary kind, all three lattices and both
-// precisions: walls and a moving lid, a fully periodic Taylor-Green field, inlet / outlet with
-// obstacles in float, a periodic 2D channel with a cylinder and a force (TRT).
+// precisions: walls and a moving lid, a fully periodic Taylor-Green field, a parabolic inlet
+// (global positions on every block) and an outlet with obstacles in float, a periodic 2D channel with a cylinder and a force (TRT).
 namespace boreas::test {
 
 struct Deck {
@@ -52,7 +52,7 @@ type = "periodic"
 [output]
 vtk = false
 )"},
-    {"channel_inlet_outlet_obstacles_d3q19_float", R"(
+    {"channel_parabolic_inlet_outlet_obstacles_d3q19_float", R"(
 [simulation]
 steps = 12
 [lattice]
@@ -65,6 +65,7 @@ tau = 0.65
 [boundary.x_min]
 type = "velocity_inlet"
 velocity = [0.04, 0, 0]
+profile = "parabolic"
 [boundary.x_max]
 type = "pressure_outlet"
 density = 0.99

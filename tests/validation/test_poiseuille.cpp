@@ -167,5 +167,53 @@ TEST(Poiseuille, PressureDrivenChannel) {
   EXPECT_LE(profile_error, 5e-3);
 }
 
+// A parabolic inlet (u_max 4 s (1 - s) at each link's midpoint) feeds the channel its developed
+// profile: the flux through every cross-section is the sum the inlet's links impose to round-off,
+// the mass flux density one cell in is already the parabola, and far downstream the velocity is
+// the parabola of dp/dx.
+TEST(Poiseuille, ParabolicInletEntersDeveloped) {
+  const int nx = 48, ny = 16;
+  const double u_max = 0.03;
+  const Config config = deck(
+      "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [48, 16]\n"
+      "[collision]\nmodel = \"TRT\"\n[physics]\ntau = 0.8\n"
+      "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.03, 0]\nprofile = \"parabolic\"\n"
+      "[boundary.x_max]\ntype = \"pressure_outlet\"\ndensity = 1.0\n"
+      "[validation]\nobservables = [\"poiseuille_profile\"]\n");
+  auto sim = Simulation::create(config);
+  const long steps = run_to_steady_state(*sim, 1000, 1e-11, 400000);
+  const State s(*sim);
+  auto parabola = [&](double y) {
+    const double t = (y + 0.5) / ny;
+    return 4 * t * (1 - t);
+  };
+  // Links into row y: (1, 0) from (-1, y), weight 1/9; (1, +-1) from (-1, y -+ 1), 1/36, unless
+  // that ghost is a wall corner. Each carries 6 w rho0 u(midpoint).
+  double imposed = 0;
+  for (int y = 0; y < ny; ++y) {
+    imposed += 6.0 / 9 * parabola(y);
+    if (y > 0) imposed += 6.0 / 36 * parabola(y - 0.5);
+    if (y < ny - 1) imposed += 6.0 / 36 * parabola(y + 0.5);
+  }
+  imposed *= config.density * u_max;
+  double worst_flux = 0, inflow_error = 0;
+  for (int x = 0; x < nx; ++x) {
+    double flux = 0;
+    for (int y = 0; y < ny; ++y) flux += s.rho(x, y) * s.u(x, y, 0, 0);
+    worst_flux = std::max(worst_flux, std::abs(flux - imposed) / imposed);
+  }
+  // Mass flux density: the density is 1.3 % above the outlet's there (the channel's pressure drop),
+  // which lowers the velocity alike.
+  for (int y = 0; y < ny; ++y)
+    inflow_error = std::max(inflow_error, std::abs(s.rho(1, y) * s.u(1, y, 0, 0) - config.density * u_max * parabola(y)) /
+                                              (config.density * u_max));
+  const double profile_error = observable(compute_observables(config, *sim), "poiseuille_profile", "max_relative_error");
+  std::printf("steady after %ld steps: flux vs imposed %.3e, rho u one cell in vs the parabola %.3e, profile error %.3e\n",
+              steps, worst_flux, inflow_error, profile_error);
+  EXPECT_LE(worst_flux, 1e-10);
+  EXPECT_LE(inflow_error, 0.01);
+  EXPECT_LE(profile_error, 5e-3);
+}
+
 }  // namespace
 }  // namespace boreas::testing
