@@ -1150,6 +1150,15 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
            "boundary." + face_names[f] + ".profile: \"parabolic\" needs walls (a non-periodic axis) across the face; "
            "every axis across it is periodic");
   }
+  for (int f = 0; f < num_faces; ++f) {
+    // A height needs a ground: the lower face of the vertical axis.
+    const FaceCondition& fc = cfg.faces[f];
+    const bool law = fc.profile == InletProfileKind::PowerLaw || fc.profile == InletProfileKind::LogLaw;
+    if (fc.type == FaceBC::VelocityInlet && law && cfg.faces[2 * (dims - 1)].type == FaceBC::Periodic)
+      c.at(bnd.t->at_path(face_names[f] + ".profile").node(),
+           "boundary." + face_names[f] + ".profile: \"" + inlet_profile_names()[int(fc.profile)] +
+               "\" measures heights from the " + face_names[2 * (dims - 1)] + " face, which is periodic; make it a wall");
+  }
   for (int f = 0; f < num_faces; f += 2) {
     if (dims == 2 && f >= ZMin) continue;
     if (!face_type_ok[f] || !face_type_ok[f + 1]) continue;

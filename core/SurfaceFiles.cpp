@@ -100,7 +100,12 @@ TriangleMesh read_ascii_stl(const std::string& path, const std::string& text) {
   for (;;) {
     if (!next(words)) refuse(path, "ends after line " + std::to_string(number) + " without 'endsolid'");
     const std::string keyword = lower(words[0]);
-    if (keyword == "endsolid") break;
+    if (keyword == "endsolid") {
+      // Several solids in one file make one surface.
+      if (!next(words)) break;
+      if (lower(words[0]) != "solid") fail("'solid' or the end of the file after 'endsolid'");
+      continue;
+    }
     if (keyword != "facet" || words.size() != 5 || lower(words[1]) != "normal")
       fail("'facet normal nx ny nz' or 'endsolid'");
     expect(words, {"outer", "loop"}, 0, "'outer loop'");
@@ -122,13 +127,18 @@ TriangleMesh read_ascii_stl(const std::string& path, const std::string& text) {
 }  // namespace
 
 TriangleMesh read_stl(const std::string& path) {
-  const std::string bytes = read_all(path);
-  // ASCII: text that starts with "solid". Binary data (its float32 coordinates and counts) has
-  // bytes no text has, even under a header that starts with "solid".
-  bool ascii = bytes.size() >= 5 && lower(bytes.substr(0, 5)) == "solid" &&
-               std::all_of(bytes.begin(), bytes.end(), [](char c) {
-                 return std::isprint(static_cast<unsigned char>(c)) || std::isspace(static_cast<unsigned char>(c));
-               });
+  std::string bytes = read_all(path);
+  // ASCII: text (UTF-8 names allowed, after an optional byte-order mark and blank space) that
+  // starts with "solid". Binary data (float32 coordinates, counts) has control bytes no text has,
+  // even under a header that starts with "solid", as some exporters write.
+  const std::string bom = "\xEF\xBB\xBF";
+  if (bytes.compare(0, bom.size(), bom) == 0) bytes.erase(0, bom.size());
+  const std::size_t first = bytes.find_first_not_of(" \t\r\n");
+  const bool text = std::none_of(bytes.begin(), bytes.end(), [](char c) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    return u < 0x20 && !std::isspace(u);
+  });
+  const bool ascii = text && first != std::string::npos && lower(bytes.substr(first, 5)) == "solid";
   TriangleMesh mesh = ascii ? read_ascii_stl(path, bytes) : read_binary_stl(path, bytes);
   if (mesh.triangles.empty()) refuse(path, "the STL file has no triangles");
   return mesh;
@@ -187,7 +197,8 @@ HeightMap read_height_map(const std::string& path) {
   for (const auto& [key, value] : {std::make_pair("ncols", ncols), std::make_pair("nrows", nrows)})
     if (value < 1 || value != std::floor(value) || value > 1e8)
       refuse(path, std::string("line ") + std::to_string(header_line[key]) + ": " + key +
-                       " must be a whole number >= 1, got " + std::to_string(value));
+                       " must be a whole number from 1 to 10^8, got " + std::to_string(value));
+  if (ncols * nrows > 1e9) refuse(path, "ncols x nrows = " + std::to_string(ncols * nrows) + " values: more than 10^9");
   map.ncols = int(ncols);
   map.nrows = int(nrows);
   map.cell_size = require("cellsize", "");

@@ -4,12 +4,15 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "comm/Mpi.hpp"
 #include "core/Error.hpp"
 #include "core/Timers.hpp"
 #include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
+#include "drivers/Simulation.hpp"
 #include "io/Checkpoint.hpp"
 
 namespace boreas {
@@ -98,7 +101,11 @@ Json checkpoint_signature(const Config& config) {
     j["radius"] = o.radius;
     j["axis"] = o.axis;
     if (!o.file.empty()) {
-      j["file"] = o.file;
+      // The file by its content (a few MB at most), not its path, which may change between runs.
+      std::ifstream in(o.file, std::ios::binary);
+      const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+      j["file_bytes"] = static_cast<std::int64_t>(bytes.size());
+      j["file_hash"] = hash_hex(text_hash(bytes));
       j["scale"] = o.placement.scale;
       j["offset"] = o.placement.offset;
     }

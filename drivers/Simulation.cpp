@@ -373,16 +373,15 @@ void write_statistics(MPI_Comm comm, const std::string& path, const Simulation& 
 
 // Loads the averages kept beside `checkpoint` and returns "", or returns why the averages start
 // again: no such file (a checkpoint of a run without [statistics]) or other sampling. A file
-// that is there but corrupt is an error (Error, every rank): averages are not dropped silently.
+// that is there but damaged is an error (Error, every rank): averages are not dropped silently.
 std::string read_statistics(MPI_Comm comm, const std::string& checkpoint, const Simulation& sim,
                             std::vector<RunningStatistics>& statistics, Sampling& sampling) {
   const std::string path = statistics_path(checkpoint);
-  Json header;
-  try {
-    header = read_checkpoint_header(comm, path);
-  } catch (const Error& e) {
-    return e.what();
-  }
+  const Comm c(comm);
+  int present = c.rank() == 0 && std::filesystem::exists(path);
+  MPI_Bcast(&present, 1, MPI_INT, 0, comm);
+  if (!present) return "the checkpoint has no " + path;
+  const Json header = read_checkpoint_header(comm, path);
   const long start = header.value("start", -1L), every = header.value("every", -1L);
   if (start != sampling.start || every != sampling.every)
     return path + " sampled from step " + std::to_string(start) + " every " + std::to_string(every) +
@@ -415,10 +414,11 @@ bool write_checkpoint(Checkpoints& checkpoints, const Simulation& sim, MPI_Comm 
   meta["kernel"] = scheme_name(sim.config().kernel);
   meta["ranks"] = sim.ranks();
   meta["fields_hash"] = hash_hex(sim.fields_hash());
+  // The averages first: a checkpoint that exists has them.
   return checkpoints.write(sim.step(), sim.rank() == 0, meta, [&](const std::string& path, const Json& full) {
-    sim.write_checkpoint(path, full);
     if (statistics && sim.config().statistics.enabled)
       write_statistics(comm, statistics_path(path), sim, *statistics, sampling);
+    sim.write_checkpoint(path, full);
   });
 }
 

@@ -23,12 +23,6 @@ constexpr std::uint64_t fnv_offset = 1469598103934665603ull, fnv_prime = 1099511
 constexpr long alignment = 4096;
 constexpr int prefix_bytes = 24;  // magic, header length, header hash
 
-std::uint64_t text_hash(const std::string& text) {
-  std::uint64_t h = fnv_offset;
-  for (unsigned char c : text) h = (h ^ c) * fnv_prime;
-  return h;
-}
-
 void put_u64(char* at, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) at[i] = char((v >> (8 * i)) & 0xff);
 }
@@ -82,6 +76,12 @@ void fsync_directory(const fs::path& dir) {
 }
 
 }  // namespace
+
+std::uint64_t text_hash(const std::string& text) {
+  std::uint64_t h = fnv_offset;
+  for (unsigned char c : text) h = (h ^ c) * fnv_prime;
+  return h;
+}
 
 void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const std::array<int, 3>& cells,
                       int cell_bytes, const std::vector<BoxBytes>& pieces) {

@@ -26,6 +26,9 @@
 
 namespace boreas {
 
+// FNV-1a (64 bit) of `text`: the header's hash, and what checkpoint signatures know input files by.
+std::uint64_t text_hash(const std::string& text);
+
 // Writes `pieces` (this rank's; together the ranks' pieces cover the domain once) and `meta`
 // (rank 0's) to `path`. Collective; throws Error on every rank when any rank fails.
 void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const std::array<int, 3>& cells,

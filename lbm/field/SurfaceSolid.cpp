@@ -71,7 +71,8 @@ int SurfaceSolid::build(int first, int count) {
                    [axis](const Triangle& a, const Triangle& b) { return centroid(a, axis) < centroid(b, axis); });
   nodes_[index] = node;
   build(first, half);
-  nodes_[index].second = build(first + half, count - half);
+  const int second = build(first + half, count - half);  // nodes_ may have grown
+  nodes_[index].second = second;
   return index;
 }
 
@@ -130,11 +131,19 @@ bool SurfaceSolid::contains(const Vertex& p) const {
 }
 
 bool HeightMapSolid::contains(const Vertex& p) const {
-  const double x = (p[0] - at_.offset[0]) / at_.scale, y = (p[1] - at_.offset[1]) / at_.scale;
-  const double i = std::floor((x - map_.x0) / map_.cell_size), j = std::floor((y - map_.y0) / map_.cell_size);
-  if (i < 0 || j < 0 || i >= map_.ncols || j >= map_.nrows) return false;
-  const double h = map_.height(int(i), int(j));
-  return p[2] <= at_.offset[2] + at_.scale * h;  // -infinity (no data) holds nothing
+  // The raster cells whose closed footprint holds p: one, or two or four on their edges and
+  // corners (a point on a building's wall is in it, as for the analytic shapes).
+  const double fx = ((p[0] - at_.offset[0]) / at_.scale - map_.x0) / map_.cell_size;
+  const double fy = ((p[1] - at_.offset[1]) / at_.scale - map_.y0) / map_.cell_size;
+  const double i = std::floor(fx), j = std::floor(fy);
+  double top = -std::numeric_limits<double>::infinity();  // also no data's height
+  for (double ii : {i - 1, i})
+    for (double jj : {j - 1, j}) {
+      const bool holds = (ii == i || fx == i) && (jj == j || fy == j);
+      if (holds && ii >= 0 && jj >= 0 && ii < map_.ncols && jj < map_.nrows)
+        top = std::max(top, map_.height(int(ii), int(jj)));
+    }
+  return p[2] <= at_.offset[2] + at_.scale * top;
 }
 
 }  // namespace boreas

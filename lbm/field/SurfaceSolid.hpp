@@ -12,7 +12,8 @@ namespace boreas {
 // The inside of a triangle mesh. A point is inside when rays from it along +x, +y and +z cross the
 // surface an odd number of times by majority (two of three): a watertight mesh gives three equal
 // answers; a mesh with holes is still right wherever at most one of the rays leaks through a hole.
-// A point on the surface is inside (as the analytic shapes count their boundary). Ray-triangle
+// A point on the surface is inside (as the analytic shapes count their boundary) where its ray's
+// hit is computed exactly: faces normal to an axis, or with exactly representable planes. Ray-triangle
 // tests go through a bounding volume hierarchy; a ray through an edge or vertex is counted once by
 // a fixed infinitesimal shift of the ray (the "top-left" rule), computed bit-identically for the
 // triangles that share the edge.
@@ -38,8 +39,9 @@ class SurfaceSolid {
   std::vector<Node> nodes_;
 };
 
-// The solid under a height map: a point is inside when it lies over a raster cell with data and
-// not above that cell's height (both placed by the same Placement; heights along +z).
+// The solid under a height map: a point is inside when it lies over a raster cell with data (its
+// closed footprint: on the edge between two, the higher counts) and not above that cell's height
+// (both placed by the same Placement; heights along +z).
 class HeightMapSolid {
  public:
   HeightMapSolid(HeightMap map, const Placement& placement) : map_(std::move(map)), at_(placement) {}

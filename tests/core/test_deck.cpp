@@ -699,6 +699,9 @@ TEST(DeckErrors, InletProfiles) {
                   "normal to it");
   EXPECT_CONTAINS(error_of(head + physics + "[boundary.x_max]\ntype = \"wall\"\nprofile = \"parabolic\"\n"),
                   "boundary.x_max.profile");
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "profile = \"log_law\"\nreference_height = 4\nroughness_length = 0.1\n"
+                                                     "[boundary.z_min]\ntype = \"periodic\"\n[boundary.z_max]\ntype = \"periodic\"\n"),
+                  "boundary.x_min.profile: \"log_law\" measures heights from the z_min face, which is periodic; make it a wall");
   std::string periodic;
   for (const char* f : {"y_min", "y_max", "z_min", "z_max"})
     periodic += std::string("[boundary.") + f + "]\ntype = \"periodic\"\n";

@@ -97,6 +97,11 @@ def main(argv):
           p.returncode == 0 and "averages start again at step 305" in p.stderr and
           report(part).get("restarted_from", {}).get("statistics_continued") is False and
           report(part)["statistics"]["samples"] == 6, p.stderr[-400:])
+    damaged = part / "checkpoints" / "cavity3d_step00000300.bchk.statistics"
+    damaged.write_bytes(damaged.read_bytes()[:-100])
+    p = run(part, "simulation.steps=330", *averages, restart="latest")
+    check("a damaged averages file is refused, not dropped", p.returncode == 2 and str(damaged) in p.stderr,
+          f"exit {p.returncode}; {p.stderr[-300:]}")
 
     # --- a stop signal: checkpoint, exit 4; restarts continue bit for bit
     def stop_and_restart(label, sig, ranks):

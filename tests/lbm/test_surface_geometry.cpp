@@ -46,6 +46,8 @@ class SurfaceGeometry : public ::testing::Test {
     return parse_deck_string(text, "surface", dir_.string());
   }
 
+  void height_map_case(const Vertex& offset);
+
   fs::path dir_;
 };
 
@@ -88,6 +90,16 @@ std::string binary_stl(const std::vector<Triangle>& triangles, long declared = -
     s.append(2, '\0');
   }
   return s;
+}
+
+// What read_stl / read_height_map say about a file: the message of the Error, or "" if it reads.
+std::string refusal(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // Every cell's flag and body agree between two decks' geometries.
@@ -141,6 +153,25 @@ TEST_F(SurfaceGeometry, StlBoxesGiveTheAnalyticBoxsCells) {
       expect_same_solid(c, analytic);
     }
   }
+}
+
+// Two solids in one ASCII file, behind a byte-order mark and a blank line, with a UTF-8 name.
+TEST_F(SurfaceGeometry, AsciiStlWithTwoSolidsIsTheirUnion) {
+  const Vertex a_lo{2.2, 3.1, 1.4}, a_hi{7.7, 9.3, 6.6}, b_lo{12.3, 2.6, 5.2}, b_hi{19.1, 14.4, 12.8};
+  std::string two = "\xEF\xBB\xBF\n" + ascii_stl(box_triangles(a_lo, a_hi)) + ascii_stl(box_triangles(b_lo, b_hi));
+  two.replace(two.find("solid test"), 10, "solid h\xC3\xA4user");
+  write("two.stl", two);
+  const Config c = deck(file_obstacle("stl", "two.stl", 1, {0, 0, 0}));
+  EXPECT_TRUE(c.warnings.empty());
+  const DomainGeometry g(c), boxes(deck(box_obstacle(a_lo, a_hi) + box_obstacle(b_lo, b_hi)));
+  for (int z = 0; z < c.cells[2]; ++z)
+    for (int y = 0; y < c.cells[1]; ++y)
+      for (int x = 0; x < c.cells[0]; ++x)
+        ASSERT_EQ(g.body_at(x, y, z) >= 0, boxes.body_at(x, y, z) >= 0) << x << " " << y << " " << z;
+  write("junk.stl", ascii_stl(box_triangles(a_lo, a_hi)) + "trailing words\n");
+  EXPECT_NE(refusal([&] { read_stl((dir_ / "junk.stl").string()); })
+                .find("line 87: expected 'solid' or the end of the file after 'endsolid', got 'trailing words'"),
+            std::string::npos);
 }
 
 TEST_F(SurfaceGeometry, StlWithAHoleIsDecidedByTheMajorityOfThreeRays) {
@@ -269,8 +300,12 @@ TEST_F(SurfaceGeometry, FacetedSphereAgreesAwayFromItsFacets) {
 // A height map of three buildings, a gap of NODATA and a zero-height cell, given by its lower-left
 // corner and by its lower-left cell's centre, flags the cells of the boxes it describes.
 TEST_F(SurfaceGeometry, HeightMapGivesItsBuildingsBoxes) {
+  // Raster edges between cell centres, then on them (x at 2 + 3 i, y at 4 + 3 j: closed footprints).
+  for (const Vertex offset : {Vertex{2.25, 3.4, -0.5}, Vertex{2, 4, -0.5}}) height_map_case(offset);
+}
+
+void SurfaceGeometry::height_map_case(const Vertex& offset) {
   const double scale = 1.5;
-  const Vertex offset{2.25, 3.4, -0.5};
   const int ncols = 5, nrows = 4;
   const double cell = 2;
   // Rows from the north, as the file lists them.
@@ -293,7 +328,7 @@ TEST_F(SurfaceGeometry, HeightMapGivesItsBuildingsBoxes) {
     }
   const Config analytic = deck(boxes);
   for (const char* file : {"corner.asc", "centre.asc"}) {
-    SCOPED_TRACE(file);
+    SCOPED_TRACE(std::string(file) + " offset " + std::to_string(offset[0]));
     const Config c = deck(file_obstacle("height_map", file, scale, offset));
     const DomainGeometry a(analytic), h(c);
     long solid = 0;
@@ -308,16 +343,6 @@ TEST_F(SurfaceGeometry, HeightMapGivesItsBuildingsBoxes) {
     EXPECT_EQ(h.body_at(3, 4, 11), -1);
     EXPECT_GT(solid, 100);
   }
-}
-
-// What read_stl / read_height_map say about a file: the message of the Error, or "" if it reads.
-std::string refusal(const std::function<void()>& read) {
-  try {
-    read();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST_F(SurfaceGeometry, MalformedStlFilesAreRefusedWithTheReason) {

@@ -131,17 +131,22 @@ TEST(Poiseuille, SmagorinskyChannelConvergesToTheModelsProfile) {
   EXPECT_LE(e27, 1e-3);
 }
 
+// A D2Q9 TRT channel of nx x 16 cells from a velocity inlet at x_min (`inlet`: its velocity and
+// profile keys) to a pressure outlet at x_max.
+Config inlet_outlet_channel(int nx, const std::string& inlet) {
+  return deck("[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [" + std::to_string(nx) +
+              ", 16]\n[collision]\nmodel = \"TRT\"\n[physics]\ntau = 0.8\n"
+              "[boundary.x_min]\ntype = \"velocity_inlet\"\n" + inlet +
+              "[boundary.x_max]\ntype = \"pressure_outlet\"\ndensity = 1.0\n"
+              "[validation]\nobservables = [\"poiseuille_profile\"]\n");
+}
+
 // Uniform velocity inlet at x_min, pressure outlet at x_max: the flow develops into the parabola
 // and the mass flux is the same through every cross-section.
 TEST(Poiseuille, PressureDrivenChannel) {
   const int nx = 96, ny = 16;
   const double u_in = 0.02;
-  const Config config = deck(
-      "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [96, 16]\n"
-      "[collision]\nmodel = \"TRT\"\n[physics]\ntau = 0.8\n"
-      "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0]\n"
-      "[boundary.x_max]\ntype = \"pressure_outlet\"\ndensity = 1.0\n"
-      "[validation]\nobservables = [\"poiseuille_profile\"]\n");
+  const Config config = inlet_outlet_channel(nx, "velocity = [0.02, 0]\n");
   auto sim = Simulation::create(config);
   const long steps = run_to_steady_state(*sim, 1000, 1e-11, 400000);
   const State s(*sim);
@@ -174,12 +179,7 @@ TEST(Poiseuille, PressureDrivenChannel) {
 TEST(Poiseuille, ParabolicInletEntersDeveloped) {
   const int nx = 48, ny = 16;
   const double u_max = 0.03;
-  const Config config = deck(
-      "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [48, 16]\n"
-      "[collision]\nmodel = \"TRT\"\n[physics]\ntau = 0.8\n"
-      "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.03, 0]\nprofile = \"parabolic\"\n"
-      "[boundary.x_max]\ntype = \"pressure_outlet\"\ndensity = 1.0\n"
-      "[validation]\nobservables = [\"poiseuille_profile\"]\n");
+  const Config config = inlet_outlet_channel(nx, "velocity = [0.03, 0]\nprofile = \"parabolic\"\n");
   auto sim = Simulation::create(config);
   const long steps = run_to_steady_state(*sim, 1000, 1e-11, 400000);
   const State s(*sim);
