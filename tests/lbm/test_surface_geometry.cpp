@@ -16,6 +16,7 @@
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
 #include "core/SurfaceFiles.hpp"
+#include "core/Types.hpp"
 #include "lbm/field/Geometry.hpp"
 
 namespace boreas {
@@ -172,6 +173,29 @@ TEST_F(SurfaceGeometry, AsciiStlWithTwoSolidsIsTheirUnion) {
   EXPECT_NE(refusal([&] { read_stl((dir_ / "junk.stl").string()); })
                 .find("line 87: expected 'solid' or the end of the file after 'endsolid', got 'trailing words'"),
             std::string::npos);
+}
+
+// AMR levels ask for the flags of fine cells, whose centres lie between the level-0 centres.
+TEST_F(SurfaceGeometry, FineLevelCellsToo) {
+  const Vertex lo{3.3, 2.6, 1.1}, hi{9.45, 8.2, 6.7};
+  write("box.stl", binary_stl(box_triangles(lo, hi)));
+  write("blocks.asc", "ncols 2\nnrows 1\nxllcorner 12.1\nyllcorner 3.3\ncellsize 4\n5.2 2.4\n");
+  const Config files = deck(file_obstacle("stl", "box.stl", 1, {0, 0, 0}) + file_obstacle("height_map", "blocks.asc", 1, {0, 0, -0.5}));
+  const Config boxes = deck(box_obstacle(lo, hi) + box_obstacle({12.1, 3.3, -10}, {16.1, 7.3, 4.7}) +
+                            box_obstacle({16.1, 3.3, -10}, {20.1, 7.3, 1.9}));
+  const DomainGeometry a(files), b(boxes);
+  for (int level : {1, 2}) {
+    const int r = 1 << level;
+    long solid = 0;
+    for (int z = 0; z < files.cells[2] * r; ++z)
+      for (int y = 0; y < files.cells[1] * r; ++y)
+        for (int x = 0; x < files.cells[0] * r; ++x) {
+          ASSERT_EQ(a.flag_at_level(level, x, y, z), b.flag_at_level(level, x, y, z))
+              << "level " << level << " cell " << x << " " << y << " " << z;
+          solid += a.flag_at_level(level, x, y, z) == flag::wall;
+        }
+    EXPECT_GT(solid, 0);
+  }
 }
 
 TEST_F(SurfaceGeometry, StlWithAHoleIsDecidedByTheMajorityOfThreeRays) {
