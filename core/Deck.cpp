@@ -1140,24 +1140,21 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         c.not_used(ft, k, std::string(k) + " is only used by velocity_inlet");
   }
   for (int f = 0; f < num_faces; ++f) {
-    // After every face's type: a parabola spans the wall-bounded axes across its face.
+    // Once every face's type is known: a parabola spans the wall-bounded axes across its face; a
+    // height needs a ground, the lower face of the vertical axis.
     const FaceCondition& fc = cfg.faces[f];
-    if (fc.type != FaceBC::VelocityInlet || fc.profile != InletProfileKind::Parabolic) continue;
-    bool bounded = false;
-    for (int d = 0; d < dims; ++d) bounded = bounded || (d != f / 2 && cfg.faces[2 * d].type != FaceBC::Periodic);
-    if (!bounded)
-      c.at(bnd.t->at_path(face_names[f] + ".profile").node(),
-           "boundary." + face_names[f] + ".profile: \"parabolic\" needs walls (a non-periodic axis) across the face; "
-           "every axis across it is periodic");
-  }
-  for (int f = 0; f < num_faces; ++f) {
-    // A height needs a ground: the lower face of the vertical axis.
-    const FaceCondition& fc = cfg.faces[f];
-    const bool law = fc.profile == InletProfileKind::PowerLaw || fc.profile == InletProfileKind::LogLaw;
-    if (fc.type == FaceBC::VelocityInlet && law && cfg.faces[2 * (dims - 1)].type == FaceBC::Periodic)
-      c.at(bnd.t->at_path(face_names[f] + ".profile").node(),
-           "boundary." + face_names[f] + ".profile: \"" + inlet_profile_names()[int(fc.profile)] +
-               "\" measures heights from the " + face_names[2 * (dims - 1)] + " face, which is periodic; make it a wall");
+    if (fc.type != FaceBC::VelocityInlet || fc.profile == InletProfileKind::Uniform) continue;
+    const toml::node* at = bnd.t->at_path(face_names[f] + ".profile").node();
+    if (fc.profile == InletProfileKind::Parabolic) {
+      bool bounded = false;
+      for (int d = 0; d < dims; ++d) bounded = bounded || (d != f / 2 && cfg.faces[2 * d].type != FaceBC::Periodic);
+      if (!bounded)
+        c.at(at, "boundary." + face_names[f] + ".profile: \"parabolic\" needs walls (a non-periodic axis) across the "
+                 "face; every axis across it is periodic");
+    } else if (cfg.faces[2 * (dims - 1)].type == FaceBC::Periodic) {
+      c.at(at, "boundary." + face_names[f] + ".profile: \"" + inlet_profile_names()[int(fc.profile)] +
+                   "\" measures heights from the " + face_names[2 * (dims - 1)] + " face, which is periodic; make it a wall");
+    }
   }
   for (int f = 0; f < num_faces; f += 2) {
     if (dims == 2 && f >= ZMin) continue;

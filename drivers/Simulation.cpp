@@ -552,9 +552,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
     if (at_sample || at_probe) {
       auto t = timers.scope("others");
       const std::vector<CellMoments> moments = sim->local_moments();  // once for both
-      if (at_sample)
+      if (at_sample) {
         for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i].add(moments[i]);
-      if (at_sample) ++sampling.samples;
+        ++sampling.samples;
+      }
       if (at_probe) probes->append(sim->step(), probe_values(*sim, moments, config.probes, comm.get()));
     }
     if (forces && sim->step() % config.forces.every == 0) {
