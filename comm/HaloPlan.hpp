@@ -79,7 +79,8 @@ struct BlockStorage {
 // box itself for depth 1, so a face ghost carries no link to a neighbouring ghost) and, when p
 // is itself computed (within depth - 1), those its own boundary links read: the bounced-back f*_q
 // where p + c_q is not fluid, and all of them next to an outlet (the outlet rule uses the cell's
-// own velocity).
+// own velocity). Interpolated bounce-back also reads the cell's f*_qb across a link to a wall
+// (lbm/physics/Boundary.hpp).
 template <class L>
 std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, const std::array<int, 3>& depth,
                                    const DomainGeometry& domain) {
@@ -99,6 +100,7 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
     if (!computed) continue;
     const std::uint8_t link = domain.flag_at(x[0], x[1], x[2]);
     if (link != flag::fluid) boundary_links |= std::uint32_t(1) << q;
+    if (link == flag::wall && domain.wall_links()) boundary_links |= std::uint32_t(1) << opposite<L>(q);
     outlet |= flag::kind(link) == flag::outlet;
   }
   return pulled | (outlet ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);

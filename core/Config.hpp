@@ -60,6 +60,13 @@ struct Obstacle {
   int axis = 2;  // cylinder axis: 0 = x, 1 = y, 2 = z
   std::string file;  // Surface, HeightMap: resolved relative to the deck's directory
   Placement placement;
+  // Links into the obstacle: closed halfway (staircase) or where they cross its surface
+  // (Bouzidi, Firdaouss & Lallemand 2001, linear; lbm/physics/Boundary.hpp).
+  enum class BounceBack { Halfway, Interpolated } bounce_back = BounceBack::Halfway;
+  bool invert = false;            // box, sphere, cylinder: the solid is the outside of the shape
+  double angular_velocity = 0;    // cylinder: rotation about its axis, radians per step
+  // Whether its links need per-link data (crossing fractions or wall velocities).
+  bool needs_wall_links() const { return bounce_back == BounceBack::Interpolated || angular_velocity != 0; }
 };
 // The deck's names of the shapes, in Obstacle::Shape's order.
 inline const std::vector<std::string>& obstacle_shape_names() {
@@ -242,6 +249,22 @@ struct Config {
   PhysicalUnits units;
 
   int dimensions() const { return lattice == LatticeKind::D2Q9 ? 2 : 3; }
+  bool wall_links() const {
+    for (const Obstacle& o : obstacles)
+      if (o.needs_wall_links()) return true;
+    return false;
+  }
+  // Interpolated bounce-back does not conserve mass; without an inlet or outlet, whose density
+  // would hold it, the run restores the initial mass every mass_restoration_period steps
+  // (drivers/Simulation.cpp).
+  bool restores_mass() const {
+    for (const FaceCondition& f : faces)
+      if (f.type == FaceBC::VelocityInlet || f.type == FaceBC::PressureOutlet) return false;
+    for (const Obstacle& o : obstacles)
+      if (o.bounce_back == Obstacle::BounceBack::Interpolated) return true;
+    return false;
+  }
+  static constexpr long mass_restoration_period = 100;
 };
 
 }  // namespace boreas

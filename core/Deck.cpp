@@ -446,7 +446,9 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"initial", {"type", "velocity", "amplitude"}},
       {"boundary", face_names},
       {"face", {"type", "velocity", "density", "profile", "reference_height", "exponent", "roughness_length"}},
-      {"obstacle", {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset"}},
+      {"obstacle",
+       {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset", "bounce_back", "invert",
+        "angular_velocity"}},
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every", "probes_every"}},
       {"probe", {"name", "point", "from", "to", "points"}},
@@ -777,6 +779,59 @@ bool readable(Checker& c, const toml::node* node, const std::string& key, const 
   c.at(node, key + ": cannot read '" + p.string() + "' (" + why + ")" +
                  (fs::path(file).is_relative() ? "; relative paths are resolved against the deck's directory" : ""));
   return false;
+}
+
+// How an [[obstacle]]'s links are closed: bounce_back, invert, angular_velocity.
+// Per-link data (crossing fractions, wall velocities) is read by the two-lattice pull kernel of
+// dense blocks only (lbm/scheme/PullStep.hpp).
+bool obstacle_walls(Checker& c, const Tbl& ot, const std::string& name, const Config& cfg, bool amr, Obstacle& ob) {
+  bool good = true;
+  if (auto b = c.choice(ot, "bounce_back", {"halfway", "interpolated"}))
+    ob.bounce_back = Obstacle::BounceBack(*b);
+  else if (ot.get("bounce_back"))
+    good = false;
+  const bool analytic = ob.shape == Obstacle::Shape::Box || ob.shape == Obstacle::Shape::Sphere ||
+                        ob.shape == Obstacle::Shape::Cylinder;
+  if (auto v = c.boolean(ot, "invert")) {
+    ob.invert = *v;
+    if (*v && !analytic) {
+      c.at(ot.get("invert"), name + ".invert: only shapes \"box\", \"sphere\" and \"cylinder\" can be inverted");
+      good = false;
+    }
+  } else if (ot.get("invert")) {
+    good = false;
+  }
+  if (auto w = c.number(ot, "angular_velocity", "a number (radians per time step, about the cylinder's axis)")) {
+    ob.angular_velocity = *w;
+    if (ob.shape != Obstacle::Shape::Cylinder) {
+      c.at(ot.get("angular_velocity"), name + ".angular_velocity: only a cylinder rotates (about its axis)");
+      good = false;
+    } else if (std::abs(*w) * ob.radius > 0.3) {
+      c.at(ot.get("angular_velocity"), name + ".angular_velocity: the surface speed |omega| r = " +
+                                           fmt(std::abs(*w) * ob.radius) +
+                                           " exceeds 0.3 (lattice units; Mach 0.52): lower it");
+      good = false;
+    }
+  }
+  if (good && ob.needs_wall_links()) {
+    const toml::node* n = ot.get("bounce_back") ? ot.get("bounce_back") : ot.get("angular_velocity");
+    const std::string what = name + (ob.bounce_back == Obstacle::BounceBack::Interpolated
+                                         ? ": interpolated bounce-back"
+                                         : ": a rotating obstacle");
+    if (amr) {
+      c.at(n, what + " does not run on AMR levels yet; remove [amr] or use a resting, halfway obstacle");
+      good = false;
+    } else if (cfg.storage == StorageKind::Sparse) {
+      c.at(n, what + " needs simulation.storage = \"dense\" (the sparse storage keeps no per-link data)");
+      good = false;
+    } else if (cfg.kernel.kind != StreamingKernel::ABPull && cfg.kernel.kind != StreamingKernel::Auto) {
+      c.at(n, what + " is applied by the \"ab_pull\" kernel, which reads the neighbour's post-collision "
+                     "populations it interpolates; simulation.kernel is \"" + scheme_name(cfg.kernel) +
+                     "\" (\"auto\" takes \"ab_pull\")");
+      good = false;
+    }
+  }
+  return good;
 }
 
 // The keys of an [[obstacle]] of shape "stl" or "height_map". The file is read here, so that a
@@ -1256,6 +1311,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
             c.not_used(ot, "axis", "axis is only used by shape \"cylinder\"");
           }
         }
+        good = obstacle_walls(c, ot, name, cfg, root.get("amr") != nullptr, ob) && good;
         if (good) cfg.obstacles.push_back(ob);
       }
     }

@@ -100,6 +100,10 @@ Json checkpoint_signature(const Config& config) {
     j["center"] = o.center;
     j["radius"] = o.radius;
     j["axis"] = o.axis;
+    // only where they differ from the defaults: checkpoints of decks without them stay readable
+    if (o.bounce_back == Obstacle::BounceBack::Interpolated) j["bounce_back"] = "interpolated";
+    if (o.invert) j["invert"] = true;
+    if (o.angular_velocity != 0) j["angular_velocity"] = o.angular_velocity;
     if (!o.file.empty()) {
       // The file by its content (a few MB at most), not its path, which may change between runs.
       std::ifstream in(o.file, std::ios::binary);

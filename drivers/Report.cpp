@@ -166,6 +166,7 @@ Json make_report(const Config& config, const Simulation& sim, const std::string&
   r["parallel"] = par;
   r["fields_hash"] = hash_hex(sim.fields_hash());
   r["mass"] = mass_json(initial_mass, sim.total_mass());
+  if (config.restores_mass()) r["mass"]["restored_every"] = Config::mass_restoration_period;
   r["backend"] = backend_json();
   r["kernel"] = scheme_name(sim.config().kernel);
   if (config.units.enabled) r["units"] = units_json(config, wall_seconds, steps_run);

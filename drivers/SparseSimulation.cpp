@@ -117,12 +117,14 @@ class SparseSimulation final : public GridSimulation {
   std::vector<std::array<double, 3>> body_forces() const override {
     if (!body_links_) {  // built at the first call: runs without [forces] never pay
       body_links_ = body_links<L>(
-          domain_, field_.cells,
+          domain_, config_, field_.cells,
           [&](long i, std::array<int, 3>& p) {
             p = cell_at(i);
             return true;
           },
-          [&](int q, long i) { return field_.slot(q, i); });
+          [&](int q, long i, const std::array<int, 3>&) {  // offsets: per-link data, refused with sparse storage
+            return field_.slot(q, i);
+          });
     }
     std::vector<ExactSum> sums(3 * std::size_t(domain_.bodies()));
     add_body_forces<L>(*body_links_, canonical(), sums);

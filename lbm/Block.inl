@@ -69,6 +69,8 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
   if (config.tile < 2) throw Error("simulation.tile must be at least 2 (prism tiles of adjacent rows)");
   SchemeContext<Real> context;
   context.field = Field(config, domain, owned, ghosts, L::Q, sizeof(Real));
+  if (config.wall_links())
+    context.field.walls = wall_links<L>(context.field.geom, context.field.flags, domain, config.density);
   context.physics = CellPhysics<Real>::make(config);
   context.periodic = periodic_ghosts<L>(context.field, domain, self_offsets);
   context.tile = config.tile;

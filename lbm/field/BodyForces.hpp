@@ -1,10 +1,14 @@
 #pragma once
 // Forces of the fluid on solid bodies by momentum exchange (Ladd 1994; Krueger et al. 2017,
-// §5.4.3). A link from fluid cell x to a body cell x + c_q is closed by halfway bounce-back, which
-// sends f*_q(x) back as the incoming population opposite to q: the body takes the momentum
-// 2 c_q f*_q(x) per step. Summed over the links, on the canonical state (post-collision, natural
-// layout) that every streaming variant and storage converts to, so the force is the same for all
-// of them; summed exactly (core/ExactSum.hpp), so it is the same on every decomposition too.
+// §5.4.3). A link from fluid cell x to a body cell x + c_q carries f*_q(x) into the wall and
+// brings back the incoming population opposite to q, f_qb(x), which the link's rule makes: the
+// body takes the momentum c_q (f*_q(x) + f_qb(x)) per step. Halfway bounce-back at rest returns
+// f*_q(x): 2 c_q f*_q(x); interpolated bounce-back and moving walls (Boundary.hpp) return a
+// weighted sum of two post-collision populations plus the wall's momentum, the same the kernel
+// uses (Mei, Yu, Shyy & Luo 2002 for curved walls). Summed over the links, on the canonical state
+// (post-collision, natural layout) that every streaming variant and storage converts to, so the
+// force is the same for all of them; summed exactly (core/ExactSum.hpp), so it is the same on
+// every decomposition too.
 // Bodies: the deck's obstacles in order, then the voxel geometry (DomainGeometry::body_at).
 #include <Kokkos_Core.hpp>
 
@@ -14,6 +18,7 @@
 #include <vector>
 
 #include "core/Error.hpp"
+#include "core/Config.hpp"
 #include "core/ExactSum.hpp"
 #include "core/Types.hpp"
 #include "lbm/field/Geometry.hpp"
@@ -21,32 +26,70 @@
 
 namespace boreas {
 
-// The links of one lattice (a dense block's or a rank's sparse cells) into the bodies: the flat
-// index of f*_q(x) in the lattice's data, q, and the body.
+// The links of one lattice (a dense block's or a rank's sparse cells) into the bodies: per link
+// the momentum c_q (own_weight f*(slot) + second_weight f*(second) + wall) in units of c_q.
 struct BodyLinks {
-  DeviceView<long*> slot;
+  DeviceView<long*> slot, second;
+  DeviceView<double*> own_weight, second_weight, wall;
   DeviceView<std::uint8_t*> direction, body;
 };
 
-// Links of `cells` fluid cells: coords(i) gives cell i's global coordinates (or false when it is
-// not a fluid cell to count), slot(q, i) the flat index of its population q.
+// Links of `cells` fluid cells: coords(i, p) gives cell i's global coordinates (or false when it
+// is not a fluid cell to count), slot(q, i, offset) the flat index of population q of the cell at
+// offset from cell i (asked for offsets other than 0 by obstacles with per-link data only).
 template <class L, class Coords, class Slot>
-BodyLinks body_links(const DomainGeometry& domain, long cells, const Coords& coords, const Slot& slot) {
+BodyLinks body_links(const DomainGeometry& domain, const Config& config, long cells, const Coords& coords,
+                     const Slot& slot) {
   if (domain.bodies() > 256) throw Error("forces: " + std::to_string(domain.bodies()) + " bodies; at most 256 are told apart");
-  std::vector<long> slots;
+  std::vector<long> slots, seconds;
+  std::vector<double> own_weights, second_weights, walls;
   std::vector<std::uint8_t> directions, bodies;
   std::array<int, 3> p{};
+  const std::array<int, 3> here{0, 0, 0};
+  const bool per_link = config.wall_links();
   for (long i = 0; i < cells; ++i) {
     if (!coords(i, p)) continue;
     for (int q = 1; q < L::Q; ++q) {
-      const int body = domain.body_at(p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2));
+      const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
+      const int body = domain.body_at(p[0] + c[0], p[1] + c[1], p[2] + c[2]);
       if (body < 0) continue;
-      slots.push_back(slot(q, i));
+      const long own = slot(q, i, here);
+      double own_weight = 2, second_weight = 0, wall = 0;
+      long second = own;
+      if (per_link) {
+        // The returning population's rule, Boundary.hpp interpolated_bounce_back with its q the
+        // opposite of this q: d < 1/2 reads f*_q one cell away from the wall (if fluid).
+        const WallCrossing w = domain.wall_crossing(p, c);
+        const double d = w.fraction;
+        const double m = -6 * L::w(q) * config.density * (c[0] * w.velocity[0] + c[1] * w.velocity[1] + c[2] * w.velocity[2]);
+        const bool second_node = domain.flag_at(p[0] - c[0], p[1] - c[1], p[2] - c[2]) == flag::fluid;
+        wall = m;
+        if (d < 0.5 && second_node) {
+          own_weight = 1 + 2 * d;
+          second = slot(q, i, {-c[0], -c[1], -c[2]});
+          second_weight = 1 - 2 * d;
+        } else if (d >= 0.5) {
+          own_weight = 1 + 1 / (2 * d);
+          second = slot(opposite<L>(q), i, here);
+          second_weight = (2 * d - 1) / (2 * d);
+          wall = m / (2 * d);
+        }
+      }
+      slots.push_back(own);
+      seconds.push_back(second);
+      own_weights.push_back(own_weight);
+      second_weights.push_back(second_weight);
+      walls.push_back(wall);
       directions.push_back(std::uint8_t(q));
       bodies.push_back(std::uint8_t(body));
     }
   }
-  return {to_device_view("boreas::body_link_slots", slots), to_device_view("boreas::body_link_directions", directions),
+  return {to_device_view("boreas::body_link_slots", slots),
+          to_device_view("boreas::body_link_seconds", seconds),
+          to_device_view("boreas::body_link_own_weights", own_weights),
+          to_device_view("boreas::body_link_second_weights", second_weights),
+          to_device_view("boreas::body_link_walls", walls),
+          to_device_view("boreas::body_link_directions", directions),
           to_device_view("boreas::body_link_bodies", bodies)};
 }
 
@@ -60,16 +103,17 @@ void add_body_forces(const BodyLinks& links, const DeviceView<Real*>& canonical,
       for (int d = 0; d < 3; ++d) host(q, d) = L::c(q, d);
     Kokkos::deep_copy(c, host);
   }
-  const auto slot = links.slot;
-  const auto direction = links.direction, body = links.body;
+  const BodyLinks l = links;
   for (std::size_t k = 0; k < sums.size(); ++k) {
     const int b = int(k / 3), axis = int(k % 3);
     ExactSum part;
     Kokkos::parallel_reduce(
-        "boreas::lbm::body_forces", Kokkos::RangePolicy<ExecSpace>(0, long(slot.extent(0))),
+        "boreas::lbm::body_forces", Kokkos::RangePolicy<ExecSpace>(0, long(l.slot.extent(0))),
         KOKKOS_LAMBDA(const long i, ExactSum& acc) {
-          const int cq = c(direction(i), axis);
-          if (body(i) == b && cq != 0) acc.add(2.0 * cq * double(canonical(slot(i))));
+          const int cq = c(l.direction(i), axis);
+          if (l.body(i) == b && cq != 0)
+            acc.add(cq * (l.own_weight(i) * double(canonical(l.slot(i))) +
+                          l.second_weight(i) * double(canonical(l.second(i))) + l.wall(i)));
         },
         part);
     sums[k] += part;

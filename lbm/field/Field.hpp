@@ -12,6 +12,7 @@
 #include "core/Types.hpp"
 #include "lbm/field/DenseField.hpp"
 #include "lbm/field/Geometry.hpp"
+#include "lbm/field/WallLinks.hpp"
 
 namespace boreas {
 
@@ -23,6 +24,7 @@ struct Field {
   DeviceView<std::uint8_t*> flags;  // ghost cells included; padding is solid
   std::array<int, 3> global_cells{};
   long long fluid_cells = 0;  // owned fluid cells
+  WallLinks walls;            // obstacles' per-link data (Block sets it; none: halfway at rest)
 
   Field() = default;
   Field(const Config& config, const DomainGeometry& domain, const Box& owned, const std::array<int, 3>& ghosts,

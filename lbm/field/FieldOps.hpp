@@ -65,6 +65,12 @@ Health check_health(const Field& field, const Populations<Real>& canonical, doub
 template <class L, class Real>
 ExactSum total_mass(const Field& field, const Populations<Real>& canonical);
 
+// Adds w_q delta to every population of every fluid cell, ghosts included: a uniform density
+// change that moves no momentum and makes no gradient (the mass restoration of decks with
+// interpolated bounce-back and no open face, drivers/Simulation.cpp).
+template <class L, class Real>
+void shift_density(const Field& field, const Populations<Real>& lattice, double delta);
+
 // Density and velocity of the owned cells, gathered through the ghost cells (which the caller
 // filled: halos across blocks, Block::macroscopic inside one) with the boundary rules.
 template <class L, class Real>

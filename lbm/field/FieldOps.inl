@@ -91,7 +91,7 @@ Health check_health(const Field& field, const Populations<Real>& f, double rho0)
 template <class L, class Real>
 void device_moments(const Field& field, const Populations<Real>& natural, const CellPhysics<Real>& physics,
                     const CellMoments& out) {
-  const PullGather<L, Real> gather{natural, field.flags, field.geom, physics.bc, physics.params};
+  const PullGather<L, Real> gather{natural, field.flags, field.geom, physics.bc, physics.params, field.walls};
   const DenseGeometry g = field.geom;
   const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
   Kokkos::parallel_for(
@@ -139,6 +139,20 @@ ExactSum total_mass(const Field& field, const Populations<Real>& f) {
       },
       mass);
   return mass;
+}
+
+template <class L, class Real>
+void shift_density(const Field& field, const Populations<Real>& f, double delta) {
+  const auto flags = field.flags;
+  const auto storage = f;
+  Kokkos::Array<Real, L::Q> a;
+  for (int q = 0; q < L::Q; ++q) a[q] = Real(L::w(q) * delta);
+  Kokkos::parallel_for(
+      "boreas::lbm::shift_density", Kokkos::RangePolicy<ExecSpace>(0, field.geom.cells_alloc),
+      KOKKOS_LAMBDA(const long cell) {
+        if (flags(cell) != flag::fluid) return;
+        for (int q = 0; q < L::Q; ++q) storage(q, cell) += a[q];
+      });
 }
 
 }  // namespace boreas

@@ -1,6 +1,9 @@
 #include "lbm/field/Geometry.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <iterator>
 #include <stdexcept>
 
@@ -50,36 +53,35 @@ bool DomainGeometry::wrap(std::array<int, 3>& p) const {
   return inside;
 }
 
-int DomainGeometry::solid_body(const std::array<double, 3>& p, const std::array<int, 3>& voxel) const {
-  for (std::size_t k = 0; k < obstacles_.size(); ++k) {
-    const Obstacle& o = obstacles_[k];
-    switch (o.shape) {
-      case Obstacle::Shape::Box:
-        if (p[0] >= o.lo[0] && p[0] <= o.hi[0] && p[1] >= o.lo[1] && p[1] <= o.hi[1] &&
-            p[2] >= o.lo[2] && p[2] <= o.hi[2])
-          return int(k);
-        break;
-      case Obstacle::Shape::Sphere: {
-        double r2 = 0;
-        for (int d = 0; d < 3; ++d) r2 += (p[d] - o.center[d]) * (p[d] - o.center[d]);
-        if (r2 <= o.radius * o.radius) return int(k);
-        break;
-      }
-      case Obstacle::Shape::Cylinder: {
-        double r2 = 0;
-        for (int d = 0; d < 3; ++d)
-          if (d != o.axis) r2 += (p[d] - o.center[d]) * (p[d] - o.center[d]);
-        if (r2 <= o.radius * o.radius) return int(k);
-        break;
-      }
-      case Obstacle::Shape::Surface:
-        if (surfaces_[k]->contains(p)) return int(k);
-        break;
-      case Obstacle::Shape::HeightMap:
-        if (height_maps_[k]->contains(p)) return int(k);
-        break;
+bool DomainGeometry::obstacle_contains(std::size_t k, const std::array<double, 3>& p) const {
+  const Obstacle& o = obstacles_[k];
+  bool inside = false;
+  switch (o.shape) {
+    case Obstacle::Shape::Box:
+      inside = p[0] >= o.lo[0] && p[0] <= o.hi[0] && p[1] >= o.lo[1] && p[1] <= o.hi[1] && p[2] >= o.lo[2] &&
+               p[2] <= o.hi[2];
+      break;
+    case Obstacle::Shape::Sphere:
+    case Obstacle::Shape::Cylinder: {
+      double r2 = 0;
+      for (int d = 0; d < 3; ++d)
+        if (o.shape == Obstacle::Shape::Sphere || d != o.axis) r2 += (p[d] - o.center[d]) * (p[d] - o.center[d]);
+      inside = r2 <= o.radius * o.radius;
+      break;
     }
+    case Obstacle::Shape::Surface:
+      inside = surfaces_[k]->contains(p);
+      break;
+    case Obstacle::Shape::HeightMap:
+      inside = height_maps_[k]->contains(p);
+      break;
   }
+  return inside != o.invert;
+}
+
+int DomainGeometry::solid_body(const std::array<double, 3>& p, const std::array<int, 3>& voxel) const {
+  for (std::size_t k = 0; k < obstacles_.size(); ++k)
+    if (obstacle_contains(k, p)) return int(k);
   if (voxel_dims_[0] > 0) {
     const std::array<int, 3> v{voxel[0] - voxel_offset_[0], voxel[1] - voxel_offset_[1], voxel[2] - voxel_offset_[2]};
     if (v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[0] < voxel_dims_[0] && v[1] < voxel_dims_[1] && v[2] < voxel_dims_[2]) {
@@ -102,6 +104,120 @@ int DomainGeometry::body_at(int x, int y, int z) const {
   if (!wrap(p)) return -1;
   const std::array<double, 3> centre{double(p[0]), double(p[1]), double(p[2])};
   return solid_body(centre, p);
+}
+
+namespace {
+
+// The parameters t of the segment a + t c where it meets the closed box [lo, hi] (enter <= leave),
+// or false when it misses the box's lines.
+bool box_span(const Obstacle& o, const std::array<double, 3>& a, const std::array<int, 3>& c, double& enter,
+              double& leave) {
+  enter = -std::numeric_limits<double>::infinity();
+  leave = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < 3; ++d) {
+    if (c[d] == 0) {
+      if (a[d] < o.lo[d] || a[d] > o.hi[d]) return false;
+      continue;
+    }
+    double t0 = (o.lo[d] - a[d]) / c[d], t1 = (o.hi[d] - a[d]) / c[d];
+    if (t0 > t1) std::swap(t0, t1);
+    enter = std::max(enter, t0);
+    leave = std::min(leave, t1);
+  }
+  return enter <= leave;
+}
+
+// The same for the ball or the infinite cylinder of radius r (components along `axis` ignored;
+// axis -1: a ball).
+bool round_span(const Obstacle& o, int axis, const std::array<double, 3>& a, const std::array<int, 3>& c,
+                double& enter, double& leave) {
+  double A = 0, B = 0, C = -o.radius * o.radius;
+  for (int d = 0; d < 3; ++d) {
+    if (d == axis) continue;
+    const double r = a[d] - o.center[d];
+    A += double(c[d]) * c[d];
+    B += 2 * r * c[d];
+    C += r * r;
+  }
+  const double disc = B * B - 4 * A * C;
+  if (A == 0 || disc < 0) return false;
+  // The root without cancellation first, the other from the product of the roots C / A.
+  const double h = -0.5 * (B + std::copysign(std::sqrt(disc), B));
+  const double t0 = h / A, t1 = h != 0 ? C / h : t0;
+  enter = std::min(t0, t1);
+  leave = std::max(t0, t1);
+  return true;
+}
+
+}  // namespace
+
+double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>& a,
+                                      const std::array<int, 3>& c) const {
+  const Obstacle& o = obstacles_[k];
+  double enter = 0, leave = 0;
+  bool met = false;
+  switch (o.shape) {
+    case Obstacle::Shape::Box:
+      met = box_span(o, a, c, enter, leave);
+      break;
+    case Obstacle::Shape::Sphere:
+      met = round_span(o, -1, a, c, enter, leave);
+      break;
+    case Obstacle::Shape::Cylinder:
+      met = round_span(o, o.axis, a, c, enter, leave);
+      break;
+    case Obstacle::Shape::Surface: {
+      const double t = surfaces_[k]->first_hit({a[0], a[1], a[2]}, {double(c[0]), double(c[1]), double(c[2])});
+      if (t >= 0) return t;
+      break;
+    }
+    case Obstacle::Shape::HeightMap:
+      break;
+  }
+  if (o.shape == Obstacle::Shape::Surface || o.shape == Obstacle::Shape::HeightMap) {
+    // Bisection between an outside and an inside end (height maps; STL segments through holes).
+    const auto at = [&](double t) { return std::array<double, 3>{a[0] + t * c[0], a[1] + t * c[1], a[2] + t * c[2]}; };
+    if (!obstacle_contains(k, at(1.0))) return -1;
+    double out = 0, in = 1;
+    for (int i = 0; i < 60 && in - out > 1e-14; ++i) {
+      const double mid = 0.5 * (out + in);
+      (obstacle_contains(k, at(mid)) ? in : out) = mid;
+    }
+    return in;
+  }
+  if (!met) return -1;
+  // Outside a plain shape the segment enters at `enter`; inside an inverted one (its solid is
+  // the outside) it leaves the shape at `leave`.
+  // Rounding may put a crossing on a cell centre a hair outside [0, 1].
+  const double t = o.invert ? leave : enter, slack = 1e-12;
+  return t >= -slack && t <= 1 + slack ? std::min(1.0, std::max(0.0, t)) : -1;
+}
+
+WallCrossing DomainGeometry::wall_crossing(const std::array<int, 3>& fluid, const std::array<int, 3>& c) const {
+  WallCrossing w;
+  std::array<int, 3> s{fluid[0] + c[0], fluid[1] + c[1], fluid[2] + c[2]};
+  if (!wrap(s)) return w;
+  const std::array<double, 3> a{double(s[0] - c[0]), double(s[1] - c[1]), double(s[2] - c[2])};
+  double best = 2;
+  std::size_t closer = obstacles_.size();
+  for (std::size_t k = 0; k < obstacles_.size(); ++k) {
+    const double t = obstacle_entry(k, a, c);
+    if (t >= 0 && t < best) {
+      best = t;
+      closer = k;
+    }
+  }
+  if (closer == obstacles_.size()) return w;  // a voxel (or a segment no surface was found on)
+  const Obstacle& o = obstacles_[closer];
+  w.interpolated = o.bounce_back == Obstacle::BounceBack::Interpolated;
+  if (w.interpolated) w.fraction = best;
+  if (o.angular_velocity != 0) {
+    const int ax = o.axis, b = (ax + 1) % 3, e = (ax + 2) % 3;
+    const double pb = a[b] + w.fraction * c[b] - o.center[b], pe = a[e] + w.fraction * c[e] - o.center[e];
+    w.velocity[b] = -o.angular_velocity * pe;
+    w.velocity[e] = o.angular_velocity * pb;
+  }
+  return w;
 }
 
 std::vector<std::string> body_names(const Config& config) {

@@ -19,6 +19,14 @@ struct VoxelRegion {
   std::vector<std::uint8_t> voxels;
 };
 
+// Where the link from a fluid cell's centre a to its solid neighbour's centre a + c meets the
+// solid: at a + fraction c (fraction in [0, 1]), moving there at `velocity` (lattice units).
+struct WallCrossing {
+  double fraction = 0.5;
+  std::array<double, 3> velocity{0, 0, 0};
+  bool interpolated = false;  // the obstacle asks for interpolated bounce-back
+};
+
 // Names of the bodies DomainGeometry::body_at numbers: "obstacle0", ..., then "voxels".
 std::vector<std::string> body_names(const Config& config);
 
@@ -41,7 +49,19 @@ class DomainGeometry {
   // one outside the domain. Bodies are what the forces of lbm/field/BodyForces.hpp act on.
   int body_at(int x, int y, int z) const;
   int bodies() const { return int(obstacles_.size()) + (voxel_dims_[0] > 0 ? 1 : 0); }
+  // The crossing of the link from level-0 fluid cell `fluid` along c into a body cell (periodic
+  // axes wrapped): the first obstacle surface the segment meets, exact for the analytic shapes,
+  // the nearest triangle for STL surfaces, bisection of the inside test for height maps (and for
+  // a segment that slips through a hole of an STL surface). A voxel, or an obstacle closed
+  // halfway, is met at the middle of the link.
+  WallCrossing wall_crossing(const std::array<int, 3>& fluid, const std::array<int, 3>& c) const;
   bool periodic(int axis) const { return periodic_[axis]; }
+  // Whether an obstacle has per-link data (interpolated bounce-back, rotation: WallLinks.hpp).
+  bool wall_links() const {
+    for (const Obstacle& o : obstacles_)
+      if (o.needs_wall_links()) return true;
+    return false;
+  }
   const std::array<int, 3>& cells() const { return cells_; }
   const std::array<FaceCondition, num_faces>& faces() const { return faces_; }
 
@@ -54,6 +74,9 @@ class DomainGeometry {
     return solid_body(centre, voxel) >= 0;
   }
   int solid_body(const std::array<double, 3>& centre, const std::array<int, 3>& voxel) const;
+  bool obstacle_contains(std::size_t k, const std::array<double, 3>& p) const;
+  // Where the segment a + t c, t in [0, 1], from outside obstacle k first enters it; < 0: never.
+  double obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<int, 3>& c) const;
 
   std::array<int, 3> cells_{};
   std::array<bool, 3> periodic_{};

@@ -117,6 +117,47 @@ int SurfaceSolid::crossings(const Vertex& p, int axis, bool& on_surface) const {
   return count;
 }
 
+double SurfaceSolid::first_hit(const Vertex& a, const Vertex& c) const {
+  double best = 2;
+  int stack[64];
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& node = nodes_[stack[--top]];
+    bool misses = false;
+    for (int d = 0; d < 3 && !misses; ++d) {
+      const double lo = std::min(a[d], a[d] + c[d]), hi = std::max(a[d], a[d] + c[d]);
+      misses = hi < node.lo[d] || lo > node.hi[d];
+    }
+    if (misses) continue;
+    if (node.second >= 0) {
+      stack[top++] = node.second;
+      stack[top++] = int(&node - nodes_.data()) + 1;
+      continue;
+    }
+    for (int i = node.first; i < node.first + node.count; ++i) {
+      const Triangle& t = triangles_[i];
+      double e1[3], e2[3], s[3];
+      for (int d = 0; d < 3; ++d) {
+        e1[d] = t[1][d] - t[0][d];
+        e2[d] = t[2][d] - t[0][d];
+        s[d] = a[d] - t[0][d];
+      }
+      const double p[3] = {c[1] * e2[2] - c[2] * e2[1], c[2] * e2[0] - c[0] * e2[2], c[0] * e2[1] - c[1] * e2[0]};
+      const double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+      if (det == 0) continue;  // the segment runs parallel to the triangle's plane
+      const double u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) / det;
+      if (u < 0 || u > 1) continue;
+      const double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
+      const double v = (c[0] * q[0] + c[1] * q[1] + c[2] * q[2]) / det;
+      if (v < 0 || u + v > 1) continue;
+      const double hit = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) / det;
+      if (hit >= 0 && hit <= 1) best = std::min(best, hit);
+    }
+  }
+  return best <= 1 ? best : -1;
+}
+
 bool SurfaceSolid::contains(const Vertex& p) const {
   for (int d = 0; d < 3; ++d)
     if (p[d] < lo()[d] || p[d] > hi()[d]) return false;

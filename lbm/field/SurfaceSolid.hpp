@@ -24,6 +24,9 @@ class SurfaceSolid {
   bool contains(const Vertex& p) const;
   // Crossings of the ray from p along +axis; on_surface is set if p lies on a triangle it meets.
   int crossings(const Vertex& p, int axis, bool& on_surface) const;
+  // The smallest t in [0, 1] where the segment a + t c meets a triangle (Moeller & Trumbore
+  // 1997), or -1.
+  double first_hit(const Vertex& a, const Vertex& c) const;
   const Vertex& lo() const { return nodes_.front().lo; }
   const Vertex& hi() const { return nodes_.front().hi; }
 

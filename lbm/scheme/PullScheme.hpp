@@ -39,7 +39,8 @@ class PullScheme : public StreamingScheme<L, Real> {
   bool steps_in_parts() const override { return true; }
   void step_part(const std::array<int, 3>& lo, const std::array<int, 3>& hi) override {
     const SchemeContext<Real>& c = this->c_;
-    const PullGather<L, Real> gather{f_[cur_], c.field.flags, c.field.geom, c.physics.bc, c.physics.params};
+    const PullGather<L, Real> gather{f_[cur_], c.field.flags, c.field.geom, c.physics.bc, c.physics.params,
+                                     c.field.walls};
     const Populations<Real> dst = f_[cur_ ^ 1];
     dispatch_collision<L>(c.physics.collision, [&](auto collision) {
       using C = decltype(collision);

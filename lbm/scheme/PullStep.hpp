@@ -12,6 +12,7 @@
 #include "lbm/scheme/BulkRows.hpp"
 #include "lbm/physics/Collision.hpp"
 #include "lbm/field/DenseField.hpp"
+#include "lbm/field/WallLinks.hpp"
 
 namespace boreas {
 
@@ -25,6 +26,7 @@ struct PullGather {
   DenseGeometry geom;
   BoundaryValues<Real> bc;
   CollisionParams<Real> params;
+  WallLinks walls;  // none in tiles: decks with obstacles' per-link data run ab_pull (core/Deck.cpp)
 
   template <int q>
   KOKKOS_FORCEINLINE_FUNCTION long upwind_shift() const {
@@ -41,7 +43,16 @@ struct PullGather {
         f[q] = src(q, upwind);
       } else {
         const auto own_post = [&](int k) { return src(k, cell); };
-        f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, [&](int(&p)[3]) { geom.position(cell, p); });
+        const int row = fl == flag::wall && walls.any() ? walls.row(cell) : -1;
+        if (row >= 0) {
+          const long downstream = cell + upwind_shift<q>();
+          f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), own_post,
+                                                flags(downstream) == flag::fluid, [&] {
+                                                  return src(opposite<L>(q), downstream);
+                                                });
+        } else {
+          f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, [&](int(&p)[3]) { geom.position(cell, p); });
+        }
       }
     });
   }

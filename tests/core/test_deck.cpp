@@ -681,6 +681,25 @@ TEST(DeckErrors, PhysicalUnits) {
                   "units] unknown key 'dt'");
 }
 
+TEST(DeckErrors, ObstacleWalls) {
+  const std::string physics = "[physics]\ntau = 0.6\n";
+  const std::string cylinder = "[[obstacle]]\nshape = \"cylinder\"\ncenter = [4, 4, 4]\nradius = 2\n";
+  EXPECT_CONTAINS(error_of(head + physics + cylinder + "bounce_back = \"bouzidi\"\n"),
+                  "obstacle[0].bounce_back: expected one of halfway, interpolated, got string 'bouzidi'");
+  EXPECT_CONTAINS(error_of(head + physics + cylinder + "bounce_back = \"interpolated\"\n", {"simulation.kernel=\"aa\""}),
+                  "obstacle[0]: interpolated bounce-back is applied by the \"ab_pull\" kernel");
+  EXPECT_CONTAINS(error_of(head + physics + cylinder + "angular_velocity = 0.01\n", {"simulation.storage=\"sparse\""}),
+                  "obstacle[0]: a rotating obstacle needs simulation.storage = \"dense\"");
+  EXPECT_CONTAINS(error_of(head + physics + cylinder + "angular_velocity = 0.2\n"),
+                  "obstacle[0].angular_velocity: the surface speed |omega| r = 0.4 exceeds 0.3");
+  EXPECT_CONTAINS(error_of(head + physics + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 2\n"
+                                            "angular_velocity = 0.01\n"),
+                  "obstacle[0].angular_velocity: only a cylinder rotates (about its axis)");
+  EXPECT_CONTAINS(error_of(head + physics + cylinder + "invert = 1\n"), "obstacle[0].invert");
+  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + cylinder + "bounce_back = \"interpolated\"\n"),
+                  "obstacle[0]: interpolated bounce-back does not run on AMR levels yet");
+}
+
 TEST(DeckErrors, InletProfiles) {
   const std::string physics = "[physics]\ntau = 0.6\n";
   const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";

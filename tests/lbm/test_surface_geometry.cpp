@@ -4,6 +4,7 @@
 // three rays through holes, and malformed files refused with the file and the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "core/SurfaceFiles.hpp"
 #include "core/Types.hpp"
 #include "lbm/field/Geometry.hpp"
+#include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
 namespace {
@@ -154,6 +156,88 @@ TEST_F(SurfaceGeometry, StlBoxesGiveTheAnalyticBoxsCells) {
       expect_same_solid(c, analytic);
     }
   }
+}
+
+// Where every link from a fluid cell into a body crosses its surface (D3Q27's 26 directions),
+// compared between two decks' geometries; returns the links compared.
+long expect_same_crossings(const Config& a, const Config& b, double tolerance) {
+  const DomainGeometry ga(a), gb(b);
+  long links = 0;
+  for (int z = 0; z < a.cells[2]; ++z)
+    for (int y = 0; y < a.cells[1]; ++y)
+      for (int x = 0; x < a.cells[0]; ++x) {
+        if (ga.flag_at(x, y, z) != flag::fluid) continue;
+        for (int q = 1; q < D3Q27::Q; ++q) {
+          const std::array<int, 3> c{D3Q27::c(q, 0), D3Q27::c(q, 1), D3Q27::c(q, 2)};
+          if (ga.body_at(x + c[0], y + c[1], z + c[2]) < 0) continue;
+          const WallCrossing wa = ga.wall_crossing({x, y, z}, c), wb = gb.wall_crossing({x, y, z}, c);
+          EXPECT_TRUE(wa.interpolated && wb.interpolated);
+          EXPECT_NEAR(wa.fraction, wb.fraction, tolerance) << "cell " << x << " " << y << " " << z << " q " << q;
+          ++links;
+        }
+      }
+  return links;
+}
+
+const std::string interpolated = "bounce_back = \"interpolated\"\n";
+
+// The wall fractions of interpolated bounce-back (Geometry.cpp wall_crossing): an STL box and a
+// height-map building give the analytic box's, to round-off (the STL by the nearest triangle hit,
+// the height map by bisection of its inside test).
+TEST_F(SurfaceGeometry, StlAndHeightMapBoxesGiveTheAnalyticWallFractions) {
+  const Vertex lo{3.3, 2.7, 0.35}, hi{15.6, 12.05, 9.2};
+  const Config analytic = deck(box_obstacle(lo, hi) + interpolated);
+  write("box.stl", binary_stl(box_triangles({3.3, 2.7, 0.35}, {15.6, 12.05, 9.2})));
+  const Config stl = deck(file_obstacle("stl", "box.stl", 1, {0, 0, 0}) + interpolated);
+  // float32 corners: the STL box is the analytic box of its float-rounded corners
+  Vertex flo, fhi;
+  for (int d = 0; d < 3; ++d) {
+    flo[d] = double(float(lo[d]));
+    fhi[d] = double(float(hi[d]));
+  }
+  const Config rounded = deck(box_obstacle(flo, fhi) + interpolated);
+  EXPECT_GT(expect_same_crossings(stl, rounded, 1e-12), 1000);
+  expect_same_solid(stl, analytic);
+  // One raster cell of height 8.85 placed at (3, 2, -0.15): the box [3, 4] x [2, 3] x [.., 8.7].
+  write("one.asc", "ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\n8.85\n");
+  const Config map = deck("[[obstacle]]\nshape = \"height_map\"\nfile = \"one.asc\"\nscale = 1\noffset = [3, 2, -0.15]\n" +
+                          interpolated);
+  const Config building = deck(box_obstacle({3, 2, -100}, {4, 3, 8.7}) + interpolated);
+  EXPECT_GT(expect_same_crossings(map, building, 1e-12), 20);
+}
+
+// Analytic shapes: every link's crossing point lies on the surface, for a sphere, a cylinder, an
+// inverted cylinder (the solid outside) and a box.
+TEST_F(SurfaceGeometry, AnalyticWallCrossingsLieOnTheSurface) {
+  const Config c = deck("[[obstacle]]\nshape = \"sphere\"\ncenter = [6.3, 9.7, 8.1]\nradius = 3.6\n" + interpolated +
+                        "[[obstacle]]\nshape = \"cylinder\"\ncenter = [16.2, 9.4, 0]\nradius = 2.7\naxis = \"z\"\n" +
+                        interpolated +
+                        "[[obstacle]]\nshape = \"cylinder\"\ncenter = [12, 9.6, 8.4]\nradius = 8.9\naxis = \"x\"\n"
+                        "invert = true\n" + interpolated);
+  const DomainGeometry g(c);
+  long links = 0;
+  for (int z = 0; z < c.cells[2]; ++z)
+    for (int y = 0; y < c.cells[1]; ++y)
+      for (int x = 0; x < c.cells[0]; ++x) {
+        if (g.flag_at(x, y, z) != flag::fluid) continue;
+        for (int q = 1; q < D3Q27::Q; ++q) {
+          const std::array<int, 3> e{D3Q27::c(q, 0), D3Q27::c(q, 1), D3Q27::c(q, 2)};
+          const int body = g.body_at(x + e[0], y + e[1], z + e[2]);
+          if (body < 0) continue;
+          const WallCrossing w = g.wall_crossing({x, y, z}, e);
+          ASSERT_GE(w.fraction, 0.0);
+          ASSERT_LE(w.fraction, 1.0);
+          const double p[3] = {x + w.fraction * e[0], y + w.fraction * e[1], z + w.fraction * e[2]};
+          const double sphere = std::hypot(p[0] - 6.3, p[1] - 9.7, p[2] - 8.1) - 3.6;
+          const double cylinder = std::hypot(p[0] - 16.2, p[1] - 9.4) - 2.7;
+          const double outer = std::hypot(p[1] - 9.6, p[2] - 8.4) - 8.9;
+          // where solids overlap, the link may meet another body's surface first
+          const double on = std::min({std::abs(sphere), std::abs(cylinder), std::abs(outer)});
+          EXPECT_NEAR(on, 0.0, 1e-12) << "body " << body << " cell " << x << " " << y << " " << z << " q " << q;
+          ++links;
+        }
+      }
+  EXPECT_GT(links, 2000);
 }
 
 // Two solids in one ASCII file, behind a byte-order mark and a blank line, with a UTF-8 name.

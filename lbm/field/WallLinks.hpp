@@ -1,0 +1,86 @@
+#pragma once
+// Per-link data of the links into obstacles that need more than halfway bounce-back at rest:
+// where each link crosses the obstacle's surface (interpolated bounce-back) and the wall's
+// velocity there (rotating obstacles). The pull kernel reads it (PullStep.hpp), as do the
+// observables that gather as it does; the forces of BodyForces.hpp weigh the same populations.
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/Types.hpp"
+#include "lbm/field/DenseField.hpp"
+#include "lbm/field/Geometry.hpp"
+#include "lbm/physics/Lattice.hpp"
+
+namespace boreas {
+
+struct WallLinks {
+  DeviceView<int*> row;           // per cell of the block, ghosts included: its row, or -1; empty: none
+  DeviceView<double**> fraction;  // [row][q]: where the link of incoming direction q (its upwind cell
+                                  // at - c_q solid) meets the wall, from the cell; 1/2 on other links
+  DeviceView<double**> momentum;  // [row][q]: 6 w_q rho0 (c_q . u_wall); 0 on other links
+
+  KOKKOS_INLINE_FUNCTION bool any() const { return row.extent(0) > 0; }
+};
+
+// The rows of a block's fluid cells, ghosts included but for the outermost layer, which no step
+// computes (its upwind cells lie outside the block).
+template <class L>
+WallLinks wall_links(const DenseGeometry& g, const DeviceView<std::uint8_t*>& device_flags,
+                     const DomainGeometry& domain, double rho0) {
+  const auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), device_flags);
+  std::vector<int> row(g.cells_alloc, -1);
+  std::vector<double> fraction, momentum;
+  int rows = 0, lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    const int inner = g.g[d] > 0 ? g.g[d] - 1 : 0;  // 2D blocks have no ghosts along z
+    lo[d] = -inner;
+    hi[d] = g.n[d] + inner;
+  }
+  for (int z = lo[2]; z < hi[2]; ++z)
+    for (int y = lo[1]; y < hi[1]; ++y)
+      for (int x = lo[0]; x < hi[0]; ++x) {
+        const long cell = g.index(x, y, z);
+        if (flags(cell) != flag::fluid) continue;
+        const std::array<int, 3> p{g.origin[0] + x, g.origin[1] + y, g.origin[2] + z};
+        double fr[L::Q], mo[L::Q];
+        bool needed = false;
+        for (int q = 0; q < L::Q; ++q) {
+          fr[q] = 0.5;
+          mo[q] = 0;
+          const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
+          if (q == 0 || flags(cell - g.shift(c[0], c[1], c[2])) != flag::wall ||
+              domain.body_at(p[0] - c[0], p[1] - c[1], p[2] - c[2]) < 0)
+            continue;
+          const WallCrossing w = domain.wall_crossing(p, {-c[0], -c[1], -c[2]});
+          const double cu = c[0] * w.velocity[0] + c[1] * w.velocity[1] + c[2] * w.velocity[2];
+          if (!w.interpolated && cu == 0) continue;
+          fr[q] = w.fraction;
+          mo[q] = 6 * L::w(q) * rho0 * cu;
+          needed = true;
+        }
+        if (!needed) continue;
+        row[cell] = rows++;
+        fraction.insert(fraction.end(), fr, fr + L::Q);
+        momentum.insert(momentum.end(), mo, mo + L::Q);
+      }
+  WallLinks links;
+  if (rows == 0) return links;
+  links.row = to_device_view("boreas::wall_link_rows", row);
+  links.fraction = DeviceView<double**>("boreas::wall_link_fractions", rows, L::Q);
+  links.momentum = DeviceView<double**>("boreas::wall_link_momentum", rows, L::Q);
+  auto hf = Kokkos::create_mirror_view(links.fraction);
+  auto hm = Kokkos::create_mirror_view(links.momentum);
+  for (int r = 0; r < rows; ++r)
+    for (int q = 0; q < L::Q; ++q) {
+      hf(r, q) = fraction[std::size_t(r) * L::Q + q];
+      hm(r, q) = momentum[std::size_t(r) * L::Q + q];
+    }
+  Kokkos::deep_copy(links.fraction, hf);
+  Kokkos::deep_copy(links.momentum, hm);
+  return links;
+}
+
+}  // namespace boreas
