@@ -76,85 +76,78 @@ int SurfaceSolid::build(int first, int count) {
   return index;
 }
 
-int SurfaceSolid::crossings(const Vertex& p, int axis, bool& on_surface) const {
-  const int b = (axis + 1) % 3, c = (axis + 2) % 3;  // (axis, b, c) right-handed
-  const double q[2] = {p[b], p[c]};
-  int count = 0;
+template <class Meets, class Visit>
+void SurfaceSolid::for_each_candidate(const Meets& meets, const Visit& visit) const {
   int stack[64];
   int top = 0;
   stack[top++] = 0;
   while (top > 0) {
     const Node& node = nodes_[stack[--top]];
-    if (p[b] < node.lo[b] || p[b] > node.hi[b] || p[c] < node.lo[c] || p[c] > node.hi[c] || p[axis] > node.hi[axis])
-      continue;
+    if (!meets(node)) continue;
     if (node.second >= 0) {
       stack[top++] = node.second;
       stack[top++] = int(&node - nodes_.data()) + 1;
       continue;
     }
-    for (int i = node.first; i < node.first + node.count; ++i) {
-      const Triangle& t = triangles_[i];
-      const double v[3][2] = {{t[0][b], t[0][c]}, {t[1][b], t[1][c]}, {t[2][b], t[2][c]}};
-      const double det = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[1][1] - v[0][1]) * (v[2][0] - v[0][0]);
-      if (det == 0) continue;  // seen edge-on: its neighbours carry the crossing
-      const int orientation = sign(det);
-      const EdgeSide sides[3] = {edge_side(v[0], v[1], q), edge_side(v[1], v[2], q), edge_side(v[2], v[0], q)};
-      bool crossed = true, touched = true;  // the shifted ray crosses; the ray meets the closed triangle
-      for (const EdgeSide& e : sides) {
-        crossed = crossed && e.shifted == orientation;
-        touched = touched && e.exact != -orientation;
-      }
-      if (!touched) continue;
-      // The plane through t[0] with normal n = (t1 - t0) x (t2 - t0), whose axis component is det.
-      const double e1[3] = {t[1][0] - t[0][0], t[1][1] - t[0][1], t[1][2] - t[0][2]};
-      const double e2[3] = {t[2][0] - t[0][0], t[2][1] - t[0][1], t[2][2] - t[0][2]};
-      const double nb = e1[c] * e2[axis] - e1[axis] * e2[c], nc = e1[axis] * e2[b] - e1[b] * e2[axis];
-      const double hit = t[0][axis] - (nb * (p[b] - t[0][b]) + nc * (p[c] - t[0][c])) / det;
-      if (hit == p[axis]) on_surface = true;
-      if (crossed && hit > p[axis]) ++count;
-    }
+    for (int i = node.first; i < node.first + node.count; ++i) visit(triangles_[i]);
   }
+}
+
+int SurfaceSolid::crossings(const Vertex& p, int axis, bool& on_surface) const {
+  const int b = (axis + 1) % 3, c = (axis + 2) % 3;  // (axis, b, c) right-handed
+  const double q[2] = {p[b], p[c]};
+  int count = 0;
+  const auto ray_meets = [&](const Node& node) {
+    return p[b] >= node.lo[b] && p[b] <= node.hi[b] && p[c] >= node.lo[c] && p[c] <= node.hi[c] && p[axis] <= node.hi[axis];
+  };
+  for_each_candidate(ray_meets, [&](const Triangle& t) {
+    const double v[3][2] = {{t[0][b], t[0][c]}, {t[1][b], t[1][c]}, {t[2][b], t[2][c]}};
+    const double det = (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[1][1] - v[0][1]) * (v[2][0] - v[0][0]);
+    if (det == 0) return;  // seen edge-on: its neighbours carry the crossing
+    const int orientation = sign(det);
+    const EdgeSide sides[3] = {edge_side(v[0], v[1], q), edge_side(v[1], v[2], q), edge_side(v[2], v[0], q)};
+    bool crossed = true, touched = true;  // the shifted ray crosses; the ray meets the closed triangle
+    for (const EdgeSide& e : sides) {
+      crossed = crossed && e.shifted == orientation;
+      touched = touched && e.exact != -orientation;
+    }
+    if (!touched) return;
+    // The plane through t[0] with normal n = (t1 - t0) x (t2 - t0), whose axis component is det.
+    const double e1[3] = {t[1][0] - t[0][0], t[1][1] - t[0][1], t[1][2] - t[0][2]};
+    const double e2[3] = {t[2][0] - t[0][0], t[2][1] - t[0][1], t[2][2] - t[0][2]};
+    const double nb = e1[c] * e2[axis] - e1[axis] * e2[c], nc = e1[axis] * e2[b] - e1[b] * e2[axis];
+    const double hit = t[0][axis] - (nb * (p[b] - t[0][b]) + nc * (p[c] - t[0][c])) / det;
+    if (hit == p[axis]) on_surface = true;
+    if (crossed && hit > p[axis]) ++count;
+  });
   return count;
 }
 
 double SurfaceSolid::first_hit(const Vertex& a, const Vertex& c) const {
   double best = 2;
-  int stack[64];
-  int top = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const Node& node = nodes_[stack[--top]];
-    bool misses = false;
-    for (int d = 0; d < 3 && !misses; ++d) {
-      const double lo = std::min(a[d], a[d] + c[d]), hi = std::max(a[d], a[d] + c[d]);
-      misses = hi < node.lo[d] || lo > node.hi[d];
+  const auto segment_meets = [&](const Node& node) {
+    for (int d = 0; d < 3; ++d)
+      if (std::max(a[d], a[d] + c[d]) < node.lo[d] || std::min(a[d], a[d] + c[d]) > node.hi[d]) return false;
+    return true;
+  };
+  for_each_candidate(segment_meets, [&](const Triangle& t) {
+    double e1[3], e2[3], s[3];
+    for (int d = 0; d < 3; ++d) {
+      e1[d] = t[1][d] - t[0][d];
+      e2[d] = t[2][d] - t[0][d];
+      s[d] = a[d] - t[0][d];
     }
-    if (misses) continue;
-    if (node.second >= 0) {
-      stack[top++] = node.second;
-      stack[top++] = int(&node - nodes_.data()) + 1;
-      continue;
-    }
-    for (int i = node.first; i < node.first + node.count; ++i) {
-      const Triangle& t = triangles_[i];
-      double e1[3], e2[3], s[3];
-      for (int d = 0; d < 3; ++d) {
-        e1[d] = t[1][d] - t[0][d];
-        e2[d] = t[2][d] - t[0][d];
-        s[d] = a[d] - t[0][d];
-      }
-      const double p[3] = {c[1] * e2[2] - c[2] * e2[1], c[2] * e2[0] - c[0] * e2[2], c[0] * e2[1] - c[1] * e2[0]};
-      const double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
-      if (det == 0) continue;  // the segment runs parallel to the triangle's plane
-      const double u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) / det;
-      if (u < 0 || u > 1) continue;
-      const double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
-      const double v = (c[0] * q[0] + c[1] * q[1] + c[2] * q[2]) / det;
-      if (v < 0 || u + v > 1) continue;
-      const double hit = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) / det;
-      if (hit >= 0 && hit <= 1) best = std::min(best, hit);
-    }
-  }
+    const double p[3] = {c[1] * e2[2] - c[2] * e2[1], c[2] * e2[0] - c[0] * e2[2], c[0] * e2[1] - c[1] * e2[0]};
+    const double det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+    if (det == 0) return;  // the segment runs parallel to the triangle's plane
+    const double u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) / det;
+    if (u < 0 || u > 1) return;
+    const double q[3] = {s[1] * e1[2] - s[2] * e1[1], s[2] * e1[0] - s[0] * e1[2], s[0] * e1[1] - s[1] * e1[0]};
+    const double v = (c[0] * q[0] + c[1] * q[1] + c[2] * q[2]) / det;
+    if (v < 0 || u + v > 1) return;
+    const double hit = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) / det;
+    if (hit >= 0 && hit <= 1) best = std::min(best, hit);
+  });
   return best <= 1 ? best : -1;
 }
 

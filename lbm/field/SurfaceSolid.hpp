@@ -37,6 +37,9 @@ class SurfaceSolid {
     int second = -1;           // an inner node's second child (the first follows it); -1: a leaf
   };
   int build(int first, int count);
+  // visit(triangle) for the triangles of the leaves whose boxes meets(node) accepts, depth first.
+  template <class Meets, class Visit>
+  void for_each_candidate(const Meets& meets, const Visit& visit) const;
 
   std::vector<Triangle> triangles_;
   std::vector<Node> nodes_;

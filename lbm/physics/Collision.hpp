@@ -215,8 +215,8 @@ struct Cumulant {
     b = k0 - sum;
   }
   // 1D rest-state weights by velocity component + 1, and the rest state's 1D central moments by order.
-  static constexpr double weight_1d(int i) { return i == 1 ? 2.0 / 3.0 : 1.0 / 6.0; }
-  static constexpr double rest_moment(int order) { return order == 0 ? 1.0 : order == 1 ? 0.0 : 1.0 / 3.0; }
+  KOKKOS_INLINE_FUNCTION static constexpr double weight_1d(int i) { return i == 1 ? 2.0 / 3.0 : 1.0 / 6.0; }
+  KOKKOS_INLINE_FUNCTION static constexpr double rest_moment(int order) { return order == 0 ? 1.0 : order == 1 ? 0.0 : 1.0 / 3.0; }
   // The nine lines along `Axis` of m (indexed x + 3y + 9z, by velocity component + 1 on axes not
   // yet transformed and by moment order on those done: z first, then y, then x), all indices
   // compile-time constants so that m stays in registers and cell loops vectorise.

@@ -14,23 +14,20 @@
 #include "core/Deck.hpp"
 #include "drivers/Checkpointing.hpp"
 #include "drivers/Simulation.hpp"
+#include "tests/mpi/Decks.hpp"
 #include "tests/mpi/Ranks.hpp"
 
 namespace boreas {
 namespace {
 
+using test::Deck;
 using test::first_ranks;
-
-struct WallDeck {
-  const char* name;
-  const char* text;
-};
 
 // A closed annulus (a turning inner cylinder, a resting inverted outer one) past two mass
 // restorations; a float channel with a force around an interpolated sphere and a turning cylinder
 // closed halfway (restored once); an open D3Q27 duct with an interpolated box (no restoration:
 // the outlet holds the density).
-const WallDeck wall_decks[] = {
+const Deck wall_decks[] = {
     {"annulus_d2q9", R"(
 [simulation]
 steps = 230
@@ -120,7 +117,7 @@ vtk = false
 )"},
 };
 
-Config with(const WallDeck& d, const std::vector<std::string>& overrides) {
+Config with(const Deck& d, const std::vector<std::string>& overrides) {
   return parse_deck_string(d.text, d.name, ".", overrides);
 }
 
@@ -145,7 +142,7 @@ const char* overlaps[] = {"none", "nonblocking", "interior", "streams", "systoli
 class WallLinks : public ::testing::TestWithParam<int> {};
 
 TEST_P(WallLinks, EveryRankCountDecompositionOverlapAndGhostWidthGivesTheOneRankRun) {
-  const WallDeck& deck = wall_decks[GetParam()];
+  const Deck& deck = wall_decks[GetParam()];
   ensure_mpi_initialized();
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
@@ -205,7 +202,7 @@ TEST(WallLinksMass, CheckpointContinuesTheRestorationsBitForBit) {
   int world_rank = 0, world_size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  const WallDeck& deck = wall_decks[0];
+  const Deck& deck = wall_decks[0];
   std::uint64_t reference = 0;
   if (world_rank == 0) reference = run(with(deck, {}), MPI_COMM_SELF).hash;
   MPI_Bcast(&reference, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);

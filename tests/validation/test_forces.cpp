@@ -29,16 +29,6 @@ std::vector<double> flat(const std::vector<std::array<double, 3>>& forces) {
 // staggered mode the steady-state test, comparing every 1000 steps, cannot see), so the balance
 // holds for the mean of two consecutive steps. A cylinder centred in its periodic cell takes no lift.
 
-// The mean force over two consecutive steps.
-std::vector<std::array<double, 3>> two_step_mean_forces(Simulation& sim) {
-  auto f = sim.body_forces();
-  sim.advance(1);
-  const auto g = sim.body_forces();
-  for (std::size_t b = 0; b < f.size(); ++b)
-    for (int d = 0; d < 3; ++d) f[b][d] = 0.5 * (f[b][d] + g[b][d]);
-  return f;
-}
-
 TEST(BodyForces, SteadyFlowBalancesTheBodyForceD2Q9) {
   const Config config = deck(
       "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [40, 24]\n"
