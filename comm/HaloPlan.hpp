@@ -91,7 +91,7 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
         return false;
     return true;
   };
-  const bool computed = within(p);
+  const bool computed = within(p), per_link = domain.wall_links();
   std::uint32_t pulled = 0, boundary_links = 0;
   bool outlet = false;
   for (int q = 0; q < L::Q; ++q) {
@@ -100,7 +100,7 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
     if (!computed) continue;
     const std::uint8_t link = domain.flag_at(x[0], x[1], x[2]);
     if (link != flag::fluid) boundary_links |= std::uint32_t(1) << q;
-    if (link == flag::wall && domain.wall_links()) boundary_links |= std::uint32_t(1) << opposite<L>(q);
+    if (link == flag::wall && per_link) boundary_links |= std::uint32_t(1) << opposite<L>(q);
     outlet |= flag::kind(link) == flag::outlet;
   }
   return pulled | (outlet ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);

@@ -22,6 +22,7 @@
 #include "core/ExactSum.hpp"
 #include "core/Types.hpp"
 #include "lbm/field/Geometry.hpp"
+#include "lbm/field/WallLinks.hpp"
 #include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
@@ -59,9 +60,8 @@ BodyLinks body_links(const DomainGeometry& domain, const Config& config, long ce
       if (per_link) {
         // The returning population's rule, Boundary.hpp interpolated_bounce_back with its q the
         // opposite of this q: d < 1/2 reads f*_q one cell away from the wall (if fluid).
-        const WallCrossing w = domain.wall_crossing(p, c);
-        const double d = w.fraction;
-        const double m = -6 * L::w(q) * config.density * (c[0] * w.velocity[0] + c[1] * w.velocity[1] + c[2] * w.velocity[2]);
+        const WallLink l = wall_link<L>(domain, p, opposite<L>(q), config.density);
+        const double d = l.fraction, m = l.momentum;
         const bool second_node = domain.flag_at(p[0] - c[0], p[1] - c[1], p[2] - c[2]) == flag::fluid;
         wall = m;
         if (d < 0.5 && second_node) {

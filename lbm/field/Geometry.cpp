@@ -168,22 +168,10 @@ double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>
       break;
     case Obstacle::Shape::Surface: {
       const double t = surfaces_[k]->first_hit({a[0], a[1], a[2]}, {double(c[0]), double(c[1]), double(c[2])});
-      if (t >= 0) return t;
-      break;
+      return t >= 0 ? t : bisected_entry(k, a, c);  // a segment through a hole of the mesh
     }
     case Obstacle::Shape::HeightMap:
-      break;
-  }
-  if (o.shape == Obstacle::Shape::Surface || o.shape == Obstacle::Shape::HeightMap) {
-    // Bisection between an outside and an inside end (height maps; STL segments through holes).
-    const auto at = [&](double t) { return std::array<double, 3>{a[0] + t * c[0], a[1] + t * c[1], a[2] + t * c[2]}; };
-    if (!obstacle_contains(k, at(1.0))) return -1;
-    double out = 0, in = 1;
-    for (int i = 0; i < 60 && in - out > 1e-14; ++i) {
-      const double mid = 0.5 * (out + in);
-      (obstacle_contains(k, at(mid)) ? in : out) = mid;
-    }
-    return in;
+      return bisected_entry(k, a, c);
   }
   if (!met) return -1;
   // Outside a plain shape the segment enters at `enter`; inside an inverted one (its solid is
@@ -191,6 +179,18 @@ double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>
   // Rounding may put a crossing on a cell centre a hair outside [0, 1].
   const double t = o.invert ? leave : enter, slack = 1e-12;
   return t >= -slack && t <= 1 + slack ? std::min(1.0, std::max(0.0, t)) : -1;
+}
+
+double DomainGeometry::bisected_entry(std::size_t k, const std::array<double, 3>& a,
+                                      const std::array<int, 3>& c) const {
+  const auto at = [&](double t) { return std::array<double, 3>{a[0] + t * c[0], a[1] + t * c[1], a[2] + t * c[2]}; };
+  if (!obstacle_contains(k, at(1.0))) return -1;
+  double out = 0, in = 1;
+  for (int i = 0; i < 60 && in - out > 1e-14; ++i) {
+    const double mid = 0.5 * (out + in);
+    (obstacle_contains(k, at(mid)) ? in : out) = mid;
+  }
+  return in;
 }
 
 WallCrossing DomainGeometry::wall_crossing(const std::array<int, 3>& fluid, const std::array<int, 3>& c) const {

@@ -77,6 +77,8 @@ class DomainGeometry {
   bool obstacle_contains(std::size_t k, const std::array<double, 3>& p) const;
   // Where the segment a + t c, t in [0, 1], from outside obstacle k first enters it; < 0: never.
   double obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<int, 3>& c) const;
+  // The same by bisection of the inside test between the segment's outside and inside ends.
+  double bisected_entry(std::size_t k, const std::array<double, 3>& a, const std::array<int, 3>& c) const;
 
   std::array<int, 3> cells_{};
   std::array<bool, 3> periodic_{};

@@ -25,6 +25,19 @@ struct WallLinks {
   KOKKOS_INLINE_FUNCTION bool any() const { return row.extent(0) > 0; }
 };
 
+// The link of incoming direction q at global fluid cell p, whose upwind cell p - c_q is a body
+// cell: where it crosses the wall (1/2 for halfway obstacles and voxels) and the wall's momentum
+// term 6 w_q rho0 (c_q . u_wall) there.
+struct WallLink {
+  double fraction, momentum;
+};
+template <class L>
+WallLink wall_link(const DomainGeometry& domain, const std::array<int, 3>& p, int q, double rho0) {
+  const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
+  const WallCrossing w = domain.wall_crossing(p, {-c[0], -c[1], -c[2]});
+  return {w.fraction, 6 * L::w(q) * rho0 * (c[0] * w.velocity[0] + c[1] * w.velocity[1] + c[2] * w.velocity[2])};
+}
+
 // The rows of a block's fluid cells, ghosts included but for the outermost layer, which no step
 // computes (its upwind cells lie outside the block).
 template <class L>
@@ -54,11 +67,10 @@ WallLinks wall_links(const DenseGeometry& g, const DeviceView<std::uint8_t*>& de
           if (q == 0 || flags(cell - g.shift(c[0], c[1], c[2])) != flag::wall ||
               domain.body_at(p[0] - c[0], p[1] - c[1], p[2] - c[2]) < 0)
             continue;
-          const WallCrossing w = domain.wall_crossing(p, {-c[0], -c[1], -c[2]});
-          const double cu = c[0] * w.velocity[0] + c[1] * w.velocity[1] + c[2] * w.velocity[2];
-          if (!w.interpolated && cu == 0) continue;
-          fr[q] = w.fraction;
-          mo[q] = 6 * L::w(q) * rho0 * cu;
+          const WallLink l = wall_link<L>(domain, p, q, rho0);
+          if (l.fraction == 0.5 && l.momentum == 0) continue;  // halfway at rest: the flag's rule
+          fr[q] = l.fraction;
+          mo[q] = l.momentum;
           needed = true;
         }
         if (!needed) continue;
