@@ -146,7 +146,7 @@ write_sources() {  # write_sources FILE TYPES [COMPONENTS]
 PHASE="installing Debian packages"
 say "Boreas setup: dependency cache $DEPS, $JOBS build jobs"
 PKGS=(build-essential cmake ninja-build git pkg-config libopenmpi-dev openmpi-bin libvtk9-dev
-      libgtest-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev ccache python3 python3-numpy python3-matplotlib dpkg-dev
+      libgtest-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev zlib1g-dev ccache python3 python3-numpy python3-matplotlib dpkg-dev
       xz-utils)
 t0=$(date +%s)
 apt_install "${PKGS[@]}"

@@ -80,7 +80,8 @@ struct BlockStorage {
 // is itself computed (within depth - 1), those its own boundary links read: the bounced-back f*_q
 // where p + c_q is not fluid, and all of them next to an outlet (the outlet rule uses the cell's
 // own velocity). Interpolated bounce-back also reads the cell's f*_qb across a link to a wall
-// (lbm/physics/Boundary.hpp).
+// (lbm/physics/Boundary.hpp), a free-slip face reflects f*_q of p into the computed cell beside
+// p (lbm/scheme/PullStep.hpp); all of them when the SGS model takes velocities from them (CSM).
 template <class L>
 std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, const std::array<int, 3>& depth,
                                    const DomainGeometry& domain) {
@@ -91,18 +92,23 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
         return false;
     return true;
   };
-  const bool computed = within(p), per_link = domain.wall_links();
+  const bool computed = within(p), per_link = domain.wall_links(), free_slip = domain.free_slip();
   std::uint32_t pulled = 0, boundary_links = 0;
   bool outlet = false;
   for (int q = 0; q < L::Q; ++q) {
     const std::array<int, 3> x{p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2)};
     if (within(x)) pulled |= std::uint32_t(1) << q;
+    if (free_slip)
+      if (auto target = domain.reflected_cell(p, {L::c(q, 0), L::c(q, 1), L::c(q, 2)}))
+        if (within(*target) && domain.flag_at((*target)[0], (*target)[1], (*target)[2]) == flag::fluid)
+          pulled |= std::uint32_t(1) << q;
     if (!computed) continue;
     const std::uint8_t link = domain.flag_at(x[0], x[1], x[2]);
     if (link != flag::fluid) boundary_links |= std::uint32_t(1) << q;
     if (link == flag::wall && per_link) boundary_links |= std::uint32_t(1) << opposite<L>(q);
     outlet |= flag::kind(link) == flag::outlet;
   }
+  outlet |= domain.velocity_gradients();
   return pulled | (outlet ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);
 }
 

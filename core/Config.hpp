@@ -24,14 +24,16 @@ inline const char* collision_name(CollisionKind k) {
   return k == CollisionKind::TRT ? "TRT" : k == CollisionKind::Cumulant ? "cumulant" : "BGK";
 }
 // Subgrid-scale (LES) models: an eddy viscosity added to tau per cell by every collision model.
-enum class SgsModel { None, Smagorinsky };
-inline const char* sgs_name(SgsModel m) { return m == SgsModel::Smagorinsky ? "smagorinsky" : "none"; }
+enum class SgsModel { None, Smagorinsky, Csm };
+inline const char* sgs_name(SgsModel m) {
+  return m == SgsModel::Smagorinsky ? "smagorinsky" : (m == SgsModel::Csm ? "csm" : "none");
+}
 
 // Domain faces in the order x-, x+, y-, y+, z-, z+.
 enum Face : int { XMin = 0, XMax, YMin, YMax, ZMin, ZMax };
 constexpr int num_faces = 6;
 
-enum class FaceBC { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet };
+enum class FaceBC { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet, FreeSlip };
 
 // How a velocity inlet's speed varies over its face (lbm/physics/Boundary.hpp InletProfile).
 enum class InletProfileKind { Uniform, Parabolic, PowerLaw, LogLaw };
@@ -205,6 +207,7 @@ struct Config {
   double trt_magic = 3.0 / 16.0;
   SgsModel sgs = SgsModel::None;    // [collision] sgs
   double smagorinsky_constant = 0.1;  // [collision] smagorinsky_constant, C_s (filter width = dx)
+  double csm_constant = 1.0 / 25;     // [collision] csm_constant, C' of the coherent-structure model
   Scheme kernel;  // [simulation] kernel, parsed (core/Scheme.hpp)
   int tile = 16;  // [simulation] tile: prism tile width of swap_prism / merged<k> (rows)
   MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form
@@ -254,6 +257,14 @@ struct Config {
       if (o.needs_wall_links()) return true;
     return false;
   }
+  bool free_slip_faces() const {
+    for (const FaceCondition& f : faces)
+      if (f.type == FaceBC::FreeSlip) return true;
+    return false;
+  }
+  // What reads a neighbour's post-collision populations (interpolated walls, specular reflection)
+  // or velocity (CSM): only the two-lattice pull kernel still holds them when it needs them.
+  bool needs_pull_kernel() const { return wall_links() || free_slip_faces() || sgs == SgsModel::Csm; }
   // Interpolated bounce-back does not conserve mass; without an inlet or outlet, whose density
   // would hold it, the run restores the initial mass every mass_restoration_period steps
   // (drivers/Simulation.cpp).

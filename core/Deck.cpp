@@ -440,7 +440,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"simulation", {"name", "steps", "kernel", "tile", "merge_form", "layout", "bundle", "storage"}},
       {"lattice", {"model", "precision"}},
       {"domain", {"cells"}},
-      {"collision", {"model", "magic", "sgs", "smagorinsky_constant"}},
+      {"collision", {"model", "magic", "sgs", "smagorinsky_constant", "csm_constant"}},
       {"physics",
        {"tau", "viscosity", "reynolds", "length", "velocity", "density", "force", "mach_limit"}},
       {"initial", {"type", "velocity", "amplitude"}},
@@ -617,6 +617,19 @@ void check_sparse_storage(Checker& c, const Config& cfg, const Tbl& root, const 
                                         ": only \"wall\" and \"periodic\" faces (moving walls, inlets and outlets need "
                                         "the boundary cells' slots of the dense storage)");
   }
+}
+
+// A free-slip face reflects from the cell beside the receiving one (lbm/scheme/PullStep.hpp): the
+// pull kernel still holds that population; the AMR levels' kernel does not apply the rule.
+void free_slip_face(Checker& c, const Tbl& ft, int face, bool amr, const Config& cfg) {
+  const std::string what = "boundary." + face_names[face] + ".type: a free-slip (symmetry) face";
+  if (amr)
+    c.at(ft.get("type"), what + " does not run on AMR levels yet; remove [amr] or use a wall");
+  else if (cfg.kernel.kind != StreamingKernel::ABPull && cfg.kernel.kind != StreamingKernel::Auto &&
+           cfg.storage == StorageKind::Dense)
+    c.at(ft.get("type"), what + " is applied by the \"ab_pull\" kernel, which reads the post-collision population "
+                                "of the neighbour along the face; simulation.kernel is \"" +
+                                scheme_name(cfg.kernel) + "\" (\"auto\" takes \"ab_pull\")");
 }
 
 // The speed profile of velocity inlet `face` (lbm/physics/Boundary.hpp InletProfile).
@@ -1033,12 +1046,26 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       cfg.trt_magic = *m;
   }
   if (col.get("sgs")) {
-    if (auto m = c.choice(col, "sgs", {"none", "smagorinsky"})) {
-      cfg.sgs = *m == 1 ? SgsModel::Smagorinsky : SgsModel::None;
+    if (auto m = c.choice(col, "sgs", {"none", "smagorinsky", "csm"})) {
+      cfg.sgs = SgsModel(*m);
       if (cfg.sgs != SgsModel::None && root.get("amr"))
         c.at(col.get("sgs"), "collision.sgs: subgrid models do not run on AMR levels yet (their coupling rescales "
                              "populations with each level's constant tau); use sgs = \"none\" with [amr]");
+      else if (cfg.sgs == SgsModel::Csm && cfg.storage == StorageKind::Sparse)
+        c.at(col.get("sgs"), "collision.sgs = \"csm\" needs simulation.storage = \"dense\" (the model reads the "
+                             "velocities of the neighbouring cells)");
+      else if (cfg.sgs == SgsModel::Csm && cfg.kernel.kind != StreamingKernel::ABPull &&
+               cfg.kernel.kind != StreamingKernel::Auto)
+        c.at(col.get("sgs"), "collision.sgs = \"csm\" is applied by the \"ab_pull\" kernel, which keeps the "
+                             "previous step's populations the model's velocity gradient is taken from; "
+                             "simulation.kernel is \"" + scheme_name(cfg.kernel) + "\" (\"auto\" takes \"ab_pull\")");
     }
+  }
+  if (col.get("csm_constant")) {
+    if (cfg.sgs != SgsModel::Csm)
+      c.not_used(col, "csm_constant", "csm_constant is only used by collision.sgs = \"csm\"");
+    else if (auto m = c.number(col, "csm_constant", "a number > 0 (C' of C = C' |Q/E|^(3/2))", positive))
+      cfg.csm_constant = *m;
   }
   if (col.get("smagorinsky_constant")) {
     if (cfg.sgs != SgsModel::Smagorinsky)
@@ -1151,8 +1178,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   // [boundary.*]
   const Tbl bnd = c.table(root, "boundary", "boundary");
   c.unknown_keys(bnd, face_names);
-  const std::vector<std::string> bc_names{"periodic", "wall", "moving_wall", "velocity_inlet",
-                                          "pressure_outlet"};
+  // "symmetry" is the free-slip face by another name: on a flat face both are specular reflection.
+  const std::vector<std::string> bc_names{"periodic",        "wall",      "moving_wall", "velocity_inlet",
+                                          "pressure_outlet", "free_slip", "symmetry"};
+  const FaceBC bc_types[] = {FaceBC::Periodic,       FaceBC::Wall,     FaceBC::MovingWall, FaceBC::VelocityInlet,
+                             FaceBC::PressureOutlet, FaceBC::FreeSlip, FaceBC::FreeSlip};
   std::array<bool, num_faces> face_type_ok{};
   for (int f = 0; f < num_faces; ++f) {
     FaceCondition& fc = cfg.faces[f];
@@ -1173,7 +1203,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       face_type_ok[f] = false;
       continue;
     }
-    fc.type = FaceBC(*t);
+    fc.type = bc_types[*t];
+    if (fc.type == FaceBC::FreeSlip) free_slip_face(c, ft, f, root.get("amr") != nullptr, cfg);
     const bool wants_u = fc.type == FaceBC::MovingWall || fc.type == FaceBC::VelocityInlet;
     if (wants_u) {
       if (!ft.get("velocity"))

@@ -36,6 +36,8 @@ constexpr std::uint8_t wall = 1;          // halfway bounce-back, at rest
 constexpr std::uint8_t moving_wall = 2;   // halfway bounce-back with wall velocity (Ladd)
 constexpr std::uint8_t inlet = 3;         // velocity inlet (bounce-back with momentum correction)
 constexpr std::uint8_t outlet = 4;        // pressure outlet (anti-bounce-back)
+constexpr std::uint8_t free_slip = 5;     // specular reflection (free-slip wall, symmetry plane); its
+                                          // index: the axes (bit d) along which the cell lies beyond one
 constexpr int kind_bits = 3;
 constexpr std::uint8_t kind_mask = 0x7;
 constexpr int max_table_entries = 32;

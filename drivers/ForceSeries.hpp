@@ -39,6 +39,8 @@ class ForceSeries {
 
   void add(long step, const std::vector<std::array<double, 3>>& forces);
   Json report() const;
+  const CsvSeries& series() const { return csv_; }
+  const std::vector<std::string>& body_names() const { return names_; }
 
  private:
   ForcesConfig settings_;

@@ -16,6 +16,7 @@ const char* face_bc_name(FaceBC bc) {
     case FaceBC::Wall: return "wall";
     case FaceBC::MovingWall: return "moving_wall";
     case FaceBC::VelocityInlet: return "velocity_inlet";
+    case FaceBC::FreeSlip: return "free_slip";
     default: return "pressure_outlet";
   }
 }
@@ -47,6 +48,7 @@ Json config_to_json(const Config& c) {
   if (c.collision == CollisionKind::TRT) j["trt_magic"] = c.trt_magic;
   j["sgs"] = sgs_name(c.sgs);
   if (c.sgs == SgsModel::Smagorinsky) j["smagorinsky_constant"] = c.smagorinsky_constant;
+  if (c.sgs == SgsModel::Csm) j["csm_constant"] = c.csm_constant;
   j["kernel"] = scheme_name(c.kernel);
   j["tile"] = c.tile;
   j["merge_form"] = merge_form_name(c.merge_form);

@@ -31,6 +31,7 @@
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "drivers/RunCheck.hpp"
+#include "drivers/RunPlots.hpp"
 #include "drivers/Stepper.hpp"
 #include "io/Checkpoint.hpp"
 #include "io/CsvSeries.hpp"
@@ -240,13 +241,13 @@ std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm co
     sim->kernel_choice_ = Json{{"chosen", "aa"}, {"source", "the sparse storage's kernel (seed 002: one lattice)"}};
     return sim;
   }
-  if (config.kernel.kind == StreamingKernel::Auto && config.wall_links()) {
+  if (config.kernel.kind == StreamingKernel::Auto && config.needs_pull_kernel()) {
     Config chosen = config;
     chosen.kernel = *parse_scheme("ab_pull");
     auto sim = create(chosen, comm);
     sim->kernel_choice_ = Json{{"chosen", "ab_pull"},
-                               {"source", "obstacles with per-link data (interpolated bounce-back, rotation) "
-                                          "are closed by ab_pull"}};
+                               {"source", "interpolated bounce-back, rotating obstacles, free-slip faces and the "
+                                          "CSM model are applied by ab_pull"}};
     return sim;
   }
   if (config.kernel.kind == StreamingKernel::Auto) {
@@ -689,6 +690,20 @@ Json run_deck(const Config& config, const RunOptions& options) {
   report["output_files"] = Json::array();
   for (const VtkSeries& piece : series)
     for (const auto& f : piece.files_written()) report["output_files"].push_back(f);
+  if (root && (forces || probes)) {
+    // A plot that cannot be drawn costs a warning, never the report.
+    const std::filesystem::path dir(config.output_dir);
+    try {
+      if (forces) plot_forces(forces->series(), forces->body_names(), (dir / "forces.png").string());
+      if (probes) plot_probes(*probes, config.probes, config.dimensions(), (dir / "probes.png").string());
+      report["plots"] = Json::array();
+      if (forces) report["plots"].push_back((dir / "forces.png").string());
+      if (probes) report["plots"].push_back((dir / "probes.png").string());
+    } catch (const Error& e) {
+      std::fprintf(stderr, "boreas: warning: %s\n", e.what());
+      report["plots_error"] = e.what();
+    }
+  }
   if (root) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << report.dump(2) << "\n";
   return report;
 }

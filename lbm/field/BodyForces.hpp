@@ -35,6 +35,15 @@ struct BodyLinks {
   DeviceView<std::uint8_t*> direction, body;
 };
 
+// The body that the link from fluid cell p along c meets after a free-slip face reflects it
+// (lbm/scheme/PullStep.hpp: the link is bounced back halfway and pushes that body as its mirror
+// image across the face does); -1 if none.
+inline int reflected_body(const DomainGeometry& domain, const std::array<int, 3>& p, const std::array<int, 3>& c) {
+  if (!domain.free_slip()) return -1;
+  const auto x = domain.reflected_cell(p, c);
+  return x ? domain.body_at((*x)[0], (*x)[1], (*x)[2]) : -1;
+}
+
 // Links of `cells` fluid cells: coords(i, p) gives cell i's global coordinates (or false when it
 // is not a fluid cell to count), slot(q, i, offset) the flat index of population q of the cell at
 // offset from cell i (asked for offsets other than 0 by obstacles with per-link data only).
@@ -52,12 +61,13 @@ BodyLinks body_links(const DomainGeometry& domain, const Config& config, long ce
     if (!coords(i, p)) continue;
     for (int q = 1; q < L::Q; ++q) {
       const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
-      const int body = domain.body_at(p[0] + c[0], p[1] + c[1], p[2] + c[2]);
+      int body = domain.body_at(p[0] + c[0], p[1] + c[1], p[2] + c[2]);
+      const bool reflected = body < 0 && (body = reflected_body(domain, p, c)) >= 0;
       if (body < 0) continue;
       const long own = slot(q, i, here);
       double own_weight = 2, second_weight = 0, wall = 0;
       long second = own;
-      if (per_link) {
+      if (per_link && !reflected) {
         // The returning population's rule, Boundary.hpp interpolated_bounce_back with its q the
         // opposite of this q: d < 1/2 reads f*_q one cell away from the wall (if fluid).
         const WallLink l = wall_link<L>(domain, p, opposite<L>(q), config.density);

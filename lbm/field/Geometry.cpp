@@ -16,6 +16,7 @@ DomainGeometry::DomainGeometry(const Config& config, std::vector<VoxelRegion> re
     : cells_(config.cells), faces_(config.faces), obstacles_(config.obstacles), voxels_(std::move(regions)) {
   for (int d = 0; d < 3; ++d) periodic_[d] = faces_[2 * d].type == FaceBC::Periodic;
   if (config.dimensions() == 2) periodic_[2] = true;  // no z faces in 2D
+  velocity_gradients_ = config.sgs == SgsModel::Csm;
   for (const Obstacle& o : obstacles_) {
     surfaces_.push_back(o.shape == Obstacle::Shape::Surface
                             ? std::make_shared<const SurfaceSolid>(read_stl(o.file), o.placement)
@@ -229,13 +230,16 @@ std::vector<std::string> body_names(const Config& config) {
 
 namespace {
 // Where faces meet (edges and corners of the ghost layer) the stronger condition wins:
-// a resting wall over a moving wall over an inlet over an outlet.
+// a resting wall over a moving wall over an inlet over an outlet over a free-slip face. A
+// free-slip face yields everywhere: its edge with another face is then the other face's mirror
+// image, as in the domain mirrored across it (the symmetry plane stays exact).
 int priority(FaceBC bc) {
   switch (bc) {
-    case FaceBC::Wall: return 4;
-    case FaceBC::MovingWall: return 3;
-    case FaceBC::VelocityInlet: return 2;
-    case FaceBC::PressureOutlet: return 1;
+    case FaceBC::Wall: return 5;
+    case FaceBC::MovingWall: return 4;
+    case FaceBC::VelocityInlet: return 3;
+    case FaceBC::PressureOutlet: return 2;
+    case FaceBC::FreeSlip: return 1;
     default: return 0;
   }
 }
@@ -251,6 +255,16 @@ std::uint8_t face_flag(FaceBC bc, int face) {
 }  // namespace
 
 std::uint8_t DomainGeometry::flag_at(int x, int y, int z) const { return flag_at_level(0, x, y, z); }
+
+std::optional<std::array<int, 3>> DomainGeometry::reflected_cell(const std::array<int, 3>& p,
+                                                                 const std::array<int, 3>& c) const {
+  const std::uint8_t link = flag_at(p[0] + c[0], p[1] + c[1], p[2] + c[2]);
+  if (flag::kind(link) != flag::free_slip) return std::nullopt;
+  std::array<int, 3> x{p[0] + c[0], p[1] + c[1], p[2] + c[2]};
+  for (int d = 0; d < 3; ++d)
+    if (flag::index(link) >> d & 1) x[d] = p[d];
+  return x;
+}
 
 std::uint8_t DomainGeometry::flag_at_level(int level, int x, int y, int z) const {
   const int r = 1 << level;
@@ -268,14 +282,18 @@ std::uint8_t DomainGeometry::flag_at_level(int level, int x, int y, int z) const
     if (cells_[2] == 1) centre[2] = p[2];  // 2D: one layer, never refined along z
     return solid_inside(centre, p) ? flag::wall : flag::fluid;
   }
-  int best = -1;
+  int best = -1, beyond = 0;
   for (int d = 0; d < 3; ++d) {
     int face = -1;
     if (p[d] < 0) face = 2 * d;
     if (p[d] >= cells_[d]) face = 2 * d + 1;
+    if (face >= 0) beyond |= 1 << d;
     if (face >= 0 && (best < 0 || priority(faces_[face].type) > priority(faces_[best].type)))
       best = face;
   }
+  // A free-slip face yields to all others: here every face the cell lies beyond is free-slip, and
+  // a link through it is reflected along each of their axes.
+  if (faces_[best].type == FaceBC::FreeSlip) return flag::make(flag::free_slip, beyond);
   return face_flag(faces_[best].type, best);
 }
 

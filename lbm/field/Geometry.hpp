@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,18 @@ class DomainGeometry {
   // halfway, is met at the middle of the link.
   WallCrossing wall_crossing(const std::array<int, 3>& fluid, const std::array<int, 3>& c) const;
   bool periodic(int axis) const { return periodic_[axis]; }
+  bool free_slip() const {
+    for (const FaceCondition& f : faces_)
+      if (f.type == FaceBC::FreeSlip) return true;
+    return false;
+  }
+  // The SGS model differentiates the previous step's velocity, which every cell, ghosts included,
+  // takes from all its populations (CSM; lbm/scheme/PullScheme.hpp): halos carry them all.
+  bool velocity_gradients() const { return velocity_gradients_; }
+  // Where the link from cell p along c enters a free-slip ghost: the cell its population reaches
+  // after the reflection (p + c with its components along the reflecting axes taken back;
+  // lbm/scheme/PullStep.hpp specular_reflection), fluid or not.
+  std::optional<std::array<int, 3>> reflected_cell(const std::array<int, 3>& p, const std::array<int, 3>& c) const;
   // Whether an obstacle has per-link data (interpolated bounce-back, rotation: WallLinks.hpp).
   bool wall_links() const {
     for (const Obstacle& o : obstacles_)
@@ -82,6 +95,7 @@ class DomainGeometry {
 
   std::array<int, 3> cells_{};
   std::array<bool, 3> periodic_{};
+  bool velocity_gradients_ = false;
   std::array<FaceCondition, num_faces> faces_{};
   std::vector<Obstacle> obstacles_;
   // Per obstacle: its solid when it comes from a file (shared by copies), else null.

@@ -6,7 +6,10 @@
 //   velocity inlet  same rule as the moving wall, with u_w = inlet velocity
 //   pressure outlet f_q = -f*_qb + 2 w_q rho_out (1 + 4.5 (c_q.u)^2 - 1.5 u^2)
 //                   (anti-bounce-back, u = the boundary cell's own velocity)
-// where qb is the opposite of q and f* are the cell's own post-collision populations.
+//   free slip       f_q = f*_r(x - c_q + c_qn)                        (specular reflection, r = q
+//                   reflected by the faces, c_qn: c_q along their normals)
+// where qb is the opposite of q and f* are the cell's own post-collision populations; the free-slip
+// rule (lbm/scheme/PullStep.hpp) reads the neighbour along the face that sends r.
 #include <Kokkos_Core.hpp>
 
 #include "core/Config.hpp"
@@ -88,7 +91,8 @@ struct CellPhysics {
     p.collision = config.collision;
     p.params = CollisionParams<Real>::make(
         config.tau, config.trt_magic, config.force,
-        config.sgs == SgsModel::Smagorinsky ? config.smagorinsky_constant : 0.0);
+        config.sgs == SgsModel::Smagorinsky ? config.smagorinsky_constant : 0.0,
+        config.sgs == SgsModel::Csm ? config.csm_constant : 0.0);
     p.rho0 = config.density;
     p.bc.rho0 = Real(config.density);
     for (int face = 0; face < num_faces; ++face) {

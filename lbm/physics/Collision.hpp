@@ -25,9 +25,12 @@ struct CollisionParams {
   Real smagorinsky = 0;
   bool has_sgs = false;
   Real tau = 1, magic = Real(3.0 / 16.0);
+  // Coherent-structure model: its C' (csm_viscosity); the kernel gives the cell's tau (with_tau).
+  Real csm = 0;
+  bool has_csm = false;
 
   static CollisionParams make(double tau, double magic, const std::array<double, 3>& force,
-                              double smagorinsky_constant = 0) {
+                              double smagorinsky_constant = 0, double csm_constant = 0) {
     CollisionParams p;
     p.omega = Real(1.0 / tau);
     // Lambda = (tau+ - 1/2)(tau- - 1/2)  (Ginzburg et al. 2008)
@@ -36,11 +39,43 @@ struct CollisionParams {
     p.has_force = force[0] != 0 || force[1] != 0 || force[2] != 0;
     p.smagorinsky = Real(18 * std::sqrt(2.0) * smagorinsky_constant * smagorinsky_constant);
     p.has_sgs = smagorinsky_constant != 0;
+    p.csm = Real(csm_constant);
+    p.has_csm = csm_constant != 0;
     p.tau = Real(tau);
     p.magic = Real(magic);
     return p;
   }
+  // The same rates for relaxation time t (the magic parameter held), no model left to apply.
+  KOKKOS_INLINE_FUNCTION CollisionParams with_tau(Real t) const {
+    CollisionParams p = *this;
+    p.tau = t;
+    p.omega = Real(1) / t;
+    p.omega_minus = Real(1) / (magic / (t - Real(0.5)) + Real(0.5));
+    p.has_sgs = p.has_csm = false;
+    return p;
+  }
 };
+
+// The coherent-structure model (Kobayashi 2005, with seed 000's constant): the eddy viscosity
+// nu_t = C |S| (filter width = the cell), C = C' |Q / E|^{3/2}, from the velocity gradient
+// G[a][b] = d u_b / d x_a: Q = -G_ab G_ba / 2 its second invariant, E = G_ab G_ab / 2 its
+// magnitude, |S| = sqrt(2 S_ab S_ab). |Q / E| <= 1; in pure rotation S = 0, in laminar shear
+// Q = 0, and nu_t vanishes in both.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real csm_viscosity(const Real (&G)[3][3], Real c_prime) {
+  Real q = 0, e = 0, ss = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      q += G[a][b] * G[b][a];
+      e += G[a][b] * G[a][b];
+      const Real s = Real(0.5) * (G[a][b] + G[b][a]);
+      ss += s * s;
+    }
+  if (e <= Real(0)) return 0;
+  using std::sqrt;
+  const Real f = q < Real(0) ? -q / e : q / e;  // |Q / E|: the halves cancel
+  return c_prime * f * sqrt(f) * sqrt(Real(2) * ss);
+}
 
 // Density and velocity of a set of incoming populations; u includes the Guo half-force shift.
 template <class L, class Real>

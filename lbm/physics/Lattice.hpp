@@ -124,6 +124,17 @@ KOKKOS_INLINE_FUNCTION constexpr int opposite(int q) {
   return q == 0 ? 0 : (q <= L::H ? q + L::H : q - L::H);
 }
 
+// Direction q reflected by planes normal to `axes` (bit d: axis d): its components along them negated.
+template <class L>
+KOKKOS_INLINE_FUNCTION constexpr int reflected(int q, int axes) {
+  for (int k = 0; k < L::Q; ++k) {
+    bool same = true;
+    for (int d = 0; d < 3; ++d) same = same && L::c(k, d) == (axes >> d & 1 ? -L::c(q, d) : L::c(q, d));
+    if (same) return k;
+  }
+  return q;
+}
+
 // Calls f(std::integral_constant<int, 0>) ... f(std::integral_constant<int, N-1>): loops over
 // lattice directions unroll at compile time, so velocities and weights become constants.
 template <int N, class F, int... I>

@@ -14,6 +14,7 @@ class PullScheme : public StreamingScheme<L, Real> {
   explicit PullScheme(const SchemeContext<Real>& context) : StreamingScheme<L, Real>(context) {
     f_[0] = Populations<Real>("populations_a", context.field.storage);
     f_[1] = Populations<Real>("populations_b", context.field.storage);
+    if (context.physics.params.has_csm) velocity_ = CellVelocity<Real>("cell_velocity", 3, context.field.geom.cells_alloc);
   }
 
   void load_canonical(const Populations<Real>& natural) override {
@@ -29,9 +30,11 @@ class PullScheme : public StreamingScheme<L, Real> {
   }
   void step_from_ghosts() override {
     const DenseGeometry& g = this->c_.field.geom;
+    begin_parts();
     step_part({0, 0, 0}, {g.n[0], g.n[1], g.n[2]});
     finish_parts();
   }
+  void begin_parts() override { update_velocity(); }
   HaloTransfer exchange_needed() const override { return HaloTransfer::Pull; }
   std::vector<HaloTransfer> exchanges() const override { return {HaloTransfer::Pull}; }
   std::string exchange_description() const override { return "pull: the populations the next step reads"; }
@@ -44,11 +47,32 @@ class PullScheme : public StreamingScheme<L, Real> {
     const Populations<Real> dst = f_[cur_ ^ 1];
     dispatch_collision<L>(c.physics.collision, [&](auto collision) {
       using C = decltype(collision);
-      for_each_cell("boreas::lbm::pull", c.field.geom, lo, hi, PullStep<L, Real, C>{gather, dst});
+      for_each_cell("boreas::lbm::pull", c.field.geom, lo, hi, PullStep<L, Real, C>{gather, dst, velocity_});
     });
   }
   const Populations<Real>& parts_target() const override { return f_[cur_ ^ 1]; }
   void finish_parts() override { cur_ ^= 1; }
+
+  // The coherent-structure model's velocity field: every fluid cell's, ghosts included, from its
+  // post-collision populations, u = (sum c f* - F / 2) / rho, the velocity of the previous step
+  // (the collision conserves the moments). A ghost thus gives its owner's value bit for bit, and
+  // the model reads nothing beyond the pull's reach; nu_t lags one step behind (O(dt)). Public
+  // only because nvcc requires the function enclosing an extended device lambda to be.
+  void update_velocity() {
+    if (!this->c_.physics.params.has_csm) return;
+    const Populations<Real> f = f_[cur_];
+    const DeviceView<const std::uint8_t*> flags = this->c_.field.flags;
+    const CollisionParams<Real> params = this->c_.physics.params;
+    const CellVelocity<Real> velocity = velocity_;
+    Kokkos::parallel_for(
+        "boreas::lbm::cell_velocity", Kokkos::RangePolicy<ExecSpace>(0, this->c_.field.geom.cells_alloc),
+        KOKKOS_LAMBDA(const long cell) {
+          if (flags(cell) != flag::fluid) return;
+          Real u[3];
+          post_collision_velocity<L>([&](int k) { return f(k, cell); }, params, u);
+          for (int d = 0; d < 3; ++d) velocity(d, cell) = u[d];
+        });
+  }
 
  protected:
   // One step of a block that is its own periodic neighbour: its ghosts mirror its cells first.
@@ -59,6 +83,7 @@ class PullScheme : public StreamingScheme<L, Real> {
 
   Populations<Real> f_[2];
   int cur_ = 0;
+  CellVelocity<Real> velocity_;
 };
 
 // k steps per sweep; step counts not divisible by k end with single pull steps. On several blocks

@@ -26,11 +26,46 @@ struct PullGather {
   DenseGeometry geom;
   BoundaryValues<Real> bc;
   CollisionParams<Real> params;
-  WallLinks walls;  // none in tiles: decks with obstacles' per-link data run ab_pull (core/Deck.cpp)
+  WallLinks walls;  // none in tiles: decks with obstacles' per-link data or free-slip faces run ab_pull (core/Deck.cpp)
 
   template <int q>
   KOKKOS_FORCEINLINE_FUNCTION long upwind_shift() const {
     return geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+  }
+
+  // A link from a free-slip ghost, closed by specular reflection at the halfway point: `axes`
+  // (bit d) are those along which the ghost lies beyond a free-slip face (two or three at an edge
+  // or corner where such faces meet). The population arrives from `source` = cell - c_q with its
+  // components along them taken back, which sent the reflected direction r through the faces:
+  // f_q(cell) = f*_r(source). Where that cell is not fluid (a body touching the face), the link is
+  // bounced back, f_q = f*_qb(cell). Either way each population that leaves through the faces has
+  // one receiver, so mass is conserved; and a domain mirrored across the faces computes the same
+  // populations, so a free-slip face is an exact symmetry plane.
+  template <int q>
+  KOKKOS_FORCEINLINE_FUNCTION Real specular_reflection(long cell, long upwind, int axes) const {
+    const long source = upwind + normal_shift<q>(axes);
+    if (flags(source) != flag::fluid) return src(opposite<L>(q), cell);
+    return src(reflected_direction<q>(axes), source);
+  }
+  // c_q's components along `axes` as a cell offset.
+  template <int q>
+  KOKKOS_FORCEINLINE_FUNCTION long normal_shift(int axes) const {
+    return geom.shift(axes & 1 ? L::c(q, 0) : 0, axes & 2 ? L::c(q, 1) : 0, axes & 4 ? L::c(q, 2) : 0);
+  }
+  template <int q>
+  KOKKOS_FORCEINLINE_FUNCTION static int reflected_direction(int axes) {
+    constexpr int r1 = reflected<L>(q, 1), r2 = reflected<L>(q, 2), r3 = reflected<L>(q, 3),
+                  r4 = reflected<L>(q, 4), r5 = reflected<L>(q, 5), r6 = reflected<L>(q, 6),
+                  r7 = reflected<L>(q, 7);
+    switch (axes) {
+      case 1: return r1;
+      case 2: return r2;
+      case 3: return r3;
+      case 4: return r4;
+      case 5: return r5;
+      case 6: return r6;
+      default: return r7;
+    }
   }
 
   // Incoming (post-streaming, pre-collision) populations of `cell`.
@@ -50,6 +85,8 @@ struct PullGather {
                                                 flags(downstream) == flag::fluid, [&] {
                                                   return src(opposite<L>(q), downstream);
                                                 });
+        } else if (flag::kind(fl) == flag::free_slip) {
+          f[q] = specular_reflection<q>(cell, upwind, flag::index(fl));
         } else {
           f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, [&](int(&p)[3]) { geom.position(cell, p); });
         }
@@ -58,26 +95,59 @@ struct PullGather {
   }
 };
 
+// The velocity of every cell after the previous step, (axis, cell): what the coherent-structure
+// model differentiates (PullScheme.hpp fills it from the post-collision populations).
+template <class Real>
+using CellVelocity = Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>;
+
 template <class L, class Real, class Collision>
 struct PullStep {
   PullGather<L, Real> gather;
   Populations<Real> dst;
+  CellVelocity<Real> velocity;  // CSM only
 
   // Any cell, any backend: the general path with a flag test per link.
   KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
     if (gather.flags(cell) != flag::fluid) return;
     Real f[L::Q];
     gather(cell, f);
-    Collision::template collide<L>(f, gather.params);
+    if (gather.params.has_csm)
+      Collision::template collide<L>(f, gather.params.with_tau(csm_tau(cell)));
+    else
+      Collision::template collide<L>(f, gather.params);
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
       dst(q, cell) = f[q];
     });
   }
 
+  // G[a][b] = d u_b / d x_a of the previous step's velocity: central differences, one-sided
+  // next to a cell that is not fluid (nothing across it: zero). The neighbours are one cell away,
+  // as the pull's, so the model adds nothing to the reach CRMT counts.
+  KOKKOS_INLINE_FUNCTION void velocity_gradient(long cell, Real (&G)[3][3]) const {
+    for (int a = 0; a < 3; ++a) {
+      const long s = gather.geom.shift(a == 0, a == 1, a == 2);
+      const bool up = a < L::D && gather.flags(cell + s) == flag::fluid;
+      const bool down = a < L::D && gather.flags(cell - s) == flag::fluid;
+      const long hi = up ? cell + s : cell, lo = down ? cell - s : cell;
+      const Real span = up && down ? Real(0.5) : Real(1);
+      for (int b = 0; b < 3; ++b) G[a][b] = up || down ? span * (velocity(b, hi) - velocity(b, lo)) : Real(0);
+    }
+  }
+  // tau_0 + 3 nu_t of the coherent-structure model.
+  KOKKOS_INLINE_FUNCTION Real csm_tau(long cell) const {
+    Real G[3][3];
+    velocity_gradient(cell, G);
+    return gather.params.tau + Real(3) * csm_viscosity(G, gather.params.csm);
+  }
+
   // `count` consecutive cells of one row starting at `first` (host backends): bulk runs take
-  // the vectorised path of BulkRows.hpp.
+  // the vectorised path of BulkRows.hpp (not with CSM, which reads its neighbours' velocities).
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
+    if (gather.params.has_csm) {
+      for (long cell = first; cell < first + count; ++cell) (*this)(cell);
+      return;
+    }
     BulkRows<L, Real, Collision>::row(
         gather.flags, gather.geom, gather.params, dst.layout, first, count, [&](long cell) { (*this)(cell); },
         [&](auto qc) -> const Real* {

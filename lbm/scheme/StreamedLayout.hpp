@@ -68,13 +68,27 @@ std::uint32_t links_into_box(const Box& box, const std::array<int, 3>& p, const 
   }
   return links;
 }
+// Populations q of cell p that a free-slip face reflects into a cell of `box`.
+template <class L>
+std::uint32_t reflected_into_box(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain) {
+  std::uint32_t links = 0;
+  if (!domain.free_slip()) return links;
+  for (int q = 0; q < L::Q; ++q)
+    if (auto x = domain.reflected_cell(p, {L::c(q, 0), L::c(q, 1), L::c(q, 2)}))
+      if (box.contains((*x)[0], (*x)[1], (*x)[2]) && domain.flag_at((*x)[0], (*x)[1], (*x)[2]) == flag::fluid)
+        links |= std::uint32_t(1) << q;
+  return links;
+}
 template <class L>
 std::uint32_t pushed_populations(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain) {
   return links_into_box<L>(box, p, domain, -1);
 }
+// Pulled also: the populations a free-slip face reflects into the box (PullStep.hpp), and all of
+// them when the SGS model takes the cells' velocities (CSM).
 template <class L>
 std::uint32_t pulled_populations(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain) {
-  return links_into_box<L>(box, p, domain, 1);
+  if (domain.velocity_gradients()) return (std::uint32_t(1) << L::Q) - 1;
+  return links_into_box<L>(box, p, domain, 1) | reflected_into_box<L>(box, p, domain);
 }
 
 // Periodic ghost list of a block: fluid ghosts, the owned cells they mirror, and per ghost g the

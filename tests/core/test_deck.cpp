@@ -700,6 +700,31 @@ TEST(DeckErrors, ObstacleWalls) {
                   "obstacle[0]: interpolated bounce-back does not run on AMR levels yet");
 }
 
+TEST(DeckErrors, PullOnlyFacesAndModels) {
+  const std::string physics = "[physics]\ntau = 0.6\n";
+  const std::string top = "[boundary.z_max]\ntype = \"free_slip\"\n";
+  EXPECT_CONTAINS(error_of(head + physics + top, {"simulation.kernel=\"swap\""}),
+                  "boundary.z_max.type: a free-slip (symmetry) face is applied by the \"ab_pull\" kernel");
+  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + top),
+                  "boundary.z_max.type: a free-slip (symmetry) face does not run on AMR levels yet");
+  EXPECT_CONTAINS(error_of(head + physics + top, {"simulation.storage=\"sparse\""}),
+                  "boundary.z_max.type with simulation.storage = \"sparse\": only \"wall\" and \"periodic\" faces");
+  EXPECT_CONTAINS(error_of(head + physics + top + "velocity = [0.1, 0, 0]\n"),
+                  "boundary.z_max.velocity: velocity is only used by moving_wall and velocity_inlet");
+  const std::string csm = "[collision]\nsgs = \"csm\"\n";
+  EXPECT_CONTAINS(error_of(head + physics + csm, {"simulation.kernel=\"aa\""}),
+                  "collision.sgs = \"csm\" is applied by the \"ab_pull\" kernel");
+  EXPECT_CONTAINS(error_of(head + physics + csm, {"simulation.storage=\"sparse\""}),
+                  "collision.sgs = \"csm\" needs simulation.storage = \"dense\"");
+  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + csm), "collision.sgs: subgrid models do not run on AMR levels yet");
+  EXPECT_CONTAINS(error_of(head + physics + "[collision]\ncsm_constant = 0.05\n"),
+                  "collision.csm_constant: csm_constant is only used by collision.sgs = \"csm\"");
+  // "symmetry" names the same condition
+  const Config c = parse_deck_string(head + physics + "[boundary.y_min]\ntype = \"symmetry\"\n", "t.toml", ".");
+  EXPECT_EQ(c.faces[YMin].type, FaceBC::FreeSlip);
+  EXPECT_TRUE(c.needs_pull_kernel());
+}
+
 TEST(DeckErrors, InletProfiles) {
   const std::string physics = "[physics]\ntau = 0.6\n";
   const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";

@@ -1,5 +1,6 @@
-// Obstacles with per-link data (interpolated bounce-back, rotating cylinders; lbm/field/WallLinks.hpp)
-// on several ranks: fields_hash, the forces on the bodies and the mass are the one-rank values to
+// What only the pull kernel applies: obstacles with per-link data (interpolated bounce-back,
+// rotating cylinders; lbm/field/WallLinks.hpp), free-slip faces and the CSM subgrid model, which
+// read neighbours' post-collision populations (lbm/scheme/PullStep.hpp), on several ranks: fields_hash, the forces on the bodies and the mass are the one-rank values to
 // the bit on 1-4 ranks, every decomposition, overlap strategy, CRMT ghost width, block count and
 // layout; the closed decks restore their mass every 100 steps (drivers/Simulation.cpp), also
 // across a checkpoint written on one rank count and continued on another. The binary runs under
@@ -26,7 +27,10 @@ using test::first_ranks;
 // A closed annulus (a turning inner cylinder, a resting inverted outer one) past two mass
 // restorations; a float channel with a force around an interpolated sphere and a turning cylinder
 // closed halfway (restored once); an open D3Q27 duct with an interpolated box (no restoration:
-// the outlet holds the density).
+// the outlet holds the density); a force-driven D3Q19 channel between a wall and a symmetry
+// face, with free-slip faces across (edges where reflections meet), periodic along the force, a
+// sphere cut by the symmetry plane and an interpolated one beside it; a D3Q27 cumulant + CSM wake
+// behind a box, periodic across (the model's velocity gradients through ghosts and images).
 const Deck wall_decks[] = {
     {"annulus_d2q9", R"(
 [simulation]
@@ -112,6 +116,66 @@ shape = "box"
 lo = [5.3, 2.6, 2.2]
 hi = [8.8, 6.1, 5.7]
 bounce_back = "interpolated"
+[output]
+vtk = false
+)"},
+    {"symmetric_channel_d3q19", R"(
+[simulation]
+steps = 90
+[lattice]
+model = "D3Q19"
+[domain]
+cells = [18, 12, 10]
+[physics]
+tau = 0.62
+force = [3e-5, 0, 0]
+[boundary.x_min]
+type = "periodic"
+[boundary.x_max]
+type = "periodic"
+[boundary.y_max]
+type = "symmetry"
+[boundary.z_min]
+type = "free_slip"
+[boundary.z_max]
+type = "free_slip"
+[[obstacle]]
+shape = "sphere"
+center = [6.2, 11.5, 4.6]
+radius = 3.1
+[[obstacle]]
+shape = "sphere"
+center = [13.4, 4.3, 5.2]
+radius = 2.2
+bounce_back = "interpolated"
+[output]
+vtk = false
+)"},
+    {"csm_wake_d3q27", R"(
+[simulation]
+steps = 60
+[lattice]
+model = "D3Q27"
+[collision]
+model = "cumulant"
+sgs = "csm"
+[domain]
+cells = [20, 10, 9]
+[physics]
+tau = 0.505
+[boundary.x_min]
+type = "velocity_inlet"
+velocity = [0.06, 0, 0]
+[boundary.x_max]
+type = "pressure_outlet"
+[boundary.y_min]
+type = "periodic"
+[boundary.y_max]
+type = "periodic"
+[[obstacle]]
+shape = "box"
+lo = [4.5, 3.2, 2.5]
+hi = [7.5, 6.8, 6.5]
 [output]
 vtk = false
 )"},

@@ -1,0 +1,48 @@
+#include "drivers/RunPlots.hpp"
+
+#include <algorithm>
+
+#include "io/LinePlot.hpp"
+
+namespace boreas {
+
+void plot_csv(const CsvSeries& csv, const std::vector<CsvPanel>& panels, const std::string& path) {
+  std::vector<double> steps(csv.steps().begin(), csv.steps().end());
+  std::vector<PlotPanel> plot;
+  for (const CsvPanel& p : panels) {
+    PlotPanel panel{p.title, {}};
+    for (const auto& [name, column] : p.columns) {
+      PlotSeries s{name, steps, {}};
+      for (const auto& row : csv.rows()) s.y.push_back(row[std::size_t(column)]);
+      panel.series.push_back(std::move(s));
+    }
+    plot.push_back(std::move(panel));
+  }
+  write_line_plot(path, plot, "time step");
+}
+
+void plot_forces(const CsvSeries& forces, const std::vector<std::string>& bodies, const std::string& path) {
+  CsvPanel drag{"drag coefficient c_D", {}}, lift{"lift coefficient c_L", {}};
+  for (int b = 0; b < int(bodies.size()); ++b) {
+    drag.columns.push_back({bodies[b], 5 * b + 3});
+    lift.columns.push_back({bodies[b], 5 * b + 4});
+  }
+  plot_csv(forces, {drag, lift}, path);
+}
+
+void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int dimensions, const std::string& path) {
+  const int shown = std::min<int>(plotted_probes, int(list.size()));
+  std::vector<CsvPanel> panels;
+  const char* titles[] = {"density", "velocity u_x", "velocity u_y", "velocity u_z"};
+  for (int q : {1, 2, 3, 0}) {
+    if (q == 3 && dimensions == 2) continue;
+    CsvPanel panel{titles[q], {}};
+    for (int p = 0; p < shown; ++p) panel.columns.push_back({list[p].name, 4 * p + q});
+    panels.push_back(panel);
+  }
+  if (int(list.size()) > shown)
+    panels.front().title += " (first " + std::to_string(shown) + " of " + std::to_string(list.size()) + " probes)";
+  plot_csv(probes, panels, path);
+}
+
+}  // namespace boreas
