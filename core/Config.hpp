@@ -50,6 +50,11 @@ struct FaceCondition {
   double reference_height = 0;  // power / log law: where the speed is `velocity`, cells above the ground
   double exponent = 1.0 / 7.0;  // power law
   double roughness_length = 0;  // log law z0, cells
+  // Synthetic inflow turbulence (lbm/physics/InflowTurbulence.hpp): RMS of each velocity
+  // component relative to the local mean speed (0: none), length scale (cells), time scale (steps).
+  double turbulence_intensity = 0;
+  double turbulence_length = 8;
+  double turbulence_time = 0;  // 0: turbulence_length / |velocity|
 };
 
 struct Obstacle {
@@ -264,7 +269,15 @@ struct Config {
   }
   // What reads a neighbour's post-collision populations (interpolated walls, specular reflection)
   // or velocity (CSM): only the two-lattice pull kernel still holds them when it needs them.
-  bool needs_pull_kernel() const { return wall_links() || free_slip_faces() || sgs == SgsModel::Csm; }
+  bool needs_pull_kernel() const {
+    return wall_links() || free_slip_faces() || sgs == SgsModel::Csm || turbulent_inflow() >= 0;
+  }
+  // The velocity inlet with synthetic turbulence (at most one), or -1.
+  int turbulent_inflow() const {
+    for (int f = 0; f < int(faces.size()); ++f)
+      if (faces[f].type == FaceBC::VelocityInlet && faces[f].turbulence_intensity > 0) return f;
+    return -1;
+  }
   // Interpolated bounce-back does not conserve mass; without an inlet or outlet, whose density
   // would hold it, the run restores the initial mass every mass_restoration_period steps
   // (drivers/Simulation.cpp).

@@ -445,7 +445,8 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
        {"tau", "viscosity", "reynolds", "length", "velocity", "density", "force", "mach_limit"}},
       {"initial", {"type", "velocity", "amplitude"}},
       {"boundary", face_names},
-      {"face", {"type", "velocity", "density", "profile", "reference_height", "exponent", "roughness_length"}},
+      {"face", {"type", "velocity", "density", "profile", "reference_height", "exponent", "roughness_length",
+                "turbulence_intensity", "turbulence_length", "turbulence_time"}},
       {"obstacle",
        {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset", "bounce_back", "invert",
         "angular_velocity"}},
@@ -630,6 +631,37 @@ void free_slip_face(Checker& c, const Tbl& ft, int face, bool amr, const Config&
     c.at(ft.get("type"), what + " is applied by the \"ab_pull\" kernel, which reads the post-collision population "
                                 "of the neighbour along the face; simulation.kernel is \"" +
                                 scheme_name(cfg.kernel) + "\" (\"auto\" takes \"ab_pull\")");
+}
+
+// Synthetic turbulence of velocity inlet `face` (lbm/physics/InflowTurbulence.hpp): one inlet, the
+// pull kernel (its field is refreshed before every step), dense storage, no AMR.
+void inflow_turbulence(Checker& c, const Tbl& ft, int face, bool amr, Config& cfg) {
+  FaceCondition& fc = cfg.faces[face];
+  const std::string key = ft.key("turbulence_intensity");
+  if (!ft.get("turbulence_intensity")) {
+    c.not_used(ft, "turbulence_length", "turbulence_length is only used with turbulence_intensity");
+    c.not_used(ft, "turbulence_time", "turbulence_time is only used with turbulence_intensity");
+    return;
+  }
+  const std::string what = "a number in (0, 0.5] (RMS of each velocity component / the local mean speed)";
+  if (auto v = c.number(ft, "turbulence_intensity", what, [](double x) { return x > 0 && x <= 0.5; }))
+    fc.turbulence_intensity = *v;
+  if (auto v = c.number(ft, "turbulence_length", "a number >= 1 (cells)", [](double x) { return x >= 1; }))
+    fc.turbulence_length = *v;
+  if (auto v = c.number(ft, "turbulence_time", "a number >= 1 (time steps)", [](double x) { return x >= 1; }))
+    fc.turbulence_time = *v;
+  for (int other = 0; other < face; ++other)
+    if (cfg.faces[other].turbulence_intensity > 0) {
+      c.at(ft.get("turbulence_intensity"), key + ": only one inlet carries synthetic turbulence (" +
+                                               face_names[other] + " does already)");
+      return;
+    }
+  if (amr)
+    c.at(ft.get("turbulence_intensity"), key + ": inflow turbulence does not run on AMR levels yet; remove [amr]");
+  else if (cfg.kernel.kind != StreamingKernel::ABPull && cfg.kernel.kind != StreamingKernel::Auto)
+    c.at(ft.get("turbulence_intensity"), key + ": inflow turbulence is verified on the \"ab_pull\" kernel only; "
+                                             "simulation.kernel is \"" + scheme_name(cfg.kernel) +
+                                             "\" (\"auto\" takes \"ab_pull\")");
 }
 
 // The speed profile of velocity inlet `face` (lbm/physics/Boundary.hpp InletProfile).
@@ -1219,11 +1251,14 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     } else {
       c.not_used(ft, "density", "density is only used by pressure_outlet");
     }
-    if (fc.type == FaceBC::VelocityInlet)
+    if (fc.type == FaceBC::VelocityInlet) {
       inlet_profile(c, ft, f, dims, root.get("amr") != nullptr, fc);
-    else
-      for (auto k : {"profile", "reference_height", "exponent", "roughness_length"})
+      inflow_turbulence(c, ft, f, root.get("amr") != nullptr, cfg);
+    } else {
+      for (auto k : {"profile", "reference_height", "exponent", "roughness_length", "turbulence_intensity",
+                     "turbulence_length", "turbulence_time"})
         c.not_used(ft, k, std::string(k) + " is only used by velocity_inlet");
+    }
   }
   for (int f = 0; f < num_faces; ++f) {
     // Once every face's type is known: a parabola spans the wall-bounded axes across its face; a
@@ -1662,8 +1697,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                               : 1.0;
       if ((fc.type == FaceBC::MovingWall || fc.type == FaceBC::VelocityInlet) && bnd.t && std::isfinite(peak))
         check(bnd.t->at_path(face_names[f] + ".velocity").node(),
-              "boundary." + face_names[f] + ".velocity" + (peak > 1 ? " (at the top of its profile)" : ""),
-              norm(fc.velocity) * std::max(peak, 1.0));
+              "boundary." + face_names[f] + ".velocity" + (peak > 1 ? " (at the top of its profile)" : "") +
+                  (fc.turbulence_intensity > 0 ? " (plus 3 RMS of its turbulence)" : ""),
+              norm(fc.velocity) * std::max(peak, 1.0) * (1 + 3 * fc.turbulence_intensity));
     }
     if (cfg.initial == InitialCondition::Uniform)
       check(ini.get("velocity"), "initial.velocity", norm(cfg.initial_velocity));

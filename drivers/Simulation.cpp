@@ -90,6 +90,15 @@ class SimulationImpl final : public GridSimulation {
       mass_target_ = total_mass();
       fluid_ = double(fluid_cells());
     }
+    refresh_inflow();
+  }
+
+  // The synthetic inflow turbulence of time step_, the next step's (and what the moments of the
+  // current state gather at the inlet).
+  void refresh_inflow() {
+    if (config_.turbulent_inflow() < 0) return;
+    auto t = timers_.scope("boundaries");
+    for (const auto& b : blocks_) b->update_inflow(step_);
   }
 
   // Interpolated bounce-back (Bouzidi et al. 2001) does not conserve mass: a deck without an open
@@ -100,11 +109,14 @@ class SimulationImpl final : public GridSimulation {
   // flow against 2.0).
   void advance(long steps) override {
     const long period = Config::mass_restoration_period;
+    const bool turbulent_inflow = config_.turbulent_inflow() >= 0;
     while (steps > 0) {
-      const long n = fluid_ > 0 ? std::min(steps, period - step_ % period) : steps;
+      // the inflow's field is the next step's: one step at a time
+      const long n = turbulent_inflow ? 1 : fluid_ > 0 ? std::min(steps, period - step_ % period) : steps;
       stepper_->advance(n, timers_);
       step_ += n;
       steps -= n;
+      refresh_inflow();
       if (fluid_ > 0 && step_ % period == 0) {
         const double delta = (mass_target_ - total_mass()) / fluid_;
         for (const auto& b : blocks_) shift_density<L>(b->field(), b->canonical(), delta);
@@ -197,6 +209,7 @@ class SimulationImpl final : public GridSimulation {
                                          pieces[i].values.size() / sizeof(Real));
     stepper_->reloaded();
     step_ = header.at("step").get<long>();
+    refresh_inflow();
   }
   void save_state() override {
     for (const auto& b : blocks_) b->save_state();
@@ -206,6 +219,7 @@ class SimulationImpl final : public GridSimulation {
     for (const auto& b : blocks_) b->restore_state();
     stepper_->reloaded();
     step_ = saved_step_;
+    refresh_inflow();
   }
 
   Json parallel_report() const override {

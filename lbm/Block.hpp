@@ -16,6 +16,7 @@
 #include "lbm/field/Field.hpp"
 #include "lbm/field/FieldOps.hpp"
 #include "lbm/field/Geometry.hpp"
+#include "lbm/physics/InflowGenerator.hpp"
 #include "lbm/scheme/StreamingScheme.hpp"
 
 namespace boreas {
@@ -41,6 +42,9 @@ class Block {
   Populations<Real> canonical() const { return scheme_->canonical(); }
   // `steps` complete steps of a block that is its own periodic neighbour (single-block runs).
   void advance(long steps) { scheme_->advance(steps); }
+  // The synthetic inflow turbulence for time step `step` (the next one computed); with it the
+  // driver steps one step at a time.
+  void update_inflow(long step) const { inflow_.update(step); }
 
   // Density and velocity of the owned cells from a canonical state whose ghosts facing other
   // blocks the caller filled (a halo); the ghosts that mirror this block's own cells across a
@@ -61,6 +65,7 @@ class Block {
   void restore_state();
 
  private:
+  InflowGenerator<Real> inflow_;  // before scheme_: the physics it builds holds the field
   std::unique_ptr<StreamingScheme<L, Real>> scheme_;
   DeviceView<Real*> saved_;
 };

@@ -65,13 +65,15 @@ std::unique_ptr<StreamingScheme<L, Real>> make_scheme(const Config& config, cons
 
 template <class L, class Real>
 Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const Box& owned,
-                      const std::array<int, 3>& ghosts, const std::vector<std::array<int, 3>>& self_offsets) {
+                      const std::array<int, 3>& ghosts, const std::vector<std::array<int, 3>>& self_offsets)
+    : inflow_(config) {
   if (config.tile < 2) throw Error("simulation.tile must be at least 2 (prism tiles of adjacent rows)");
   SchemeContext<Real> context;
   context.field = Field(config, domain, owned, ghosts, L::Q, sizeof(Real));
   if (config.wall_links())
     context.field.walls = wall_links<L>(context.field.geom, context.field.flags, domain, config.density);
   context.physics = CellPhysics<Real>::make(config);
+  context.physics.bc.turbulence = inflow_.turbulence();
   context.periodic = periodic_ghosts<L>(context.field, domain, self_offsets);
   context.tile = config.tile;
   scheme_ = make_scheme<L, Real>(config, context);

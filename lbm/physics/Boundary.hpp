@@ -15,6 +15,7 @@
 #include "core/Config.hpp"
 #include "core/Types.hpp"
 #include "lbm/physics/Collision.hpp"
+#include "lbm/physics/InflowTurbulence.hpp"
 
 namespace boreas {
 
@@ -75,6 +76,7 @@ struct BoundaryValues {
   Real velocity[flag::max_table_entries][3] = {};
   Real density[flag::max_table_entries] = {};
   InletProfile<Real> profile[num_faces];  // of the inlet faces
+  InflowTurbulence<Real> turbulence;       // of at most one inlet (Block fills it every step)
 };
 
 // The per-cell physics of a run: collision operator and parameters, boundary values, reference
@@ -140,14 +142,19 @@ KOKKOS_INLINE_FUNCTION Real incoming_from_boundary(std::uint8_t fl, const OwnPos
       return own_post(qb) + Real(6) * w * bc.rho0 * dot_c<L, q>(bc.velocity[k]);
     case flag::inlet: {
       Real speed = 1;
-      if (bc.profile[k].kind != InletProfileKind::Uniform) {
-        int cell[3];
-        where(cell);
+      const bool profiled = bc.profile[k].kind != InletProfileKind::Uniform, turbulent = k == bc.turbulence.face;
+      int cell[3] = {0, 0, 0};
+      if (profiled || turbulent) where(cell);
+      if (profiled) {
         const Real at[3] = {cell[0] - Real(0.5) * L::c(q, 0), cell[1] - Real(0.5) * L::c(q, 1),
                             cell[2] - Real(0.5) * L::c(q, 2)};
         speed = bc.profile[k].factor(at);
       }
-      return own_post(qb) + Real(6) * w * bc.rho0 * speed * dot_c<L, q>(bc.velocity[k]);
+      const Real mean = own_post(qb) + Real(6) * w * bc.rho0 * speed * dot_c<L, q>(bc.velocity[k]);
+      if (!turbulent) return mean;
+      Real u[3];
+      bc.turbulence.at(cell, u);
+      return mean + Real(6) * w * bc.rho0 * dot_c<L, q>(u);
     }
     case flag::outlet: {
       Real u[3];

@@ -719,6 +719,18 @@ TEST(DeckErrors, PullOnlyFacesAndModels) {
   EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + csm), "collision.sgs: subgrid models do not run on AMR levels yet");
   EXPECT_CONTAINS(error_of(head + physics + "[collision]\ncsm_constant = 0.05\n"),
                   "collision.csm_constant: csm_constant is only used by collision.sgs = \"csm\"");
+  const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "turbulence_intensity = 0.8\n"),
+                  "boundary.x_min.turbulence_intensity: expected a number in (0, 0.5]");
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "turbulence_length = 4\n"),
+                  "boundary.x_min.turbulence_length: turbulence_length is only used with turbulence_intensity");
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "turbulence_intensity = 0.1\n", {"simulation.kernel=\"aa\""}),
+                  "boundary.x_min.turbulence_intensity: inflow turbulence is verified on the \"ab_pull\" kernel only");
+  EXPECT_CONTAINS(error_of(head + physics + inlet + "turbulence_intensity = 0.1\n[boundary.y_min]\ntype = "
+                           "\"velocity_inlet\"\nvelocity = [0, 0.02, 0]\nturbulence_intensity = 0.1\n"),
+                  "boundary.y_min.turbulence_intensity: only one inlet carries synthetic turbulence (x_min does already)");
+  EXPECT_CONTAINS(error_of(head + physics + "[boundary.x_max]\ntype = \"wall\"\nturbulence_intensity = 0.1\n"),
+                  "boundary.x_max.turbulence_intensity: turbulence_intensity is only used by velocity_inlet");
   // "symmetry" names the same condition
   const Config c = parse_deck_string(head + physics + "[boundary.y_min]\ntype = \"symmetry\"\n", "t.toml", ".");
   EXPECT_EQ(c.faces[YMin].type, FaceBC::FreeSlip);

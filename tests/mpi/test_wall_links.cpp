@@ -1,6 +1,7 @@
 // What only the pull kernel applies: obstacles with per-link data (interpolated bounce-back,
 // rotating cylinders; lbm/field/WallLinks.hpp), free-slip faces and the CSM subgrid model, which
-// read neighbours' post-collision populations (lbm/scheme/PullStep.hpp), on several ranks: fields_hash, the forces on the bodies and the mass are the one-rank values to
+// read neighbours' post-collision populations (lbm/scheme/PullStep.hpp), and synthetic inflow
+// turbulence (lbm/physics/InflowTurbulence.hpp), on several ranks: fields_hash, the forces on the bodies and the mass are the one-rank values to
 // the bit on 1-4 ranks, every decomposition, overlap strategy, CRMT ghost width, block count and
 // layout; the closed decks restore their mass every 100 steps (drivers/Simulation.cpp), also
 // across a checkpoint written on one rank count and continued on another. The binary runs under
@@ -30,7 +31,8 @@ using test::first_ranks;
 // the outlet holds the density); a force-driven D3Q19 channel between a wall and a symmetry
 // face, with free-slip faces across (edges where reflections meet), periodic along the force, a
 // sphere cut by the symmetry plane and an interpolated one beside it; a D3Q27 cumulant + CSM wake
-// behind a box, periodic across (the model's velocity gradients through ghosts and images).
+// behind a box, periodic across (the model's velocity gradients through ghosts and images); a
+// D3Q19 log-law inflow with synthetic turbulence under a free-slip top, periodic across.
 const Deck wall_decks[] = {
     {"annulus_d2q9", R"(
 [simulation]
@@ -176,6 +178,34 @@ type = "periodic"
 shape = "box"
 lo = [4.5, 3.2, 2.5]
 hi = [7.5, 6.8, 6.5]
+[output]
+vtk = false
+)"},
+    {"turbulent_inflow_d3q19", R"(
+[simulation]
+steps = 50
+[lattice]
+model = "D3Q19"
+[domain]
+cells = [16, 10, 9]
+[physics]
+tau = 0.55
+[boundary.x_min]
+type = "velocity_inlet"
+velocity = [0.05, 0, 0]
+profile = "log_law"
+reference_height = 6
+roughness_length = 0.3
+turbulence_intensity = 0.15
+turbulence_length = 3
+[boundary.x_max]
+type = "pressure_outlet"
+[boundary.y_min]
+type = "periodic"
+[boundary.y_max]
+type = "periodic"
+[boundary.z_max]
+type = "free_slip"
 [output]
 vtk = false
 )"},
