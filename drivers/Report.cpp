@@ -85,6 +85,11 @@ Json config_to_json(const Config& c) {
       if (profile == InletProfileKind::PowerLaw) face["exponent"] = c.faces[f].exponent;
       if (profile == InletProfileKind::LogLaw) face["roughness_length"] = c.faces[f].roughness_length;
     }
+    if (c.faces[f].turbulence_intensity > 0) {  // also the checkpoint signature's: a restart keeps them
+      face["turbulence_intensity"] = c.faces[f].turbulence_intensity;
+      face["turbulence_length"] = c.faces[f].turbulence_length;
+      face["turbulence_time"] = c.faces[f].turbulence_time;
+    }
     faces[face_names[f]] = face;
   }
   j["boundary"] = faces;

@@ -135,12 +135,14 @@ struct Range {
     lo = std::min(lo, v);
     hi = std::max(hi, v);
   }
-  // An empty range becomes [0, 1], a single value v [v - d, v + d] with d = |v| / 10 (or 1).
+  // An empty range becomes [0, 1], a single value v (or values a few ulp apart, which no tick
+  // step could resolve) [v - d, v + d] with d = |v| / 10 (or 1).
   void settle(double pad) {
     if (!(lo <= hi)) {
       lo = 0;
       hi = 1;
-    } else if (lo == hi) {
+    } else if (hi - lo <= 1e-12 * std::max(std::abs(lo), std::abs(hi))) {
+      lo = hi = 0.5 * (lo + hi);
       const double d = lo != 0 ? std::abs(lo) / 10 : 1;
       lo -= d;
       hi += d;
@@ -163,7 +165,14 @@ std::vector<double> nice_ticks(double lo, double hi, int count) {
     step = m * power;
     if (step >= raw) break;
   }
-  for (double t = std::ceil(lo / step) * step; t <= hi + 1e-9 * step; t += step) ticks.push_back(t);
+  const double first = std::ceil(lo / step) * step;
+  // by index, not by adding steps: a step below the values' resolution must not stall the loop
+  for (long i = 0; i <= 4L * count; ++i) {
+    const double t = first + double(i) * step;
+    if (t > hi + 1e-9 * step) break;
+    if (i > 0 && t == ticks.back()) return {};  // a range a few ulp wide: no ticks
+    ticks.push_back(t);
+  }
   return ticks;
 }
 

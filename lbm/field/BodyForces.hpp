@@ -15,6 +15,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/Error.hpp"
@@ -35,13 +37,19 @@ struct BodyLinks {
   DeviceView<std::uint8_t*> direction, body;
 };
 
-// The body that the link from fluid cell p along c meets after a free-slip face reflects it
-// (lbm/scheme/PullStep.hpp: the link is bounced back halfway and pushes that body as its mirror
-// image across the face does); -1 if none.
-inline int reflected_body(const DomainGeometry& domain, const std::array<int, 3>& p, const std::array<int, 3>& c) {
-  if (!domain.free_slip()) return -1;
+// The body that the link from fluid cell p along direction q meets after a free-slip face reflects
+// it, and the direction it then travels (lbm/scheme/PullStep.hpp: the link is bounced back halfway
+// and pushes that body along the reflected direction, as its mirror image across the face does);
+// body -1 if none.
+template <class L>
+std::pair<int, int> reflected_body(const DomainGeometry& domain, const std::array<int, 3>& p, int q) {
+  if (!domain.free_slip()) return {-1, q};
+  const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
   const auto x = domain.reflected_cell(p, c);
-  return x ? domain.body_at((*x)[0], (*x)[1], (*x)[2]) : -1;
+  if (!x) return {-1, q};
+  int axes = 0;
+  for (int d = 0; d < 3; ++d) axes |= ((*x)[d] != p[d] + c[d]) << d;
+  return {domain.body_at((*x)[0], (*x)[1], (*x)[2]), reflected<L>(q, axes)};
 }
 
 // Links of `cells` fluid cells: coords(i, p) gives cell i's global coordinates (or false when it
@@ -61,8 +69,12 @@ BodyLinks body_links(const DomainGeometry& domain, const Config& config, long ce
     if (!coords(i, p)) continue;
     for (int q = 1; q < L::Q; ++q) {
       const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
-      int body = domain.body_at(p[0] + c[0], p[1] + c[1], p[2] + c[2]);
-      const bool reflected = body < 0 && (body = reflected_body(domain, p, c)) >= 0;
+      int body = domain.body_at(p[0] + c[0], p[1] + c[1], p[2] + c[2]), direction = q;
+      bool reflected = false;
+      if (body < 0) {
+        std::tie(body, direction) = reflected_body<L>(domain, p, q);
+        reflected = body >= 0;
+      }
       if (body < 0) continue;
       const long own = slot(q, i, here);
       double own_weight = 2, second_weight = 0, wall = 0;
@@ -90,7 +102,7 @@ BodyLinks body_links(const DomainGeometry& domain, const Config& config, long ce
       own_weights.push_back(own_weight);
       second_weights.push_back(second_weight);
       walls.push_back(wall);
-      directions.push_back(std::uint8_t(q));
+      directions.push_back(std::uint8_t(direction));
       bodies.push_back(std::uint8_t(body));
     }
   }

@@ -22,13 +22,16 @@ namespace boreas {
 // The speed factor of a velocity inlet at a point of its face, in cell-centre coordinates:
 //   uniform     1
 //   parabolic   the product over the wall-bounded axes across the face of 4 s (1 - s),
-//               s = (p + 1/2) / n (walls at -1/2 and n - 1/2): 1 at the centre
+//               s = (p + 1/2) / n (walls at -1/2 and n - 1/2): 1 at the centre; an axis between
+//               a wall and a free-slip (symmetry) face holds the half parabola of the mirrored
+//               channel, s = (p + 1/2 + o) / 2n (o = n with the symmetry face below), 1 on the face
 //   power law   (h / h_ref)^alpha                  h = p_v + 1/2, the height above the ground
 //   log law     ln(h / z0 + 1) / ln(h_ref / z0 + 1)   (the face of the vertical axis v: z, in 2D y)
 template <class Real>
 struct InletProfile {
   InletProfileKind kind = InletProfileKind::Uniform;
-  Real span[3] = {0, 0, 0};  // parabolic: cells across each wall-bounded axis, 0 elsewhere
+  Real span[3] = {0, 0, 0};  // parabolic: cells across each wall-bounded axis (mirrored: twice), 0 elsewhere
+  Real offset[3] = {0, 0, 0};  // parabolic: n along an axis whose lower face is the symmetry face
   int vertical = 2;
   Real reference_height = 1, exponent = 0, roughness = 1;
 
@@ -38,7 +41,7 @@ struct InletProfile {
         Real f = 1;
         for (int d = 0; d < 3; ++d)
           if (span[d] > 0) {
-            const Real s = (p[d] + Real(0.5)) / span[d];
+            const Real s = (p[d] + Real(0.5) + offset[d]) / span[d];
             f *= Real(4) * s * (Real(1) - s);
           }
         return f;
@@ -59,8 +62,12 @@ struct InletProfile {
     InletProfile p;
     p.kind = fc.profile;
     for (int d = 0; d < config.dimensions(); ++d) {
-      const bool walls = config.faces[2 * d].type != FaceBC::Periodic;
-      if (d != face / 2 && walls) p.span[d] = Real(config.cells[d]);
+      const FaceBC lower = config.faces[2 * d].type, upper = config.faces[2 * d + 1].type;
+      if (d == face / 2 || lower == FaceBC::Periodic || (lower == FaceBC::FreeSlip && upper == FaceBC::FreeSlip))
+        continue;
+      const bool mirrored = lower == FaceBC::FreeSlip || upper == FaceBC::FreeSlip;
+      p.span[d] = Real((mirrored ? 2 : 1) * config.cells[d]);
+      if (lower == FaceBC::FreeSlip) p.offset[d] = Real(config.cells[d]);
     }
     p.vertical = config.dimensions() - 1;
     p.reference_height = Real(fc.reference_height);

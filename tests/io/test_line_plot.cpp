@@ -88,6 +88,16 @@ TEST(LinePlot, TicksAreOneTwoFiveStepsInsideTheRange) {
   EXPECT_NEAR(small[1] - small[0], 1e-6, 1e-20);
   EXPECT_EQ(nice_ticks(1e-6, 3.2e-6, 5).size(), 5u);  // 4.4e-7 wanted: 5e-7 from 1e-6 to 3e-6
   EXPECT_TRUE(nice_ticks(1, 1, 5).empty());
+  EXPECT_TRUE(nice_ticks(1.0, 1.0 + 4.5e-16, 5).empty());  // narrower than the values' resolution
+}
+
+// A series flat to a few ulp (a probe's density at rest) draws as a constant, not a hang.
+TEST(LinePlot, SeriesFlatToRoundOffIsDrawn) {
+  PlotSeries s{"rho", {0, 1, 2, 3}, {1.0, 1.0000000000000002, 1.0, 1.0000000000000004}};
+  const std::string path = (fs::temp_directory_path() / "boreas_flat_plot.png").string();
+  write_line_plot(path, {PlotPanel{"density", {s}}}, "step");
+  EXPECT_EQ(read_png(path).width, 960);
+  fs::remove(path);
 }
 
 TEST(LinePlot, PngRoundTripsItsPixels) {
