@@ -94,7 +94,7 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
   };
   const bool computed = within(p), per_link = domain.wall_links(), free_slip = domain.free_slip();
   std::uint32_t pulled = 0, boundary_links = 0;
-  bool outlet = false;
+  bool all = false;
   for (int q = 0; q < L::Q; ++q) {
     const std::array<int, 3> x{p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2)};
     if (within(x)) pulled |= std::uint32_t(1) << q;
@@ -106,10 +106,10 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
     const std::uint8_t link = domain.flag_at(x[0], x[1], x[2]);
     if (link != flag::fluid) boundary_links |= std::uint32_t(1) << q;
     if (link == flag::wall && per_link) boundary_links |= std::uint32_t(1) << opposite<L>(q);
-    outlet |= flag::kind(link) == flag::outlet;
+    all |= flag::kind(link) == flag::outlet;
   }
-  outlet |= domain.velocity_gradients();
-  return pulled | (outlet ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);
+  all |= domain.velocity_gradients();
+  return pulled | (all ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);
 }
 
 namespace detail {

@@ -620,17 +620,24 @@ void check_sparse_storage(Checker& c, const Config& cfg, const Tbl& root, const 
   }
 }
 
+// What reads a neighbour's post-collision populations (Config::needs_pull_kernel) runs on ab_pull,
+// which "auto" takes; `reads` says what the feature reads there.
+bool runs_on_pull(const Config& cfg) {
+  return cfg.kernel.kind == StreamingKernel::ABPull || cfg.kernel.kind == StreamingKernel::Auto;
+}
+std::string pull_kernel_refusal(const std::string& what, const std::string& reads, const Config& cfg) {
+  return what + " is applied by the \"ab_pull\" kernel, which " + reads + "; simulation.kernel is \"" +
+         scheme_name(cfg.kernel) + "\" (\"auto\" takes \"ab_pull\")";
+}
+
 // A free-slip face reflects from the cell beside the receiving one (lbm/scheme/PullStep.hpp): the
 // pull kernel still holds that population; the AMR levels' kernel does not apply the rule.
 void free_slip_face(Checker& c, const Tbl& ft, int face, bool amr, const Config& cfg) {
   const std::string what = "boundary." + face_names[face] + ".type: a free-slip (symmetry) face";
   if (amr)
     c.at(ft.get("type"), what + " does not run on AMR levels yet; remove [amr] or use a wall");
-  else if (cfg.kernel.kind != StreamingKernel::ABPull && cfg.kernel.kind != StreamingKernel::Auto &&
-           cfg.storage == StorageKind::Dense)
-    c.at(ft.get("type"), what + " is applied by the \"ab_pull\" kernel, which reads the post-collision population "
-                                "of the neighbour along the face; simulation.kernel is \"" +
-                                scheme_name(cfg.kernel) + "\" (\"auto\" takes \"ab_pull\")");
+  else if (!runs_on_pull(cfg) && cfg.storage == StorageKind::Dense)
+    c.at(ft.get("type"), pull_kernel_refusal(what, "reads the post-collision population of the neighbour along the face", cfg));
 }
 
 // Synthetic turbulence of velocity inlet `face` (lbm/physics/InflowTurbulence.hpp): one inlet, the
@@ -658,7 +665,7 @@ void inflow_turbulence(Checker& c, const Tbl& ft, int face, bool amr, Config& cf
     }
   if (amr)
     c.at(ft.get("turbulence_intensity"), key + ": inflow turbulence does not run on AMR levels yet; remove [amr]");
-  else if (cfg.kernel.kind != StreamingKernel::ABPull && cfg.kernel.kind != StreamingKernel::Auto)
+  else if (!runs_on_pull(cfg))
     c.at(ft.get("turbulence_intensity"), key + ": inflow turbulence is verified on the \"ab_pull\" kernel only; "
                                              "simulation.kernel is \"" + scheme_name(cfg.kernel) +
                                              "\" (\"auto\" takes \"ab_pull\")");
@@ -869,10 +876,8 @@ bool obstacle_walls(Checker& c, const Tbl& ot, const std::string& name, const Co
     } else if (cfg.storage == StorageKind::Sparse) {
       c.at(n, what + " needs simulation.storage = \"dense\" (the sparse storage keeps no per-link data)");
       good = false;
-    } else if (cfg.kernel.kind != StreamingKernel::ABPull && cfg.kernel.kind != StreamingKernel::Auto) {
-      c.at(n, what + " is applied by the \"ab_pull\" kernel, which reads the neighbour's post-collision "
-                     "populations it interpolates; simulation.kernel is \"" + scheme_name(cfg.kernel) +
-                     "\" (\"auto\" takes \"ab_pull\")");
+    } else if (!runs_on_pull(cfg)) {
+      c.at(n, pull_kernel_refusal(what, "reads the neighbour's post-collision populations it interpolates", cfg));
       good = false;
     }
   }
@@ -1086,11 +1091,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       else if (cfg.sgs == SgsModel::Csm && cfg.storage == StorageKind::Sparse)
         c.at(col.get("sgs"), "collision.sgs = \"csm\" needs simulation.storage = \"dense\" (the model reads the "
                              "velocities of the neighbouring cells)");
-      else if (cfg.sgs == SgsModel::Csm && cfg.kernel.kind != StreamingKernel::ABPull &&
-               cfg.kernel.kind != StreamingKernel::Auto)
-        c.at(col.get("sgs"), "collision.sgs = \"csm\" is applied by the \"ab_pull\" kernel, which keeps the "
-                             "previous step's populations the model's velocity gradient is taken from; "
-                             "simulation.kernel is \"" + scheme_name(cfg.kernel) + "\" (\"auto\" takes \"ab_pull\")");
+      else if (cfg.sgs == SgsModel::Csm && !runs_on_pull(cfg))
+        c.at(col.get("sgs"), pull_kernel_refusal("collision.sgs = \"csm\"",
+                                               "keeps the previous step's populations the model's velocity "
+                                               "gradient is taken from",
+                                               cfg));
     }
   }
   if (col.get("csm_constant")) {

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <limits>
 
+#include "drivers/RunPlots.hpp"
+
 namespace boreas {
 
 namespace {
@@ -70,6 +72,15 @@ void ForceSeries::add(long step, const std::vector<std::array<double, 3>>& force
     row.insert(row.end(), {f[0], f[1], f[2], scale * f[settings_.drag_axis], scale * f[settings_.lift_axis]});
   }
   csv_.append(step, row);
+}
+
+void ForceSeries::plot(const std::string& path) const {
+  CsvPanel drag{"drag coefficient c_D", {}}, lift{"lift coefficient c_L", {}};
+  for (int b = 0; b < int(names_.size()); ++b) {
+    drag.columns.push_back({names_[b], b * columns_per_body + 3});
+    lift.columns.push_back({names_[b], b * columns_per_body + 4});
+  }
+  plot_csv(csv_, {drag, lift}, path);
 }
 
 std::string forces_summary(const Json& forces) {

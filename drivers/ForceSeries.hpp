@@ -39,8 +39,8 @@ class ForceSeries {
 
   void add(long step, const std::vector<std::array<double, 3>>& forces);
   Json report() const;
-  const CsvSeries& series() const { return csv_; }
-  const std::vector<std::string>& body_names() const { return names_; }
+  // forces.png: c_D and c_L of every body against the step (drivers/RunPlots.hpp).
+  void plot(const std::string& path) const;
 
  private:
   ForcesConfig settings_;

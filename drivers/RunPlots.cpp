@@ -21,15 +21,6 @@ void plot_csv(const CsvSeries& csv, const std::vector<CsvPanel>& panels, const s
   write_line_plot(path, plot, "time step");
 }
 
-void plot_forces(const CsvSeries& forces, const std::vector<std::string>& bodies, const std::string& path) {
-  CsvPanel drag{"drag coefficient c_D", {}}, lift{"lift coefficient c_L", {}};
-  for (int b = 0; b < int(bodies.size()); ++b) {
-    drag.columns.push_back({bodies[b], 5 * b + 3});
-    lift.columns.push_back({bodies[b], 5 * b + 4});
-  }
-  plot_csv(forces, {drag, lift}, path);
-}
-
 void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int dimensions, const std::string& path) {
   const int shown = std::min<int>(plotted_probes, int(list.size()));
   std::vector<CsvPanel> panels;
@@ -37,7 +28,7 @@ void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int di
   for (int q : {1, 2, 3, 0}) {
     if (q == 3 && dimensions == 2) continue;
     CsvPanel panel{titles[q], {}};
-    for (int p = 0; p < shown; ++p) panel.columns.push_back({list[p].name, 4 * p + q});
+    for (int p = 0; p < shown; ++p) panel.columns.push_back({list[p].name, quantities_per_probe * p + q});
     panels.push_back(panel);
   }
   if (int(list.size()) > shown)

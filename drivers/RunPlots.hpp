@@ -1,7 +1,7 @@
 #pragma once
-// The plots a run draws beside its CSV series (io/LinePlot.hpp): forces.png (drag and lift
-// coefficients of every body against the step) and probes.png (velocity components and density
-// of the first probe cells against the step).
+// The plots a run draws beside its CSV series (io/LinePlot.hpp): probes.png (velocity components
+// and density of the first probe cells against the step) here, forces.png by ForceSeries::plot.
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -20,8 +20,9 @@ void plot_csv(const CsvSeries& csv, const std::vector<CsvPanel>& panels, const s
 // The probes at most plotted (their legend must stay readable); all of them are in probes.csv.
 constexpr int plotted_probes = 8;
 
-// forces.csv holds per body fx, fy, fz, c_D, c_L; probes.csv per probe rho, ux, uy, uz.
-void plot_forces(const CsvSeries& forces, const std::vector<std::string>& bodies, const std::string& path);
+// The columns probes.csv holds per probe, in order: <name>_rho, <name>_ux, ...
+constexpr const char* probe_quantities[] = {"rho", "ux", "uy", "uz"};
+constexpr int quantities_per_probe = int(std::size(probe_quantities));
 void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int dimensions, const std::string& path);
 
 }  // namespace boreas

@@ -514,7 +514,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (!config.probes.empty()) {
     std::vector<std::string> columns;
     for (const Probe& p : config.probes)
-      for (const char* q : {"rho", "ux", "uy", "uz"}) columns.push_back(p.name + "_" + q);
+      for (const char* q : probe_quantities) columns.push_back(p.name + "_" + q);
     probes.emplace((std::filesystem::path(config.output_dir) / "probes.csv").string(), columns, root, first_step);
   }
   // Time averages per local block, from statistics.start on; a restart continues those of its
@@ -708,7 +708,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     // A plot that cannot be drawn costs a warning, never the report.
     const std::filesystem::path dir(config.output_dir);
     try {
-      if (forces) plot_forces(forces->series(), forces->body_names(), (dir / "forces.png").string());
+      if (forces) forces->plot((dir / "forces.png").string());
       if (probes) plot_probes(*probes, config.probes, config.dimensions(), (dir / "probes.png").string());
       report["plots"] = Json::array();
       if (forces) report["plots"].push_back((dir / "forces.png").string());
