@@ -27,6 +27,8 @@
 
 #include "amr/AmrSolver.hpp"
 #include "amr/Coupling.hpp"
+#include "amr/Partition.hpp"
+#include "comm/LeafHalo.hpp"
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
 #include "lbm/physics/Lattice.hpp"
@@ -88,10 +90,10 @@ KOKKOS_INLINE_FUNCTION void slope_and_curvature(Real c, const Real (&v)[4], cons
 
 template <class L, class Real>
 struct AmrLevel {
-  int blocks = 0;
+  int blocks = 0;  // held on this rank (AmrLattice::held_)
   DeviceView<Real*> f[2];
   DeviceView<std::uint8_t*> flags;
-  DeviceView<int*> leaves, refined;
+  DeviceView<int*> leaves, refined;  // the leaves this rank steps; the refined blocks it holds
   DeviceView<int* [8]> children;  // per refined block (by position in `refined`), child by octant
   DeviceView<std::uint8_t*> leaf_faces;  // per refined block: bit 2a + side set where that face neighbour is a leaf
   // The refined cells coarser leaves pull from (r * interior + cell number): each step restricts
@@ -145,19 +147,6 @@ struct AmrLeafStep {
       constexpr int q = decltype(qc)::value;
       dst(base + q * shape.cells + cell) = f[q];
     });
-  }
-};
-
-// Whole blocks (populations, ghosts included) from one lattice to another: pairs (to, from).
-template <class L, class Real>
-struct AmrBlockCopy {
-  DeviceView<Real*> to;
-  DeviceView<const Real*> from;
-  DeviceView<const int* [2]> pairs;
-  long per_block;
-  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const long k = i % per_block, p = i / per_block;
-    to(pairs(p, 0) * per_block + k) = from(pairs(p, 1) * per_block + k);
   }
 };
 
@@ -353,12 +342,22 @@ struct AmrFineToCoarse {
   }
 };
 
+// Several ranks (issue 13 B): the forest is known everywhere, the leaves are shared out by
+// partition_forest (amr/Partition.hpp), and a rank holds the blocks it owns and those its own
+// leaves read: same-level neighbours and coarse-to-fine stencils (whole ghost leaves, refreshed by
+// their owners after every step through comm/LeafHalo.hpp), and the refined blocks its leaves copy
+// from with the children it averages them from (each rank restricts what it reads itself, so
+// restrictions send nothing). Blocks are numbered per rank (slots) in the forest's order; on one
+// rank slot and block coincide. Outputs, checkpoints and regrids gather the owned blocks into a
+// replica of the whole forest on every rank and restrict there (memory of the whole run per rank
+// for that moment).
 template <class L, class Real>
 class AmrLattice final : public AmrSolver {
  public:
-  AmrLattice(const Config& config, const DomainGeometry& domain, Forest forest);
+  AmrLattice(const Config& config, const DomainGeometry& domain, Forest forest, MPI_Comm comm);
 
   const Forest& forest() const override { return forest_; }
+  const ForestPartition& partition() const override { return partition_; }
   void advance(long coarse_steps) override;
   long step() const override { return step_; }
   double mass() const override;
@@ -372,6 +371,9 @@ class AmrLattice final : public AmrSolver {
   int cells_per_block() const override { return int(shape_.cells); }
   std::vector<unsigned char> populations() const override;
   void load_populations(const std::vector<unsigned char>& bytes, long step) override;
+  long long messages_per_step() const override;
+  long long bytes_per_step() const override;
+  long long messages_sent() const override { return comm_.messages_sent(); }
 
   // One step of level l and, recursively, two of every finer level (public for CUDA lambdas).
   void advance_level(int l, Real alpha);
@@ -379,13 +381,24 @@ class AmrLattice final : public AmrSolver {
   void fill_ghosts(int l, Real alpha);
 
  private:
-  void setup_level(int l, const DomainGeometry& domain, const Config& config);
+  struct Replica {};
+  // The whole forest on this rank alone, with the parameters and flags of `of` and zero populations.
+  AmrLattice(const AmrLattice& of, Replica);
+  // The collision parameters and coupling rates of level l.
+  void set_level_parameters(int l, const Config& config);
+  // Partition, held blocks, index tables, device arrays and leaf halos from forest_ and host_flags_.
+  void build();
+  // A replica holding every block as its owner has it (current lattice), on every rank.
+  std::unique_ptr<AmrLattice> gathered() const;
+  // Both lattices of every held block from `replica`, a replica of this forest.
+  void take_blocks(const AmrLattice& replica);
+  bool distributed() const { return comm_.size() > 1; }
   // Fine-to-coarse of level l + 1 into level l's lattice `into`: the cells coarser leaves read,
   // or every refined cell (all).
   void restrict_level(int l, const DeviceView<Real*>& into, bool all) const;
   // Every refined cell of every level from its children, finest first (before output and regrid).
   void restrict_all() const;
-  // Fills this solver's current lattices from `old` (regridded()).
+  // Fills this solver's current lattices from `old` (regridded(); one rank, or replicas).
   void transfer_from(const AmrLattice& old);
   // Wraps level-l cell p on periodic axes; false when it lies outside the domain.
   bool wrap_cell(int l, std::array<int, 3>& p) const;
@@ -393,7 +406,8 @@ class AmrLattice final : public AmrSolver {
   int locate(int l, const std::array<int, 3>& p, long& cell) const;
   // The coarse-to-fine stencil of level-l cell p (wrapped) on level l - 1: its coarse cell and the
   // neighbours at 1 and 2 coarse cells per axis and side, refined ones as children groups when
-  // `children_groups` (stepping) or as their own cells (regrid). False when the coarse cell is solid.
+  // `children_groups` (stepping) or as their own cells (regrid), as offsets block * Q * S + cell
+  // of the forest's blocks. False when the coarse cell is solid.
   bool coarse_stencil(int l, const std::array<int, 3>& p, bool children_groups, InterpPoint& ip) const;
 
   Forest forest_;
@@ -401,9 +415,14 @@ class AmrLattice final : public AmrSolver {
   std::array<int, 3> cells0_;
   std::array<bool, 3> periodic_;
   std::vector<AmrLevel<L, Real>> levels_;
-  std::vector<std::vector<std::uint8_t>> host_flags_;  // per level, for the next level's set-up
+  std::vector<std::vector<std::uint8_t>> host_flags_;  // per level, every block of the forest
   BoundaryValues<Real> bc_;
   CollisionKind collision_;
+  mutable Comm comm_;
+  ForestPartition partition_;
+  std::vector<std::vector<int>> held_;  // per level: slot -> block, in forest order
+  std::vector<std::vector<int>> slot_;  // per level: block -> slot, -1 where not held
+  std::vector<LeafHalo<Real>> halos_;   // per level
   long step_ = 0;
 };
 

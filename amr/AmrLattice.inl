@@ -18,64 +18,211 @@ int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 }  // namespace
 
 template <class L, class Real>
-AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& domain, Forest forest)
+AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& domain, Forest forest, MPI_Comm comm)
     : forest_(std::move(forest)),
       shape_(forest_.leaf_size(), forest_.two_dimensional()),
       cells0_(config.cells),
       periodic_{domain.periodic(0), domain.periodic(1), domain.periodic(2)},
-      collision_(config.collision) {
+      collision_(config.collision),
+      comm_(comm) {
   if ((L::D == 2) != forest_.two_dimensional())
     throw Error(std::string("AMR: lattice ") + L::name + " needs a " + (L::D == 2 ? "2D domain (nz = 1)" : "3D domain"));
   bc_ = CellPhysics<Real>::make(config).bc;
   levels_.resize(forest_.levels());
   host_flags_.resize(forest_.levels());
-  for (int l = 0; l < forest_.levels(); ++l) setup_level(l, domain, config);
+  const long S = shape_.cells;
+  const int n = shape_.n, zlo = -shape_.gz, zhi = shape_.nz + shape_.gz;
+  for (int l = 0; l < forest_.levels(); ++l) {
+    set_level_parameters(l, config);
+    // Flags from the geometry at this level, ghosts included.
+    const auto& blocks = forest_.level(l);
+    std::vector<std::uint8_t>& fl = host_flags_[l];
+    fl.assign(blocks.size() * S, flag::wall);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      const Box box = forest_.box(blocks[b]);
+      for (int z = zlo; z < zhi; ++z)
+        for (int y = -1; y <= n; ++y)
+          for (int x = -1; x <= n; ++x)
+            fl[b * S + shape_.cell(x, y, z)] = domain.flag_at_level(l, box.lo[0] + x, box.lo[1] + y, box.lo[2] + z);
+    }
+  }
+  build();
   set_state([&](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
     initial_macroscopic(config, x, rho, u);
   });
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const Config& config) {
+AmrLattice<L, Real>::AmrLattice(const AmrLattice& of, Replica)
+    : forest_(of.forest_),
+      shape_(of.shape_),
+      cells0_(of.cells0_),
+      periodic_(of.periodic_),
+      host_flags_(of.host_flags_),
+      bc_(of.bc_),
+      collision_(of.collision_),
+      comm_(MPI_COMM_SELF),
+      step_(of.step_) {
+  levels_.resize(forest_.levels());
+  for (int l = 0; l < forest_.levels(); ++l) {
+    levels_[l].tau = of.levels_[l].tau;
+    levels_[l].params = of.levels_[l].params;
+    levels_[l].rates = of.levels_[l].rates;
+  }
+  build();
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::set_level_parameters(int l, const Config& config) {
   AmrLevel<L, Real>& lv = levels_[l];
-  const auto& blocks = forest_.level(l);
-  const long S = shape_.cells;
-  const int n = shape_.n;
-  lv.blocks = int(blocks.size());
   lv.tau = level_tau(config.tau, l);
   const std::array<double, 3> force = level_force(config.force, l);
   lv.params = CollisionParams<Real>::make(lv.tau, config.trt_magic, force);
   const double omega_odd = config.collision == CollisionKind::TRT ? double(lv.params.omega_minus) : 1 / lv.tau;
   lv.rates = CouplingRates<Real>::make(lv.tau, omega_odd, force);
-  for (int k = 0; k < 2; ++k)
-    lv.f[k] = DeviceView<Real*>("amr level " + std::to_string(l), std::size_t(lv.blocks) * L::Q * S);
+}
 
-  // Flags from the geometry at this level, ghosts included.
-  std::vector<std::uint8_t>& fl = host_flags_[l];
-  fl.assign(std::size_t(lv.blocks) * S, flag::wall);
+template <class L, class Real>
+void AmrLattice<L, Real>::build() {
+  const int levels = forest_.levels(), n = shape_.n, me = comm_.rank();
+  const long S = shape_.cells, QS = long(L::Q) * S;
   const int zlo = -shape_.gz, zhi = shape_.nz + shape_.gz;
-  for (int b = 0; b < lv.blocks; ++b) {
-    const Box box = forest_.box(blocks[b]);
-    for (int z = zlo; z < zhi; ++z)
-      for (int y = -1; y <= n; ++y)
-        for (int x = -1; x <= n; ++x)
-          fl[b * S + shape_.cell(x, y, z)] = domain.flag_at_level(l, box.lo[0] + x, box.lo[1] + y, box.lo[2] + z);
+  partition_ = partition_forest(forest_, comm_.size());
+  const auto owned = [&](int l, int b) { return partition_.owner[l][b] == me; };
+
+  // Tables in forest offsets (block * Q * S + cell) first: which blocks a rank holds follows from them.
+  struct Tables {
+    std::vector<long> copy_dst, copy_src;
+    std::vector<InterpPoint> points;
+    std::vector<int> leaves;
+  };
+  std::vector<Tables> tables(levels);
+  std::vector<std::vector<char>> needed(levels);
+  for (int l = 0; l < levels; ++l) needed[l].assign(forest_.level(l).size(), 0);
+  const auto need = [&](int l, long offset) { needed[l][offset / QS] = 1; };
+  for (int l = 0; l < levels; ++l) {
+    const auto& blocks = forest_.level(l);
+    std::vector<std::uint8_t>& fl = host_flags_[l];
+    Tables& t = tables[l];
+    levels_[l].fluid_leaf_cells = 0;
+    for (int b = 0; b < int(blocks.size()); ++b) {
+      const ForestBlock& blk = blocks[b];
+      if (owned(l, b)) needed[l][b] = 1;  // refined ones too: outputs gather them from their owner
+      if (!blk.leaf()) continue;  // refined blocks are not stepped: their ghosts are never read
+      for (long i = 0; i < shape_.interior(); ++i) levels_[l].fluid_leaf_cells += fl[b * S + shape_.interior_cell(i)] == flag::fluid;
+      if (owned(l, b)) t.leaves.push_back(b);
+      const Box box = forest_.box(blk);
+      for (int z = zlo; z < zhi; ++z)
+        for (int y = -1; y <= n; ++y)
+          for (int x = -1; x <= n; ++x) {
+            const bool ghost = x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= shape_.nz;
+            const long cell = shape_.cell(x, y, z);
+            if (!ghost || fl[b * S + cell] != flag::fluid) continue;
+            const int dx = x < 0 ? -1 : x >= n, dy = y < 0 ? -1 : y >= n, dz = z < 0 ? -1 : z >= shape_.nz;
+            const int nb = blk.neighbours[(dx + 1) + 3 * (dy + 1) + 9 * (dz + 1)];
+            if (nb >= 0) {
+              if (!owned(l, b)) continue;
+              t.copy_dst.push_back(long(b) * QS + cell);
+              t.copy_src.push_back(long(nb) * QS + shape_.cell(x - dx * n, y - dy * n, z - dz * shape_.nz));
+              need(l, t.copy_src.back());
+              continue;
+            }
+            // Inside a coarser leaf (2:1 balance: level l - 1).
+            std::array<int, 3> p{box.lo[0] + x, box.lo[1] + y, box.lo[2] + z};
+            if (!wrap_cell(l, p) || l == 0) throw std::logic_error("AMR: ghost without a source");
+            InterpPoint ip;
+            ip.dst = long(b) * QS + cell;
+            // Every rank closes every leaf's ghosts in solid coarse cells: a rank averaging a
+            // block it does not own reads that block's ghost flags.
+            if (!coarse_stencil(l, p, true, ip)) {
+              fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
+              continue;
+            }
+            if (!owned(l, b)) continue;
+            // Across the interface along an axis where the ghost leaves its block and the face
+            // neighbour that way is missing (a corner ghost next to a same-level block is not).
+            const int offset[3] = {dx, dy, dz};
+            for (int a = 0; a < 3; ++a) {
+              int dir[3] = {1, 1, 1};
+              dir[a] += offset[a];
+              ip.across[a] = offset[a] != 0 && blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]] < 0;
+            }
+            need(l - 1, ip.centre);
+            for (int a = 0; a < 3; ++a)
+              for (int s = 0; s < 2; ++s)
+                for (int d = 0; d < 2; ++d)
+                  if (ip.kind[a][s][d] != 0) need(ip.kind[a][s][d] == 1 ? l - 1 : l, ip.side[a][s][d]);
+            t.points.push_back(ip);
+          }
+    }
+  }
+  // Refined cells that this rank's leaves copy (the only ones each step restricts) and the
+  // children they are averaged from.
+  std::vector<std::vector<std::pair<int, long>>> restrict_cells(levels);  // (block, interior number)
+  for (int l = 0; l < levels; ++l) {
+    for (long src : tables[l].copy_src) {
+      const int nb = int(src / QS);
+      const ForestBlock& blk = forest_.level(l)[nb];
+      if (blk.leaf()) continue;
+      const long cell = src % QS;
+      const int x = int(cell % shape_.sx) - 1, y = int(cell / shape_.sx % shape_.sy) - 1,
+                z = int(cell / (long(shape_.sx) * shape_.sy)) - shape_.gz;
+      restrict_cells[l].push_back({nb, (long(z) * n + y) * n + x});
+      const int h = n / 2;
+      const std::array<int, 3> child{2 * blk.index[0] + (x >= h), 2 * blk.index[1] + (y >= h),
+                                     L::D == 3 ? 2 * blk.index[2] + (z >= h) : 0};
+      needed[l + 1][forest_.find(l + 1, child)] = 1;
+    }
+    std::sort(restrict_cells[l].begin(), restrict_cells[l].end());
+    restrict_cells[l].erase(std::unique(restrict_cells[l].begin(), restrict_cells[l].end()), restrict_cells[l].end());
   }
 
-  std::vector<long> copy_dst, copy_src;
-  std::vector<InterpPoint> points;
-  std::vector<int> leaves, refined;
-  std::vector<int> children;
-  std::vector<std::uint8_t> leaf_faces;
-  lv.fluid_leaf_cells = 0;
-  for (int b = 0; b < lv.blocks; ++b) {
-    const ForestBlock& blk = blocks[b];
-    const Box box = forest_.box(blk);
-    if (blk.leaf()) {
-      leaves.push_back(b);
-      for (long i = 0; i < shape_.interior(); ++i) lv.fluid_leaf_cells += fl[b * S + shape_.interior_cell(i)] == flag::fluid;
-    } else {
-      refined.push_back(b);
+  held_.assign(levels, {});
+  slot_.assign(levels, {});
+  for (int l = 0; l < levels; ++l) {
+    slot_[l].assign(forest_.level(l).size(), -1);
+    for (int b = 0; b < int(needed[l].size()); ++b)
+      if (needed[l][b]) {
+        slot_[l][b] = int(held_[l].size());
+        held_[l].push_back(b);
+      }
+  }
+  const auto to_slot = [&](int l, long offset) {
+    const int s = slot_[l][offset / QS];
+    if (s < 0) throw std::logic_error("AMR: a table reads a block this rank does not hold");
+    return long(s) * QS + offset % QS;
+  };
+
+  halos_.assign(levels, {});
+  for (int l = 0; l < levels; ++l) {
+    AmrLevel<L, Real>& lv = levels_[l];
+    const auto& blocks = forest_.level(l);
+    Tables& t = tables[l];
+    lv.blocks = int(held_[l].size());
+    for (int k = 0; k < 2; ++k) lv.f[k] = DeviceView<Real*>("amr level " + std::to_string(l), std::size_t(lv.blocks) * QS);
+    std::vector<std::uint8_t> flags(std::size_t(lv.blocks) * S);
+    for (int s = 0; s < lv.blocks; ++s)
+      std::copy_n(host_flags_[l].begin() + long(held_[l][s]) * S, S, flags.begin() + long(s) * S);
+    for (long& o : t.copy_dst) o = to_slot(l, o);
+    for (long& o : t.copy_src) o = to_slot(l, o);
+    for (InterpPoint& ip : t.points) {
+      ip.dst = to_slot(l, ip.dst);
+      ip.centre = to_slot(l - 1, ip.centre);
+      for (int a = 0; a < 3; ++a)
+        for (int s = 0; s < 2; ++s)
+          for (int d = 0; d < 2; ++d)
+            if (ip.kind[a][s][d] != 0) ip.side[a][s][d] = to_slot(ip.kind[a][s][d] == 1 ? l - 1 : l, ip.side[a][s][d]);
+    }
+    for (int& b : t.leaves) b = slot_[l][b];
+
+    std::vector<int> refined, children;
+    std::vector<std::uint8_t> leaf_faces;
+    std::vector<int> refined_position(blocks.size(), -1);
+    for (int b : held_[l]) {
+      const ForestBlock& blk = blocks[b];
+      if (blk.leaf()) continue;
+      refined_position[b] = int(refined.size());
+      refined.push_back(slot_[l][b]);
       std::uint8_t faces = 0;
       for (int a = 0; a < L::D; ++a)
         for (int side = 0; side < 2; ++side) {
@@ -87,73 +234,45 @@ void AmrLattice<L, Real>::setup_level(int l, const DomainGeometry& domain, const
       leaf_faces.push_back(faces);
       for (int o = 0; o < 8; ++o) {
         const bool exists = L::D == 3 || o < 4;
-        children.push_back(exists ? forest_.find(l + 1, {2 * blk.index[0] + (o & 1), 2 * blk.index[1] + ((o >> 1) & 1),
-                                                         L::D == 3 ? 2 * blk.index[2] + (o >> 2) : 0})
-                                  : -1);
+        const int child = exists ? forest_.find(l + 1, {2 * blk.index[0] + (o & 1), 2 * blk.index[1] + ((o >> 1) & 1),
+                                                        L::D == 3 ? 2 * blk.index[2] + (o >> 2) : 0})
+                                 : -1;
+        children.push_back(child >= 0 ? slot_[l + 1][child] : -1);  // -1 also where not held
       }
-      continue;  // refined blocks are not stepped: their ghosts are never read
     }
-    for (int z = zlo; z < zhi; ++z)
-      for (int y = -1; y <= n; ++y)
-        for (int x = -1; x <= n; ++x) {
-          const bool ghost = x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= shape_.nz;
-          const long cell = shape_.cell(x, y, z);
-          if (!ghost || fl[b * S + cell] != flag::fluid) continue;
-          const int dx = x < 0 ? -1 : x >= n, dy = y < 0 ? -1 : y >= n, dz = z < 0 ? -1 : z >= shape_.nz;
-          const int nb = blk.neighbours[(dx + 1) + 3 * (dy + 1) + 9 * (dz + 1)];
-          if (nb >= 0) {
-            copy_dst.push_back(long(b) * L::Q * S + cell);
-            copy_src.push_back(long(nb) * L::Q * S + shape_.cell(x - dx * n, y - dy * n, z - dz * shape_.nz));
-            continue;
-          }
-          // Inside a coarser leaf (2:1 balance: level l - 1).
-          std::array<int, 3> p{box.lo[0] + x, box.lo[1] + y, box.lo[2] + z};
-          if (!wrap_cell(l, p) || l == 0) throw std::logic_error("AMR: ghost without a source");
-          InterpPoint ip;
-          ip.dst = long(b) * L::Q * S + cell;
-          if (!coarse_stencil(l, p, true, ip)) {
-            fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
-            continue;
-          }
-          // Across the interface along an axis where the ghost leaves its block and the face
-          // neighbour that way is missing (a corner ghost next to a same-level block is not).
-          const int offset[3] = {dx, dy, dz};
-          for (int a = 0; a < 3; ++a) {
-            int dir[3] = {1, 1, 1};
-            dir[a] += offset[a];
-            ip.across[a] = offset[a] != 0 && blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]] < 0;
-          }
-          points.push_back(ip);
-        }
+    std::vector<long> restrict_read;
+    for (const auto& [b, i] : restrict_cells[l]) restrict_read.push_back(refined_position[b] * shape_.interior() + i);
+    lv.restrict_read = to_device_view("amr restrict read", restrict_read);
+    lv.flags = to_device_view("amr flags", flags);
+    lv.leaves = to_device_view("amr leaves", t.leaves);
+    lv.refined = to_device_view("amr refined", refined);
+    lv.copy_dst = to_device_view("amr copy dst", t.copy_dst);
+    lv.copy_src = to_device_view("amr copy src", t.copy_src);
+    lv.interp = to_device_view("amr interpolation", t.points);
+    lv.leaf_faces = to_device_view("amr leaf faces", leaf_faces);
+    lv.children = DeviceView<int* [8]>("amr children", refined.size());
+    auto h = Kokkos::create_mirror_view(lv.children);
+    for (std::size_t r = 0; r < refined.size(); ++r)
+      for (int o = 0; o < 8; ++o) h(r, o) = children[r * 8 + o];
+    Kokkos::deep_copy(lv.children, h);
+
+    // Leaves held but owned elsewhere come from their owners after every step of this level.
+    std::vector<std::vector<int>> wanted(comm_.size());
+    for (int b : held_[l])
+      if (blocks[b].leaf() && !owned(l, b)) wanted[partition_.owner[l][b]].push_back(b);
+    const std::vector<std::vector<int>> requested = comm_.exchange(wanted);
+    std::vector<typename LeafHalo<Real>::Peer> sends, receives;
+    for (int r = 0; r < comm_.size(); ++r) {
+      if (!requested[r].empty()) sends.push_back({r, {}});
+      for (int b : requested[r]) {
+        if (!owned(l, b) || !blocks[b].leaf()) throw std::logic_error("AMR: a rank asks for a block this rank does not own");
+        sends.back().blocks.push_back(slot_[l][b]);
+      }
+      if (!wanted[r].empty()) receives.push_back({r, {}});
+      for (int b : wanted[r]) receives.back().blocks.push_back(slot_[l][b]);
+    }
+    halos_[l] = LeafHalo<Real>(sends, receives, QS);
   }
-  // Refined cells that leaves' ghosts copy: the only ones each step must restrict.
-  std::vector<int> refined_position(lv.blocks, -1);
-  for (std::size_t r = 0; r < refined.size(); ++r) refined_position[refined[r]] = int(r);
-  std::vector<long> restrict_read;
-  for (long src : copy_src) {
-    const int nb = int(src / (long(L::Q) * S));
-    const long cell = src % (long(L::Q) * S);
-    if (refined_position[nb] < 0) continue;
-    // the cell's interior number (x fastest)
-    const int x = int(cell % shape_.sx) - 1, y = int(cell / shape_.sx % shape_.sy) - 1,
-              z = int(cell / (long(shape_.sx) * shape_.sy)) - shape_.gz;
-    restrict_read.push_back(refined_position[nb] * shape_.interior() + (long(z) * shape_.n + y) * shape_.n + x);
-  }
-  std::sort(restrict_read.begin(), restrict_read.end());
-  restrict_read.erase(std::unique(restrict_read.begin(), restrict_read.end()), restrict_read.end());
-  lv.restrict_read = to_device_view("amr restrict read", restrict_read);
-  lv.flags = to_device_view("amr flags", fl);
-  lv.leaves = to_device_view("amr leaves", leaves);
-  lv.refined = to_device_view("amr refined", refined);
-  lv.copy_dst = to_device_view("amr copy dst", copy_dst);
-  lv.copy_src = to_device_view("amr copy src", copy_src);
-  lv.interp = to_device_view("amr interpolation", points);
-  lv.leaf_faces = to_device_view("amr leaf faces", leaf_faces);
-  lv.children = DeviceView<int* [8]>("amr children", refined.size());
-  auto h = Kokkos::create_mirror_view(lv.children);
-  for (std::size_t r = 0; r < refined.size(); ++r)
-    for (int o = 0; o < 8; ++o) h(r, o) = children[r * 8 + o];
-  Kokkos::deep_copy(lv.children, h);
 }
 
 template <class L, class Real>
@@ -227,11 +346,12 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
     auto host = Kokkos::create_mirror_view(lv.f[lv.cur]);
     Kokkos::deep_copy(host, lv.f[lv.cur]);
     const double h = std::ldexp(1.0, -l);
-    for (int b = 0; b < lv.blocks; ++b) {
+    for (int slot = 0; slot < lv.blocks; ++slot) {
+      const int b = held_[l][slot];
       const Box box = forest_.box(forest_.level(l)[b]);
       for (long i = 0; i < shape_.interior(); ++i) {
         const long cell = shape_.interior_cell(i);
-        if (host_flags_[l][b * S + cell] != flag::fluid) continue;
+        if (host_flags_[l][long(b) * S + cell] != flag::fluid) continue;
         const int c[3] = {box.lo[0] + int(i % shape_.n), box.lo[1] + int(i / shape_.n % shape_.n),
                           box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
         auto at = [&](int a, double shift, double& rho, std::array<double, 3>& u) {
@@ -252,17 +372,36 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
         for (int d = 0; d < 3; ++d) ur[d] = Real(u[d]);
         Real f[L::Q];
         rebuild_post_collision<L>(Real(rho), ur, G, lv.rates, f);
-        for (int q = 0; q < L::Q; ++q) host((long(b) * L::Q + q) * S + cell) = f[q];
+        for (int q = 0; q < L::Q; ++q) host((long(slot) * L::Q + q) * S + cell) = f[q];
       }
     }
     Kokkos::deep_copy(lv.f[lv.cur], host);
   }
+  // The refined cells coarser leaves read hold their children's average from the first step on,
+  // as after every step and regrid (else the first step would depend on whether an output
+  // restricted them): the finer levels' ghosts filled at t, then restricted. Ranks averaging
+  // children they do not own read the owners' ghost fill.
+  for (int l = 1; l < int(levels_.size()); ++l) {
+    fill_ghosts(l, Real(0));
+    halos_[l].exchange(comm_, levels_[l].f[levels_[l].cur], l);
+  }
+  for (int l = int(levels_.size()) - 2; l >= 0; --l) restrict_level(l, levels_[l].f[levels_[l].cur], false);
+  Kokkos::fence();
 }
 
 template <class L, class Real>
 std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, const DomainGeometry& domain,
                                                            Forest forest) const {
-  auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest));
+  if (distributed()) {
+    // On a replica of the whole forest (every rank alike), then shared out again.
+    std::unique_ptr<AmrSolver> whole = gathered()->regridded(config, domain, forest);
+    auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest), comm_.get());
+    next->take_blocks(static_cast<const AmrLattice&>(*whole));
+    next->step_ = step_;
+    next->timers_ = timers_;
+    return next;
+  }
+  auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest), MPI_COMM_SELF);
   restrict_all();  // coarsened blocks take their refined values
   next->transfer_from(*this);
   // New refined blocks hold interpolated values until restricted: coarser leaves read them in the
@@ -278,17 +417,18 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
 
 template <class L, class Real>
 void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
+  if (distributed() || old.distributed()) throw std::logic_error("AMR: transfer between whole forests only");
   const long S = shape_.cells;
   for (int l = 0; l < int(levels_.size()); ++l) {
     AmrLevel<L, Real>& lv = levels_[l];
-    std::vector<int> pairs;
+    std::vector<int> to, from;
     std::vector<InterpPoint> points;
     for (int b = 0; b < lv.blocks; ++b) {
       const ForestBlock& blk = forest_.level(l)[b];
       const int ob = l < old.forest_.levels() ? old.forest_.find(l, blk.index) : -1;
       if (ob >= 0) {
-        pairs.push_back(b);
-        pairs.push_back(ob);
+        to.push_back(b);
+        from.push_back(ob);
         continue;
       }
       const Box box = forest_.box(blk);
@@ -303,17 +443,11 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
       }
     }
     const long per_block = long(L::Q) * S;
-    if (!pairs.empty()) {
-      DeviceView<int* [2]> d("amr regrid pairs", pairs.size() / 2);
-      auto h = Kokkos::create_mirror_view(d);
-      for (std::size_t k = 0; k < pairs.size() / 2; ++k) {
-        h(k, 0) = pairs[2 * k];
-        h(k, 1) = pairs[2 * k + 1];
-      }
-      Kokkos::deep_copy(d, h);
-      const AmrLevel<L, Real>& from = old.levels_[l];
+    if (!to.empty()) {
+      const DeviceView<int* [2]> d = block_pairs("amr regrid pairs", to, from);
+      const AmrLevel<L, Real>& old_level = old.levels_[l];
       Kokkos::parallel_for("amr regrid copy", Kokkos::RangePolicy<ExecSpace>(0, long(d.extent(0)) * per_block),
-                           AmrBlockCopy<L, Real>{lv.f[lv.cur], from.f[from.cur], d, per_block});
+                           WholeBlockCopy<Real>{lv.f[lv.cur], old_level.f[old_level.cur], d, per_block});
     }
     if (!points.empty()) {
       const AmrLevel<L, Real>& coarse = levels_[l - 1];
@@ -373,6 +507,10 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
                                                            lv.params, bc_});
     });
   }
+  {
+    auto t = timers_.scope("MPI");
+    halos_[l].exchange(comm_, lv.f[1 - lv.cur], l);
+  }
   if (l + 1 < int(levels_.size())) {
     advance_level(l + 1, Real(0));
     advance_level(l + 1, Real(0.5));
@@ -396,6 +534,7 @@ void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, b
 
 template <class L, class Real>
 void AmrLattice<L, Real>::restrict_all() const {
+  if (distributed()) throw std::logic_error("AMR: restricting every block needs the whole forest (gathered())");
   for (int l = int(levels_.size()) - 2; l >= 0; --l) restrict_level(l, levels_[l].f[levels_[l].cur], true);
   Kokkos::fence();
 }
@@ -421,11 +560,12 @@ double AmrLattice<L, Real>::mass() const {
         level_mass);
     total += std::ldexp(level_mass, -L::D * l);
   }
-  return total;
+  return comm_.sum(total);
 }
 
 template <class L, class Real>
 std::vector<AmrBlockSample> AmrLattice<L, Real>::sample() const {
+  if (distributed()) return gathered()->sample();
   restrict_all();
   std::vector<AmrBlockSample> out;
   const long S = shape_.cells;
@@ -467,26 +607,27 @@ std::uint64_t AmrLattice<L, Real>::fields_hash() const {
     const AmrLevel<L, Real>& lv = levels_[l];
     auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
     const std::uint64_t nx = std::uint64_t(cells0_[0]) << l, ny = std::uint64_t(cells0_[1]) << l;
-    for (int b = 0; b < lv.blocks; ++b) {
-      const ForestBlock& blk = forest_.level(l)[b];
-      if (!blk.leaf()) continue;
-      const Box box = forest_.box(blk);
+    auto leaves = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.leaves);
+    for (std::size_t k = 0; k < leaves.extent(0); ++k) {
+      const int slot = leaves(k), b = held_[l][slot];
+      const Box box = forest_.box(forest_.level(l)[b]);
       for (long i = 0; i < shape_.interior(); ++i) {
         const long cell = shape_.interior_cell(i);
-        if (host_flags_[l][b * S + cell] != flag::fluid) continue;
+        if (host_flags_[l][long(b) * S + cell] != flag::fluid) continue;
         const std::uint64_t x = box.lo[0] + i % shape_.n, y = box.lo[1] + i / shape_.n % shape_.n,
                             z = box.lo[2] + i / (long(shape_.n) * shape_.n);
         // Levels apart in the top byte: a level's grid has fewer than 2^56 cells.
         const std::uint64_t key = (std::uint64_t(l) << 56) + (z * ny + y) * nx + x;
-        hash += field_detail::cell_hash<L::Q>(key, [&](int q) { return f((long(b) * L::Q + q) * S + cell); });
+        hash += field_detail::cell_hash<L::Q>(key, [&](int q) { return f((long(slot) * L::Q + q) * S + cell); });
       }
     }
   }
-  return hash;
+  return comm_.sum(hash);
 }
 
 template <class L, class Real>
 std::vector<unsigned char> AmrLattice<L, Real>::populations() const {
+  if (distributed()) return gathered()->populations();
   // Refined cells that no coarser leaf reads keep stale values between outputs; restricted, every
   // refined cell holds its children's average and runs at one step have equal populations.
   restrict_all();
@@ -506,6 +647,13 @@ std::vector<unsigned char> AmrLattice<L, Real>::populations() const {
 
 template <class L, class Real>
 void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& bytes, long step) {
+  if (distributed()) {
+    AmrLattice whole(*this, Replica{});
+    whole.load_populations(comm_.broadcast(bytes), step);
+    take_blocks(whole);
+    step_ = step;
+    return;
+  }
   const long S = shape_.cells;
   std::size_t expected = 0;
   for (const AmrLevel<L, Real>& lv : levels_) expected += std::size_t(lv.blocks) * S * cell_bytes();
@@ -525,6 +673,72 @@ void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& byt
     Kokkos::deep_copy(lv.f[lv.cur], f);
   }
   step_ = step;
+}
+
+template <class L, class Real>
+std::unique_ptr<AmrLattice<L, Real>> AmrLattice<L, Real>::gathered() const {
+  std::unique_ptr<AmrLattice> whole(new AmrLattice(*this, Replica{}));
+  const long QS = long(L::Q) * shape_.cells;
+  const int me = comm_.rank();
+  std::vector<unsigned char> mine;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const AmrLevel<L, Real>& lv = levels_[l];
+    auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
+    for (int b : held_[l])
+      if (partition_.owner[l][b] == me) {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(f.data() + long(slot_[l][b]) * QS);
+        mine.insert(mine.end(), bytes, bytes + QS * sizeof(Real));
+      }
+  }
+  const std::vector<unsigned char> all = comm_.allgather(mine);
+  // Rank by rank, each rank's owned blocks level by level in forest order.
+  std::vector<decltype(Kokkos::create_mirror_view(whole->levels_[0].f[0]))> hosts;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    whole->levels_[l].cur = levels_[l].cur;
+    hosts.push_back(Kokkos::create_mirror_view(whole->levels_[l].f[levels_[l].cur]));
+  }
+  std::size_t at = 0;
+  for (int r = 0; r < comm_.size(); ++r)
+    for (int l = 0; l < int(levels_.size()); ++l)
+      for (int b = 0; b < int(forest_.level(l).size()); ++b)
+        if (partition_.owner[l][b] == r) {
+          std::memcpy(hosts[l].data() + long(b) * QS, all.data() + at, QS * sizeof(Real));
+          at += QS * sizeof(Real);
+        }
+  for (int l = 0; l < int(levels_.size()); ++l) Kokkos::deep_copy(whole->levels_[l].f[levels_[l].cur], hosts[l]);
+  return whole;
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::take_blocks(const AmrLattice& replica) {
+  const long QS = long(L::Q) * shape_.cells;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    AmrLevel<L, Real>& lv = levels_[l];
+    const AmrLevel<L, Real>& from = replica.levels_[l];
+    std::vector<int> to(lv.blocks);
+    for (int s = 0; s < lv.blocks; ++s) to[s] = s;
+    const DeviceView<int* [2]> pairs = block_pairs("amr held blocks", to, held_[l]);
+    for (int k = 0; k < 2; ++k)
+      if (lv.blocks > 0)
+        Kokkos::parallel_for("amr take blocks", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * QS),
+                             WholeBlockCopy<Real>{lv.f[k], from.f[k], pairs, QS});
+    lv.cur = from.cur;
+  }
+  Kokkos::fence();
+}
+
+template <class L, class Real>
+long long AmrLattice<L, Real>::messages_per_step() const {
+  long long n = 0;
+  for (int l = 0; l < int(halos_.size()); ++l) n += static_cast<long long>(halos_[l].messages()) << l;
+  return n;
+}
+
+template <class L, class Real>
+long long AmrLattice<L, Real>::bytes_per_step() const {
+  long long n = 0;
+  for (int l = 0; l < int(halos_.size()); ++l) n += halos_[l].bytes() << l;
+  return n;
 }
 
 template <class L, class Real>

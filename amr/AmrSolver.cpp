@@ -9,11 +9,12 @@
 
 namespace boreas {
 
-std::unique_ptr<AmrSolver> AmrSolver::create(const Config& config, const DomainGeometry& domain, Forest forest) {
+std::unique_ptr<AmrSolver> AmrSolver::create(const Config& config, const DomainGeometry& domain, Forest forest,
+                                             MPI_Comm comm) {
   return dispatch_lattice(config.lattice, [&](auto lattice) {
     using L = decltype(lattice);
-    if (config.precision == Precision::Float) return make_amr_solver<L, float>(config, domain, std::move(forest));
-    return make_amr_solver<L, double>(config, domain, std::move(forest));
+    if (config.precision == Precision::Float) return make_amr_solver<L, float>(config, domain, std::move(forest), comm);
+    return make_amr_solver<L, double>(config, domain, std::move(forest), comm);
   });
 }
 

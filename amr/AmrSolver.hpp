@@ -1,14 +1,17 @@
 #pragma once
 // A run on a block forest (amr/Forest.hpp) with multi-time-step subcycling (seed 000 Fig. 2),
 // behind a type-erased interface so that drivers and tests choose lattice and precision at run
-// time. One rank (issue 13 A); every level holds all its blocks, leaves and refined ones.
+// time. On one rank or several (issue 13 B: amr/AmrLattice.hpp says what each rank holds).
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
 
+#include <mpi.h>
+
 #include "amr/Forest.hpp"
+#include "amr/Partition.hpp"
 #include "core/Config.hpp"
 #include "core/Timers.hpp"
 #include "lbm/field/Geometry.hpp"
@@ -26,16 +29,20 @@ struct AmrBlockSample {
 
 class AmrSolver {
  public:
-  static std::unique_ptr<AmrSolver> create(const Config& config, const DomainGeometry& domain, Forest forest);
+  // Collective over `comm`: every rank passes the same forest and steps the leaves it owns.
+  static std::unique_ptr<AmrSolver> create(const Config& config, const DomainGeometry& domain, Forest forest,
+                                           MPI_Comm comm = MPI_COMM_SELF);
   virtual ~AmrSolver() = default;
 
   virtual const Forest& forest() const = 0;
+  virtual const ForestPartition& partition() const = 0;
   // Advances every level by `coarse_steps` level-0 steps (2^l steps of level l each).
   virtual void advance(long coarse_steps) = 0;
   virtual long step() const = 0;  // level-0 steps done
   // Mass of the leaves' fluid cells in level-0 cell volumes (a level-l cell weighs 2^(-D l)).
   virtual double mass() const = 0;
-  // Every block of every level (refined blocks hold the average of their children).
+  // Every block of every level (refined blocks hold the average of their children), on every
+  // rank (collective).
   virtual std::vector<AmrBlockSample> sample() const = 0;
   virtual long long fluid_leaf_cells(int level) const = 0;
   // Cell updates per level-0 step: sum over levels of 2^l x (fluid leaf cells of level l), the
@@ -62,7 +69,13 @@ class AmrSolver {
   virtual int cell_bytes() const = 0;
   virtual int cells_per_block() const = 0;  // ghosts included
   virtual std::vector<unsigned char> populations() const = 0;
+  // Collective; the bytes of rank 0 count (other ranks may pass none).
   virtual void load_populations(const std::vector<unsigned char>& bytes, long step) = 0;
+  // Whole ghost leaves this rank sends per level-0 step (sum over levels of 2^l x its peers on
+  // level l) and their bytes, as planned; and the messages it has sent so far (counted by comm/).
+  virtual long long messages_per_step() const = 0;
+  virtual long long bytes_per_step() const = 0;
+  virtual long long messages_sent() const = 0;
   Timers& timers() { return timers_; }
 
  protected:
@@ -71,7 +84,8 @@ class AmrSolver {
 
 // One lattice and precision (amr/AmrLattice.hpp; specialised in the generated instance units).
 template <class L, class Real>
-std::unique_ptr<AmrSolver> make_amr_solver(const Config& config, const DomainGeometry& domain, Forest forest);
+std::unique_ptr<AmrSolver> make_amr_solver(const Config& config, const DomainGeometry& domain, Forest forest,
+                                           MPI_Comm comm);
 
 // The forest a deck asks for: level-0 blocks of amr.leaf_size cells refined where its
 // [[amr.region]] entries want, with 2:1 balance. Blocks touching an inlet or outlet face stay on

@@ -67,6 +67,39 @@ std::string Comm::broadcast(std::string text) const {
   MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, comm_);
   return text;
 }
+std::vector<unsigned char> Comm::broadcast(std::vector<unsigned char> bytes) const {
+  long size = static_cast<long>(bytes.size());
+  MPI_Bcast(&size, 1, MPI_LONG, 0, comm_);
+  bytes.resize(size);
+  MPI_Bcast(bytes.data(), int(size), MPI_BYTE, 0, comm_);
+  return bytes;
+}
+std::vector<unsigned char> Comm::allgather(const std::vector<unsigned char>& mine) const {
+  const int n = static_cast<int>(mine.size());
+  std::vector<int> counts(size_), offsets(size_ + 1, 0);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+  for (int r = 0; r < size_; ++r) offsets[r + 1] = offsets[r] + counts[r];
+  std::vector<unsigned char> out(offsets[size_]);
+  MPI_Allgatherv(mine.data(), n, MPI_BYTE, out.data(), counts.data(), offsets.data(), MPI_BYTE, comm_);
+  return out;
+}
+std::vector<std::vector<int>> Comm::exchange(const std::vector<std::vector<int>>& to_each) const {
+  std::vector<int> send_counts(size_), recv_counts(size_), send_offsets(size_ + 1, 0), recv_offsets(size_ + 1, 0);
+  for (int r = 0; r < size_; ++r) send_counts[r] = static_cast<int>(to_each[r].size());
+  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm_);
+  std::vector<int> flat;
+  for (int r = 0; r < size_; ++r) {
+    send_offsets[r + 1] = send_offsets[r] + send_counts[r];
+    recv_offsets[r + 1] = recv_offsets[r] + recv_counts[r];
+    flat.insert(flat.end(), to_each[r].begin(), to_each[r].end());
+  }
+  std::vector<int> received(recv_offsets[size_]);
+  MPI_Alltoallv(flat.data(), send_counts.data(), send_offsets.data(), MPI_INT, received.data(), recv_counts.data(),
+                recv_offsets.data(), MPI_INT, comm_);
+  std::vector<std::vector<int>> out(size_);
+  for (int r = 0; r < size_; ++r) out[r].assign(received.begin() + recv_offsets[r], received.begin() + recv_offsets[r + 1]);
+  return out;
+}
 void Comm::barrier() const { MPI_Barrier(comm_); }
 
 void ensure_mpi_initialized() {

@@ -33,6 +33,11 @@ class Comm {
   double max(double v) const;
   std::vector<double> gather(double v) const;  // one value per rank, on every rank
   std::string broadcast(std::string text) const;  // rank 0's text, on every rank
+  std::vector<unsigned char> broadcast(std::vector<unsigned char> bytes) const;  // rank 0's bytes
+  // Every rank's bytes, concatenated in rank order, on every rank.
+  std::vector<unsigned char> allgather(const std::vector<unsigned char>& mine) const;
+  // Lists swapped between all ranks: to_each[r] goes to rank r; returns what each rank sent here.
+  std::vector<std::vector<int>> exchange(const std::vector<std::vector<int>>& to_each) const;
   void barrier() const;
 
  private:

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "amr/AmrSolver.hpp"
+#include "comm/Mpi.hpp"
 #include "core/Error.hpp"
 #include "drivers/Checkpointing.hpp"
 #include "drivers/Observables.hpp"
@@ -24,12 +25,15 @@ namespace {
 
 // Seconds spent stepping: the leaves' updates and the level coupling of every step.
 double stepping_seconds(const Timers& t) {
-  return t.get("LBM") + t.get("AMR interpolation") + t.get("AMR restriction") + t.get("ghost copies");
+  return t.get("LBM") + t.get("AMR interpolation") + t.get("AMR restriction") + t.get("ghost copies") + t.get("MPI");
 }
 
-void write_output(AmrSeries& series, const AmrSolver& solver) {
+// Collective (the samples are gathered); rank 0 writes.
+void write_output(AmrSeries& series, const AmrSolver& solver, bool writer) {
+  std::vector<AmrBlockSample> samples = solver.sample();
+  if (!writer) return;
   std::vector<AmrPatch> patches;
-  for (AmrBlockSample& b : solver.sample()) {
+  for (AmrBlockSample& b : samples) {
     AmrPatch p;
     p.level = b.level;
     p.lo = b.box.lo;
@@ -75,7 +79,11 @@ void write_amr_checkpoint(MPI_Comm comm, const std::string& path, Json meta, con
   const long long per_block = static_cast<long long>(state.cells_per_block) * state.cell_bytes;
   rows.hi = {state.cells_per_block, int(static_cast<long long>(state.populations.size()) / per_block), 1};
   rows.values = state.populations;
-  write_checkpoint(comm, path, std::move(meta), rows.hi, state.cell_bytes, {rows});
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // Every rank holds the gathered populations: rank 0 writes them.
+  write_checkpoint(comm, path, std::move(meta), rows.hi, state.cell_bytes,
+                   rank == 0 ? std::vector<BoxBytes>{rows} : std::vector<BoxBytes>{});
 }
 
 std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& config, const DomainGeometry& domain,
@@ -96,14 +104,18 @@ std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& conf
   }();
   long long blocks = 0;
   for (int l = 0; l < forest.levels(); ++l) blocks += static_cast<long long>(forest.level(l).size());
-  std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, std::move(forest));
+  std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, std::move(forest), comm);
   BoxBytes rows;
   rows.hi = {solver->cells_per_block(), int(blocks), 1};
   if (header.value("cells", Json()) != Json(rows.hi) || header.value("cell_bytes", 0) != solver->cell_bytes())
     throw Error(path + ": corrupt checkpoint: its populations do not fit the forest it holds");
-  std::vector<BoxBytes> pieces{rows};
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // Rank 0 reads; load_populations shares the blocks out.
+  std::vector<BoxBytes> pieces;
+  if (rank == 0) pieces.push_back(rows);
   read_checkpoint_values(comm, path, header, pieces);
-  solver->load_populations(pieces[0].values, header.at("step").get<long>());
+  solver->load_populations(rank == 0 ? pieces[0].values : std::vector<unsigned char>{}, header.at("step").get<long>());
   if (const std::string loaded = hash_hex(solver->fields_hash()); loaded != header.value("fields_hash", ""))
     throw Error(path + ": the state loaded does not hash as the one written (fields_hash " + loaded +
                 ", the checkpoint says " + header.value("fields_hash", "?") + ")");
@@ -170,9 +182,6 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   int ranks = 1, rank = 0;
   MPI_Comm_size(options.comm, &ranks);
   MPI_Comm_rank(options.comm, &rank);
-  if (ranks > 1)
-    throw Error("decks with [amr] run on one rank so far (" + std::to_string(ranks) +
-                " ranks given); run without mpiexec or with -n 1");
   if (rank == 0 && config.collision == CollisionKind::TRT && config.trt_magic > 0.1 && config.tau < 0.53 &&
       config.amr.max_level > 0)
     std::fprintf(stderr,
@@ -197,7 +206,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     if (rank == 0 && options.progress)
       std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), solver->step());
   } else {
-    solver = AmrSolver::create(config, domain, build_forest(config, domain));
+    solver = AmrSolver::create(config, domain, build_forest(config, domain), options.comm);
     initial_mass = solver->mass();
   }
   const long first_step = solver->step();
@@ -224,7 +233,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   const bool progress = options.progress && rank == 0, tty = isatty(2);
   if (first_step == 0 && config.write_vtk && config.output_every > 0) {
     auto t = solver->timers().scope("output");
-    write_output(series, *solver);
+    write_output(series, *solver, rank == 0);
   }
   AmrState last_good = AmrState::of(*solver);  // what an instability falls back to
   std::string status = "completed";
@@ -239,7 +248,12 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     const auto chunk_start = std::chrono::steady_clock::now();
     updates_done += double(updates) * double(next - from);
     solver->advance(next - from);
-    poll = std::max(1L, long(double(next - from) / std::max(seconds_since(chunk_start), 1e-9)));
+    // Signals, speed and the checkpoint clock agreed by all ranks (the slowest, the latest).
+    double local[3] = {double(stop_signal()), seconds_since(chunk_start) / double(next - from),
+                       checkpoints.seconds_since_last()};
+    double global[3];
+    MPI_Allreduce(local, global, 3, MPI_DOUBLE, MPI_MAX, options.comm);
+    poll = std::max(1L, long(1.0 / std::max(global[1], 1e-9)));
     // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
     // uninterrupted) then hold the same state at that step.
     if (every > 0 && solver->step() % every == 0) {
@@ -260,10 +274,10 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       status = "unstable";
       break;
     }
-    stopped_by = stop_signal();
+    stopped_by = int(global[0]);
     const bool at_checkpoint =
         stopped_by != 0 || (config.checkpoint.every > 0 && solver->step() % config.checkpoint.every == 0) ||
-        (config.checkpoint.every_minutes > 0 && checkpoints.seconds_since_last() >= 60 * config.checkpoint.every_minutes);
+        (config.checkpoint.every_minutes > 0 && global[2] >= 60 * config.checkpoint.every_minutes);
     const bool at_check = solver->step() % check_every == 0 || solver->step() == config.steps;
     const bool at_output = config.write_vtk && config.output_every > 0 && solver->step() % config.output_every == 0;
     if (at_check || at_output || at_checkpoint) {
@@ -272,7 +286,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     }
     if (at_output) {
       auto t = solver->timers().scope("output");
-      write_output(series, *solver);
+      write_output(series, *solver, rank == 0);
     }
     if (at_checkpoint) checkpoint(last_good);
     if (progress && at_check) {
@@ -315,7 +329,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     checkpoint(AmrState::of(*solver));
   if (status != "interrupted" && config.write_vtk && (config.output_every == 0 || solver->step() % config.output_every != 0)) {
     auto t = solver->timers().scope("output");
-    write_output(series, *solver);
+    write_output(series, *solver, rank == 0);
   }
   const double wall = seconds_since(t0);
 
@@ -347,6 +361,14 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   // Level-weighted updates (waLBerla, seed 000): sum over levels of 2^l N_l per level-0 step.
   r["amr"]["updates_per_step"] = updates;
   r["amr"]["regrids"] = regrids;
+  // Several ranks: each level's leaves shared along the Morton curve (amr/Partition.hpp).
+  Json part = Json::object();
+  part["ranks"] = ranks;
+  part["level_imbalance"] = solver->partition().level_imbalance(solver->forest());
+  part["weighted_imbalance"] = solver->partition().weighted_imbalance(solver->forest());
+  part["messages_per_step"] = Comm(options.comm).sum(solver->messages_per_step());
+  part["bytes_per_step"] = Comm(options.comm).sum(solver->bytes_per_step());
+  r["amr"]["partition"] = part;
   // The uniform grid at the finest spacing that the same run would need, stepped at its dt.
   const int top = levels - 1, dims = config.dimensions();
   const double finest_cells = double(config.cells[0]) * config.cells[1] * config.cells[2] * std::ldexp(1.0, dims * top);
@@ -366,6 +388,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   t["amr_restriction"] = timers.get("AMR restriction");
   t["amr_regrid"] = timers.get("AMR regrid");
   t["halo_copies"] = timers.get("ghost copies");
+  t["mpi"] = timers.get("MPI");  // whole ghost leaves between ranks (comm/LeafHalo.hpp), this rank
   t["output"] = timers.get("output");
   t["others"] = wall - stepping - timers.get("AMR regrid") - timers.get("output");
   r["timing_s"] = t;

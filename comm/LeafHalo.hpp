@@ -1,0 +1,109 @@
+#pragma once
+// Whole ghost leaves between ranks (seed 000, CityLBM; issue 13 B): after a level's step every rank
+// sends the leaves it owns that other ranks hold, each block whole (the populations of all its
+// cells, ghost layer included: a receiver averaging the block into its parent reads the owner's
+// last ghost fill), one message per peer and step, staged through the host.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "comm/Mpi.hpp"
+#include "core/Types.hpp"
+
+namespace boreas {
+
+// Whole blocks of `per_block` values from one array to another: pairs (to, from) of block indices.
+template <class Real>
+struct WholeBlockCopy {
+  DeviceView<Real*> to;
+  DeviceView<const Real*> from;
+  DeviceView<const int* [2]> pairs;
+  long per_block;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const long k = i % per_block, p = i / per_block;
+    to(pairs(p, 0) * per_block + k) = from(pairs(p, 1) * per_block + k);
+  }
+};
+
+// A device list of block pairs (to, from).
+inline DeviceView<int* [2]> block_pairs(const char* label, const std::vector<int>& to, const std::vector<int>& from) {
+  DeviceView<int* [2]> d(std::string(label), to.size());
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t k = 0; k < to.size(); ++k) {
+    h(k, 0) = to[k];
+    h(k, 1) = from[k];
+  }
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+template <class Real>
+class LeafHalo {
+ public:
+  // Blocks of one peer: positions in the local block array, in the order both sides agree on.
+  struct Peer {
+    int rank = 0;
+    std::vector<int> blocks;
+  };
+
+  LeafHalo() = default;
+  LeafHalo(const std::vector<Peer>& sends, const std::vector<Peer>& receives, long per_block) : per_block_(per_block) {
+    for (const Peer& p : sends) sends_.push_back(link(p, true));
+    for (const Peer& p : receives) receives_.push_back(link(p, false));
+  }
+
+  // Messages and bytes this rank sends per exchange.
+  int messages() const { return int(sends_.size()); }
+  long long bytes() const {
+    long long n = 0;
+    for (const Link& l : sends_) n += static_cast<long long>(l.buffer.extent(0) * sizeof(Real));
+    return n;
+  }
+
+  // Sends the owned blocks of `lattice` and overwrites the held ones with their owners' values.
+  void exchange(Comm& comm, const DeviceView<Real*>& lattice, int tag) {
+    if (sends_.empty() && receives_.empty()) return;
+    std::vector<MPI_Request> requests;
+    for (Link& r : receives_)
+      requests.push_back(comm.irecv(r.host.data(), long(r.host.extent(0) * sizeof(Real)), r.rank, tag));
+    for (Link& s : sends_)
+      Kokkos::parallel_for("leaf halo pack", Kokkos::RangePolicy<ExecSpace>(0, long(s.pairs.extent(0)) * per_block_),
+                           WholeBlockCopy<Real>{s.buffer, lattice, s.pairs, per_block_});
+    for (Link& s : sends_) {
+      Kokkos::deep_copy(s.host, s.buffer);
+      requests.push_back(comm.isend(s.host.data(), long(s.host.extent(0) * sizeof(Real)), s.rank, tag));
+    }
+    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    for (Link& r : receives_) {
+      Kokkos::deep_copy(r.buffer, r.host);
+      Kokkos::parallel_for("leaf halo unpack", Kokkos::RangePolicy<ExecSpace>(0, long(r.pairs.extent(0)) * per_block_),
+                           WholeBlockCopy<Real>{lattice, r.buffer, r.pairs, per_block_});
+    }
+    Kokkos::fence();
+  }
+
+ private:
+  struct Link {
+    int rank = 0;
+    DeviceView<int* [2]> pairs;  // (buffer, lattice) to pack, (lattice, buffer) to unpack
+    DeviceView<Real*> buffer;
+    typename DeviceView<Real*>::HostMirror host;
+  };
+
+  Link link(const Peer& p, bool send) const {
+    Link l;
+    l.rank = p.rank;
+    std::vector<int> positions(p.blocks.size());
+    for (std::size_t k = 0; k < positions.size(); ++k) positions[k] = int(k);
+    l.pairs = send ? block_pairs("leaf halo pairs", positions, p.blocks) : block_pairs("leaf halo pairs", p.blocks, positions);
+    l.buffer = DeviceView<Real*>("leaf halo buffer", p.blocks.size() * per_block_);
+    l.host = Kokkos::create_mirror_view(l.buffer);
+    return l;
+  }
+
+  long per_block_ = 0;
+  std::vector<Link> sends_, receives_;
+};
+
+}  // namespace boreas

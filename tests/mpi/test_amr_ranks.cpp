@@ -1,0 +1,195 @@
+// AMR on several ranks (issue 13 B): the leaves shared along the Morton curve, whole ghost leaves
+// exchanged after every step of a level. Every rank count gives the one-rank run bit for bit
+// (fields_hash over the leaves, keyed by level and cell), through regrids, on D2Q9/D3Q19/D3Q27,
+// double and float; the messages counted by the MPI wrapper are the ones the plan predicts; and
+// what users read (samples written to .vthb, mass, checkpointed populations) equals one rank's.
+// The binary runs under mpiexec with N ranks and tests every rank count n in {2, 3, 4, 8}, n <= N.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "amr/AmrSolver.hpp"
+#include "comm/Mpi.hpp"
+#include "core/Deck.hpp"
+#include "tests/mpi/Ranks.hpp"
+
+namespace boreas {
+namespace {
+
+struct AmrDeck {
+  const char* name;
+  const char* text;
+  long steps;
+};
+
+// A cylinder wake refined twice around the body, regridded by vorticity every 20 steps; a
+// periodic 3D Taylor-Green box with a refined slab and a refined corner (3 levels); the D3Q27
+// lid-driven cube in float with walls refined.
+const AmrDeck amr_decks[] = {
+    {"cylinder_d2q9_regrid", R"(
+[lattice]
+model = "D2Q9"
+[domain]
+cells = [64, 32]
+[collision]
+model = "TRT"
+magic = 0.05
+[physics]
+tau = 0.56
+[boundary.x_min]
+type = "velocity_inlet"
+velocity = [0.05, 0.0]
+[boundary.x_max]
+type = "pressure_outlet"
+density = 1.0
+[[obstacle]]
+shape = "cylinder"
+center = [20.0, 15.5]
+radius = 4.0
+[amr]
+leaf_size = 4
+max_level = 2
+regrid_every = 20
+criterion = "vorticity"
+refine_above = 0.01
+coarsen_below = 0.005
+[[amr.region]]
+lo = [14, 10]
+hi = [27, 21]
+level = 2
+)",
+     50},
+    {"taylor_green_d3q19_periodic", R"(
+[lattice]
+model = "D3Q19"
+[domain]
+cells = [16, 16, 16]
+[physics]
+tau = 0.6
+[initial]
+type = "taylor_green"
+amplitude = 0.03
+[boundary.x_min]
+type = "periodic"
+[boundary.x_max]
+type = "periodic"
+[boundary.y_min]
+type = "periodic"
+[boundary.y_max]
+type = "periodic"
+[boundary.z_min]
+type = "periodic"
+[boundary.z_max]
+type = "periodic"
+[amr]
+leaf_size = 4
+max_level = 2
+[[amr.region]]
+lo = [0, 0, 6]
+hi = [15, 15, 9]
+level = 1
+[[amr.region]]
+lo = [0, 0, 7]
+hi = [3, 3, 8]
+level = 2
+)",
+     6},
+    {"cavity_d3q27_float", R"(
+[lattice]
+model = "D3Q27"
+precision = "float"
+[domain]
+cells = [16, 16, 16]
+[physics]
+tau = 0.6
+[boundary.y_max]
+type = "moving_wall"
+velocity = [0.05, 0.0, 0.0]
+[amr]
+leaf_size = 4
+max_level = 1
+[[amr.region]]
+near = "walls"
+distance = 1.0
+level = 1
+)",
+     4},
+};
+
+struct AmrRun {
+  std::uint64_t hash = 0;
+  double mass = 0;
+  std::vector<unsigned char> populations;
+  std::vector<AmrBlockSample> samples;
+  long long messages = 0, planned = 0;
+  int regrids = 0;
+};
+
+// The deck's run to `steps` on `comm`, regridding as the driver does.
+AmrRun run(const AmrDeck& d, MPI_Comm comm) {
+  const Config config = parse_deck_string(std::string("[simulation]\nsteps = ") + std::to_string(d.steps) + "\n" + d.text, d.name, ".");
+  const DomainGeometry domain(config);
+  std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, build_forest(config, domain), comm);
+  AmrRun r;
+  long long set_up = solver->messages_sent();  // the initial state's exchange, not a step's
+  for (long s = 0; s < d.steps; ++s) {
+    solver->advance(1);
+    r.planned += solver->messages_per_step();
+    if (config.amr.regrid_every > 0 && solver->step() % config.amr.regrid_every == 0) {
+      Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
+      if (!(forest == solver->forest())) {
+        r.messages += solver->messages_sent() - set_up;
+        solver = solver->regridded(config, domain, std::move(forest));
+        set_up = solver->messages_sent();
+        ++r.regrids;
+      }
+    }
+  }
+  r.messages += solver->messages_sent() - set_up;
+  r.hash = solver->fields_hash();
+  r.mass = solver->mass();
+  r.populations = solver->populations();
+  r.samples = solver->sample();
+  return r;
+}
+
+class AmrRanks : public ::testing::TestWithParam<int> {};
+
+TEST_P(AmrRanks, EveryRankCountGivesTheOneRankRun) {
+  const AmrDeck& deck = amr_decks[GetParam()];
+  ensure_mpi_initialized();
+  int world = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const AmrRun one = run(deck, MPI_COMM_SELF);
+  for (int n : {2, 3, 4, 8}) {
+    if (n > world) continue;
+    MPI_Comm comm = test::first_ranks(n);
+    if (comm == MPI_COMM_NULL) continue;
+    SCOPED_TRACE(std::string(deck.name) + " on " + std::to_string(n) + " ranks");
+    const AmrRun many = run(deck, comm);
+    EXPECT_EQ(many.hash, one.hash);
+    EXPECT_NEAR(many.mass, one.mass, 1e-12 * one.mass);
+    EXPECT_EQ(many.populations, one.populations);
+    ASSERT_EQ(many.samples.size(), one.samples.size());
+    for (std::size_t k = 0; k < one.samples.size(); ++k) {
+      EXPECT_EQ(many.samples[k].density, one.samples[k].density);
+      EXPECT_EQ(many.samples[k].velocity, one.samples[k].velocity);
+      EXPECT_EQ(many.samples[k].flags, one.samples[k].flags);
+    }
+    EXPECT_EQ(many.regrids, one.regrids);
+    if (deck.steps >= 40) EXPECT_GE(many.regrids, 1);  // the wake deck regrids
+    EXPECT_EQ(many.messages, many.planned);
+    EXPECT_GT(Comm(comm).sum(many.messages), 0);
+    MPI_Comm_free(&comm);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Decks, AmrRanks, ::testing::Range(0, int(sizeof(amr_decks) / sizeof(amr_decks[0]))),
+                         [](const ::testing::TestParamInfo<int>& info) { return std::string(amr_decks[info.param].name); });
+
+}  // namespace
+}  // namespace boreas
