@@ -28,6 +28,7 @@
 #include "amr/AmrSolver.hpp"
 #include "amr/Coupling.hpp"
 #include "amr/Partition.hpp"
+#include "comm/ExecInstances.hpp"
 #include "comm/LeafHalo.hpp"
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
@@ -94,6 +95,10 @@ struct AmrLevel {
   DeviceView<Real*> f[2];
   DeviceView<std::uint8_t*> flags;
   DeviceView<int*> leaves, refined;  // the leaves this rank steps; the refined blocks it holds
+  // The leaves split for the overlap strategies: those other ranks hold (boundary) and the rest
+  // (interior, also in chunks for polling); per message, its leaves not in an earlier message.
+  DeviceView<int*> boundary_leaves, interior_leaves;
+  std::vector<DeviceView<int*>> interior_chunks, message_leaves;
   DeviceView<int* [8]> children;  // per refined block (by position in `refined`), child by octant
   DeviceView<std::uint8_t*> leaf_faces;  // per refined block: bit 2a + side set where that face neighbour is a leaf
   // The refined cells coarser leaves pull from (r * interior + cell number): each step restricts
@@ -350,7 +355,10 @@ struct AmrFineToCoarse {
 // restrictions send nothing). Blocks are numbered per rank (slots) in the forest's order; on one
 // rank slot and block coincide. Outputs, checkpoints and regrids gather the owned blocks into a
 // replica of the whole forest on every rank and restrict there (memory of the whole run per rank
-// for that moment).
+// for that moment). The step of a level and its exchange interleave as parallel.overlap says
+// (step_and_exchange): none, nonblocking, interior (the leaves others hold first, their messages
+// sent, the rest while arrivals are unpacked), streams (packs on instances of their own beside
+// the rest), systolic (each message sent as soon as its leaves are computed).
 template <class L, class Real>
 class AmrLattice final : public AmrSolver {
  public:
@@ -379,6 +387,8 @@ class AmrLattice final : public AmrSolver {
   void advance_level(int l, Real alpha);
   // Level l's ghosts: same-level copies, and coarse-to-fine at level l-1's time t + alpha.
   void fill_ghosts(int l, Real alpha);
+  // Collides and streams the leaves `which` of level l into its next lattice.
+  void step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
 
  private:
   struct Replica {};
@@ -393,6 +403,8 @@ class AmrLattice final : public AmrSolver {
   // Both lattices of every held block from `replica`, a replica of this forest.
   void take_blocks(const AmrLattice& replica);
   bool distributed() const { return comm_.size() > 1; }
+  // Level l's step and the exchange of its leaves under parallel.overlap (all write the same values).
+  void step_and_exchange(int l);
   // Fine-to-coarse of level l + 1 into level l's lattice `into`: the cells coarser leaves read,
   // or every refined cell (all).
   void restrict_level(int l, const DeviceView<Real*>& into, bool all) const;
@@ -423,6 +435,8 @@ class AmrLattice final : public AmrSolver {
   std::vector<std::vector<int>> held_;  // per level: slot -> block, in forest order
   std::vector<std::vector<int>> slot_;  // per level: block -> slot, -1 where not held
   std::vector<LeafHalo<Real>> halos_;   // per level
+  OverlapKind overlap_ = OverlapKind::None;
+  std::unique_ptr<ExecInstances> instances_;  // one per message of the busiest level (streams)
   long step_ = 0;
 };
 

@@ -24,7 +24,8 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
       cells0_(config.cells),
       periodic_{domain.periodic(0), domain.periodic(1), domain.periodic(2)},
       collision_(config.collision),
-      comm_(comm) {
+      comm_(comm),
+      overlap_(config.parallel.overlap) {
   if ((L::D == 2) != forest_.two_dimensional())
     throw Error(std::string("AMR: lattice ") + L::name + " needs a " + (L::D == 2 ? "2D domain (nz = 1)" : "3D domain"));
   bc_ = CellPhysics<Real>::make(config).bc;
@@ -194,6 +195,7 @@ void AmrLattice<L, Real>::build() {
   };
 
   halos_.assign(levels, {});
+  std::size_t max_messages = 0;
   for (int l = 0; l < levels; ++l) {
     AmrLevel<L, Real>& lv = levels_[l];
     const auto& blocks = forest_.level(l);
@@ -272,7 +274,29 @@ void AmrLattice<L, Real>::build() {
       for (int b : wanted[r]) receives.back().blocks.push_back(slot_[l][b]);
     }
     halos_[l] = LeafHalo<Real>(sends, receives, QS);
+
+    std::vector<char> boundary(lv.blocks, 0);
+    for (std::size_t k = 0; k < sends.size(); ++k) {
+      std::vector<int> fresh;
+      for (int slot : sends[k].blocks)
+        if (!boundary[slot]) {
+          boundary[slot] = 1;
+          fresh.push_back(slot);
+        }
+      lv.message_leaves.push_back(to_device_view("amr message leaves", fresh));
+    }
+    std::vector<int> edge, inner;
+    for (int slot : t.leaves) (boundary[slot] ? edge : inner).push_back(slot);
+    lv.boundary_leaves = to_device_view("amr boundary leaves", edge);
+    lv.interior_leaves = to_device_view("amr interior leaves", inner);
+    constexpr std::size_t chunks = 4;
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const std::vector<int> part(inner.begin() + inner.size() * c / chunks, inner.begin() + inner.size() * (c + 1) / chunks);
+      lv.interior_chunks.push_back(to_device_view("amr interior chunk", part));
+    }
+    max_messages = std::max(max_messages, sends.size());
   }
+  instances_ = std::make_unique<ExecInstances>(int(std::max<std::size_t>(max_messages, 1)));
 }
 
 template <class L, class Real>
@@ -497,20 +521,7 @@ template <class L, class Real>
 void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   AmrLevel<L, Real>& lv = levels_[l];
   fill_ghosts(l, alpha);
-  {
-    auto t = timers_.scope("LBM");
-    dispatch_collision<L>(collision_, [&](auto coll) {
-      using Collision = decltype(coll);
-      Kokkos::parallel_for("amr leaf step",
-                           Kokkos::RangePolicy<ExecSpace>(0, long(lv.leaves.extent(0)) * shape_.interior()),
-                           AmrLeafStep<L, Real, Collision>{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.leaves, shape_,
-                                                           lv.params, bc_});
-    });
-  }
-  {
-    auto t = timers_.scope("MPI");
-    halos_[l].exchange(comm_, lv.f[1 - lv.cur], l);
-  }
+  step_and_exchange(l);
   if (l + 1 < int(levels_.size())) {
     advance_level(l + 1, Real(0));
     advance_level(l + 1, Real(0.5));
@@ -518,6 +529,79 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
     restrict_level(l, lv.f[1 - lv.cur], false);
   }
   lv.cur = 1 - lv.cur;
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space) {
+  const AmrLevel<L, Real>& lv = levels_[l];
+  if (which.extent(0) == 0) return;
+  auto t = timers_.scope("LBM");
+  dispatch_collision<L>(collision_, [&](auto coll) {
+    using Collision = decltype(coll);
+    Kokkos::parallel_for("amr leaf step",
+                         Kokkos::RangePolicy<ExecSpace>(space, 0, long(which.extent(0)) * shape_.interior()),
+                         AmrLeafStep<L, Real, Collision>{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, which, shape_,
+                                                         lv.params, bc_});
+  });
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::step_and_exchange(int l) {
+  AmrLevel<L, Real>& lv = levels_[l];
+  LeafHalo<Real>& halo = halos_[l];
+  const DeviceView<Real*> next = lv.f[1 - lv.cur];
+  const auto mpi = [&](auto&& phase) {
+    auto t = timers_.scope("MPI");
+    phase();
+  };
+  if (!distributed() || overlap_ == OverlapKind::None) {
+    step_leaves(l, lv.leaves);
+    mpi([&] { halo.exchange(comm_, next, l); });
+    return;
+  }
+  mpi([&] { halo.post_receives(comm_, l); });
+  switch (overlap_) {
+    case OverlapKind::NonBlocking:
+      step_leaves(l, lv.leaves);
+      mpi([&] {
+        for (std::size_t k = 0; k < halo.sends(); ++k) halo.send(comm_, next, k, l);
+      });
+      break;
+    case OverlapKind::Interior:
+      step_leaves(l, lv.boundary_leaves);
+      mpi([&] {
+        for (std::size_t k = 0; k < halo.sends(); ++k) halo.send(comm_, next, k, l);
+      });
+      for (const DeviceView<int*>& chunk : lv.interior_chunks) {
+        step_leaves(l, chunk);
+        mpi([&] { halo.progress(next); });
+      }
+      break;
+    case OverlapKind::Streams:
+      step_leaves(l, lv.boundary_leaves);
+      Kokkos::fence();
+      mpi([&] {
+        for (std::size_t k = 0; k < halo.sends(); ++k) halo.pack(k, next, (*instances_)[k]);
+      });
+      step_leaves(l, lv.interior_leaves);
+      mpi([&] {
+        for (std::size_t k = 0; k < halo.sends(); ++k) halo.send_packed(comm_, k, l, (*instances_)[k]);
+      });
+      break;
+    case OverlapKind::Systolic:
+      for (std::size_t k = 0; k < halo.sends(); ++k) {
+        step_leaves(l, lv.message_leaves[k]);
+        mpi([&] {
+          halo.send(comm_, next, k, l);
+          halo.progress(next);
+        });
+      }
+      step_leaves(l, lv.interior_leaves);
+      break;
+    case OverlapKind::None:
+      break;
+  }
+  mpi([&] { halo.finish(next); });
 }
 
 template <class L, class Real>

@@ -2,9 +2,11 @@
 // Whole ghost leaves between ranks (seed 000, CityLBM; issue 13 B): after a level's step every rank
 // sends the leaves it owns that other ranks hold, each block whole (the populations of all its
 // cells, ghost layer included: a receiver averaging the block into its parent reads the owner's
-// last ghost fill), one message per peer and step, staged through the host.
+// last ghost fill), one message per peer and step, staged through the host (whose copy is the
+// message on host backends).
 #include <mpi.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -61,39 +63,87 @@ class LeafHalo {
     return n;
   }
 
-  // Sends the owned blocks of `lattice` and overwrites the held ones with their owners' values.
+  // The blocks send message k carries (positions in the local block array).
+  std::size_t sends() const { return sends_.size(); }
+  const std::vector<int>& send_blocks(std::size_t k) const { return sends_[k].blocks; }
+
+  // One exchange in phases, which the overlap strategies of the AMR solver interleave with the
+  // step: receives posted; each message packed (on an execution-space instance of its own where
+  // the backend has them) and sent once its blocks are computed; arrivals unpacked as they come.
+  void post_receives(Comm& comm, int tag) {
+    receive_requests_.clear();
+    unpacked_.assign(receives_.size(), false);
+    for (Link& r : receives_)
+      receive_requests_.push_back(comm.irecv(r.host.data(), long(r.host.extent(0) * sizeof(Real)), r.rank, tag));
+  }
+  void pack(std::size_t k, const DeviceView<Real*>& lattice, const ExecSpace& space = ExecSpace()) {
+    Link& s = sends_[k];
+    Kokkos::parallel_for("leaf halo pack",
+                         Kokkos::RangePolicy<ExecSpace>(space, 0, long(s.pairs.extent(0)) * per_block_),
+                         WholeBlockCopy<Real>{s.buffer, lattice, s.pairs, per_block_});
+    Kokkos::deep_copy(space, s.host, s.buffer);
+  }
+  void send_packed(Comm& comm, std::size_t k, int tag, const ExecSpace& space = ExecSpace()) {
+    space.fence();
+    Link& s = sends_[k];
+    send_requests_.push_back(comm.isend(s.host.data(), long(s.host.extent(0) * sizeof(Real)), s.rank, tag));
+  }
+  void send(Comm& comm, const DeviceView<Real*>& lattice, std::size_t k, int tag) {
+    pack(k, lattice);
+    send_packed(comm, k, tag);
+  }
+  // Unpacks the messages that have arrived; true when every one has.
+  bool progress(const DeviceView<Real*>& lattice) {
+    if (receive_requests_.empty()) return true;
+    int done = 0;
+    indices_.resize(receive_requests_.size());
+    MPI_Testsome(int(receive_requests_.size()), receive_requests_.data(), &done, indices_.data(), MPI_STATUSES_IGNORE);
+    if (done != MPI_UNDEFINED)
+      for (int k = 0; k < done; ++k) unpack(indices_[k], lattice);
+    return std::all_of(unpacked_.begin(), unpacked_.end(), [](bool u) { return u; });
+  }
+  // Waits for the remaining receives (unpacking each) and every send; fences.
+  void finish(const DeviceView<Real*>& lattice) {
+    for (;;) {
+      int m = MPI_UNDEFINED;
+      if (!receive_requests_.empty())
+        MPI_Waitany(int(receive_requests_.size()), receive_requests_.data(), &m, MPI_STATUS_IGNORE);
+      if (m == MPI_UNDEFINED) break;
+      unpack(m, lattice);
+    }
+    MPI_Waitall(int(send_requests_.size()), send_requests_.data(), MPI_STATUSES_IGNORE);
+    send_requests_.clear();
+    Kokkos::fence();
+  }
+  // The whole exchange at once (no overlap).
   void exchange(Comm& comm, const DeviceView<Real*>& lattice, int tag) {
     if (sends_.empty() && receives_.empty()) return;
-    std::vector<MPI_Request> requests;
-    for (Link& r : receives_)
-      requests.push_back(comm.irecv(r.host.data(), long(r.host.extent(0) * sizeof(Real)), r.rank, tag));
-    for (Link& s : sends_)
-      Kokkos::parallel_for("leaf halo pack", Kokkos::RangePolicy<ExecSpace>(0, long(s.pairs.extent(0)) * per_block_),
-                           WholeBlockCopy<Real>{s.buffer, lattice, s.pairs, per_block_});
-    for (Link& s : sends_) {
-      Kokkos::deep_copy(s.host, s.buffer);
-      requests.push_back(comm.isend(s.host.data(), long(s.host.extent(0) * sizeof(Real)), s.rank, tag));
-    }
-    MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-    for (Link& r : receives_) {
-      Kokkos::deep_copy(r.buffer, r.host);
-      Kokkos::parallel_for("leaf halo unpack", Kokkos::RangePolicy<ExecSpace>(0, long(r.pairs.extent(0)) * per_block_),
-                           WholeBlockCopy<Real>{lattice, r.buffer, r.pairs, per_block_});
-    }
-    Kokkos::fence();
+    post_receives(comm, tag);
+    for (std::size_t k = 0; k < sends_.size(); ++k) send(comm, lattice, k, tag);
+    finish(lattice);
   }
 
  private:
   struct Link {
     int rank = 0;
+    std::vector<int> blocks;
     DeviceView<int* [2]> pairs;  // (buffer, lattice) to pack, (lattice, buffer) to unpack
     DeviceView<Real*> buffer;
     typename DeviceView<Real*>::HostMirror host;
   };
 
+  void unpack(int m, const DeviceView<Real*>& lattice) {
+    Link& r = receives_[m];
+    Kokkos::deep_copy(r.buffer, r.host);
+    Kokkos::parallel_for("leaf halo unpack", Kokkos::RangePolicy<ExecSpace>(0, long(r.pairs.extent(0)) * per_block_),
+                         WholeBlockCopy<Real>{lattice, r.buffer, r.pairs, per_block_});
+    unpacked_[m] = true;
+  }
+
   Link link(const Peer& p, bool send) const {
     Link l;
     l.rank = p.rank;
+    l.blocks = p.blocks;
     std::vector<int> positions(p.blocks.size());
     for (std::size_t k = 0; k < positions.size(); ++k) positions[k] = int(k);
     l.pairs = send ? block_pairs("leaf halo pairs", positions, p.blocks) : block_pairs("leaf halo pairs", p.blocks, positions);
@@ -104,6 +154,9 @@ class LeafHalo {
 
   long per_block_ = 0;
   std::vector<Link> sends_, receives_;
+  std::vector<MPI_Request> receive_requests_, send_requests_;
+  std::vector<int> indices_;
+  std::vector<bool> unpacked_;
 };
 
 }  // namespace boreas

@@ -708,6 +708,18 @@ void inlet_profile(Checker& c, const Tbl& ft, int face, int dims, bool amr, Face
   }
 }
 
+// [parallel] with [amr]: the leaves are shared along the Morton curve (amr/Partition.hpp) and
+// exchanged whole after every step (comm/LeafHalo.hpp) under parallel.overlap; the Cartesian
+// keys do not apply, and CRMT on leaves is not there.
+void check_amr_parallel(Checker& c, const Config& cfg, const Tbl& par) {
+  const std::string why = ": with [amr] the ranks share the leaves along the Morton curve (README \"AMR\")";
+  for (const char* key : {"dims", "decomposition", "blocks_per_rank", "max_ghost_width"}) c.not_used(par, key, "not used" + why);
+  c.not_used(par, "buffers", "not used with [amr]: whole leaves are staged through the host");
+  if (const auto* gw = par.get("ghost_width"); gw && cfg.parallel.ghost_width != 1)
+    c.at(gw, "parallel.ghost_width: AMR leaves exchange after every step of their level (CRMT on leaves is not "
+             "there yet); use 1 or leave it out");
+}
+
 // [amr] and its [[amr.region]] list (amr/Refinement.hpp). The AMR levels step with the pull
 // kernel of their own (amr/AmrLattice.hpp), so a deck naming another kernel is refused.
 void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool cells_ok) {
@@ -1679,7 +1691,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   cfg.locations["parallel.decomposition"] = c.where(par.get("decomposition") ? par.get("decomposition") : par.t);
   if (kernel_ok && cfg.storage == StorageKind::Sparse) check_sparse_storage(c, cfg, root, sim, par);
   else if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
-  if (root.get("amr")) parse_amr(c, root, cfg, sim, cells_ok);
+  if (root.get("amr")) {
+    parse_amr(c, root, cfg, sim, cells_ok);
+    check_amr_parallel(c, cfg, par);
+  }
 
   // Mach check over every velocity the run will impose.
   if (mach_limit) {

@@ -3,7 +3,8 @@
 // (fields_hash over the leaves, keyed by level and cell), through regrids, on D2Q9/D3Q19/D3Q27,
 // double and float; the messages counted by the MPI wrapper are the ones the plan predicts; and
 // what users read (samples written to .vthb, mass, checkpointed populations) equals one rank's.
-// The binary runs under mpiexec with N ranks and tests every rank count n in {2, 3, 4, 8}, n <= N.
+// Every overlap strategy. The binary runs under mpiexec with N ranks and tests every rank count n
+// in {2, 3, 4, 8}, n <= N.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -129,8 +130,10 @@ struct AmrRun {
 };
 
 // The deck's run to `steps` on `comm`, regridding as the driver does.
-AmrRun run(const AmrDeck& d, MPI_Comm comm) {
-  const Config config = parse_deck_string(std::string("[simulation]\nsteps = ") + std::to_string(d.steps) + "\n" + d.text, d.name, ".");
+AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none") {
+  const Config config = parse_deck_string(std::string("[simulation]\nsteps = ") + std::to_string(d.steps) +
+                                              "\n[parallel]\noverlap = \"" + overlap + "\"\n" + d.text,
+                                          d.name, ".");
   const DomainGeometry domain(config);
   std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, build_forest(config, domain), comm);
   AmrRun r;
@@ -169,21 +172,23 @@ TEST_P(AmrRanks, EveryRankCountGivesTheOneRankRun) {
     if (n > world) continue;
     MPI_Comm comm = test::first_ranks(n);
     if (comm == MPI_COMM_NULL) continue;
-    SCOPED_TRACE(std::string(deck.name) + " on " + std::to_string(n) + " ranks");
-    const AmrRun many = run(deck, comm);
-    EXPECT_EQ(many.hash, one.hash);
-    EXPECT_NEAR(many.mass, one.mass, 1e-12 * one.mass);
-    EXPECT_EQ(many.populations, one.populations);
-    ASSERT_EQ(many.samples.size(), one.samples.size());
-    for (std::size_t k = 0; k < one.samples.size(); ++k) {
-      EXPECT_EQ(many.samples[k].density, one.samples[k].density);
-      EXPECT_EQ(many.samples[k].velocity, one.samples[k].velocity);
-      EXPECT_EQ(many.samples[k].flags, one.samples[k].flags);
+    for (const char* overlap : {"none", "nonblocking", "interior", "streams", "systolic"}) {
+      SCOPED_TRACE(std::string(deck.name) + " on " + std::to_string(n) + " ranks, overlap " + overlap);
+      const AmrRun many = run(deck, comm, overlap);
+      EXPECT_EQ(many.hash, one.hash);
+      EXPECT_NEAR(many.mass, one.mass, 1e-12 * one.mass);
+      EXPECT_EQ(many.populations, one.populations);
+      ASSERT_EQ(many.samples.size(), one.samples.size());
+      for (std::size_t k = 0; k < one.samples.size(); ++k) {
+        EXPECT_EQ(many.samples[k].density, one.samples[k].density);
+        EXPECT_EQ(many.samples[k].velocity, one.samples[k].velocity);
+        EXPECT_EQ(many.samples[k].flags, one.samples[k].flags);
+      }
+      EXPECT_EQ(many.regrids, one.regrids);
+      if (deck.steps >= 40) EXPECT_GE(many.regrids, 1);  // the wake deck regrids
+      EXPECT_EQ(many.messages, many.planned);
+      EXPECT_GT(Comm(comm).sum(many.messages), 0);
     }
-    EXPECT_EQ(many.regrids, one.regrids);
-    if (deck.steps >= 40) EXPECT_GE(many.regrids, 1);  // the wake deck regrids
-    EXPECT_EQ(many.messages, many.planned);
-    EXPECT_GT(Comm(comm).sum(many.messages), 0);
     MPI_Comm_free(&comm);
   }
 }
