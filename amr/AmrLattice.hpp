@@ -398,8 +398,9 @@ class AmrLattice final : public AmrSolver {
   void set_level_parameters(int l, const Config& config);
   // Partition, held blocks, index tables, device arrays and leaf halos from forest_ and host_flags_.
   void build();
-  // A replica holding every block as its owner has it (current lattice), on every rank.
-  std::unique_ptr<AmrLattice> gathered() const;
+  // A replica holding every block as its owner has it (current lattice), on every rank; built
+  // once per forest and refilled at each call.
+  AmrLattice& gathered() const;
   // Both lattices of every held block from `replica`, a replica of this forest.
   void take_blocks(const AmrLattice& replica);
   bool distributed() const { return comm_.size() > 1; }
@@ -437,6 +438,7 @@ class AmrLattice final : public AmrSolver {
   std::vector<LeafHalo<Real>> halos_;   // per level
   OverlapKind overlap_ = OverlapKind::None;
   std::unique_ptr<ExecInstances> instances_;  // one per message of the busiest level (streams)
+  mutable std::unique_ptr<AmrLattice> replica_;  // gathered()
   long step_ = 0;
 };
 

@@ -78,9 +78,10 @@ void AmrLattice<L, Real>::set_level_parameters(int l, const Config& config) {
   AmrLevel<L, Real>& lv = levels_[l];
   lv.tau = level_tau(config.tau, l);
   const std::array<double, 3> force = level_force(config.force, l);
-  lv.params = CollisionParams<Real>::make(lv.tau, config.trt_magic, force);
-  const double omega_odd = config.collision == CollisionKind::TRT ? double(lv.params.omega_minus) : 1 / lv.tau;
-  lv.rates = CouplingRates<Real>::make(lv.tau, omega_odd, force);
+  // Smagorinsky's filter width is each level's dx: the same constant in every level's units.
+  const double c_s = config.sgs == SgsModel::Smagorinsky ? config.smagorinsky_constant : 0.0;
+  lv.params = CollisionParams<Real>::make(lv.tau, config.trt_magic, force, c_s);
+  lv.rates = CouplingRates<Real>::of(config.collision, lv.tau, config.trt_magic, force, c_s);
 }
 
 template <class L, class Real>
@@ -418,7 +419,7 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
                                                            Forest forest) const {
   if (distributed()) {
     // On a replica of the whole forest (every rank alike), then shared out again.
-    std::unique_ptr<AmrSolver> whole = gathered()->regridded(config, domain, forest);
+    std::unique_ptr<AmrSolver> whole = gathered().regridded(config, domain, forest);
     auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest), comm_.get());
     next->take_blocks(static_cast<const AmrLattice&>(*whole));
     next->step_ = step_;
@@ -649,7 +650,7 @@ double AmrLattice<L, Real>::mass() const {
 
 template <class L, class Real>
 std::vector<AmrBlockSample> AmrLattice<L, Real>::sample() const {
-  if (distributed()) return gathered()->sample();
+  if (distributed()) return gathered().sample();
   restrict_all();
   std::vector<AmrBlockSample> out;
   const long S = shape_.cells;
@@ -711,7 +712,7 @@ std::uint64_t AmrLattice<L, Real>::fields_hash() const {
 
 template <class L, class Real>
 std::vector<unsigned char> AmrLattice<L, Real>::populations() const {
-  if (distributed()) return gathered()->populations();
+  if (distributed()) return gathered().populations();
   // Refined cells that no coarser leaf reads keep stale values between outputs; restricted, every
   // refined cell holds its children's average and runs at one step have equal populations.
   restrict_all();
@@ -760,8 +761,10 @@ void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& byt
 }
 
 template <class L, class Real>
-std::unique_ptr<AmrLattice<L, Real>> AmrLattice<L, Real>::gathered() const {
-  std::unique_ptr<AmrLattice> whole(new AmrLattice(*this, Replica{}));
+AmrLattice<L, Real>& AmrLattice<L, Real>::gathered() const {
+  if (!replica_) replica_.reset(new AmrLattice(*this, Replica{}));
+  AmrLattice* whole = replica_.get();
+  whole->step_ = step_;
   const long QS = long(L::Q) * shape_.cells;
   const int me = comm_.rank();
   std::vector<unsigned char> mine;
@@ -790,7 +793,7 @@ std::unique_ptr<AmrLattice<L, Real>> AmrLattice<L, Real>::gathered() const {
           at += QS * sizeof(Real);
         }
   for (int l = 0; l < int(levels_.size()); ++l) Kokkos::deep_copy(whole->levels_[l].f[levels_[l].cur], hosts[l]);
-  return whole;
+  return *whole;
 }
 
 template <class L, class Real>

@@ -18,11 +18,20 @@
 // gradient comes from the velocity field itself (finite differences of the source level), which
 // every tau can use. The rebuilt state keeps density and momentum exactly and drops the
 // non-hydrodynamic (ghost) moments, a regularised coupling.
+//
+// The same per-cell physics as the leaves: for the cumulant collision (D3Q27), whose post-collision
+// higher orders are its cumulant equilibria rather than a polynomial, the rebuilt state is that
+// collision applied to the Chapman-Enskog pre-collision state with the trace at tau_bulk = 1 (the
+// rate it relaxes the trace with); with the Smagorinsky model each rebuilt cell takes tau = tau_l + 3 C_s^2 |S| from the
+// gradient it is given (the filter width is the level's dx, as on the leaves), so the eddy
+// viscosity crosses levels with the strain rate.
 #include <Kokkos_Core.hpp>
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 
+#include "core/Config.hpp"
 #include "lbm/physics/Collision.hpp"
 
 namespace boreas {
@@ -40,13 +49,32 @@ struct CouplingRates {
   Real tau_minus_one = 0;  // tau - 1, exact at tau = 1
   Real omega = 1, omega_odd = 1;
   Real force[3] = {0, 0, 0};
+  bool bulk_at_one = false;  // the trace relaxes at rate 1 (cumulant)
+  // Smagorinsky: C_s^2 (0: none), and how the odd rate follows the cell's tau (BGK: 1/tau, TRT:
+  // the magic parameter held, cumulant: 1).
+  Real smagorinsky = 0, tau = 1, magic = 0;
+  enum class Odd : std::uint8_t { Fixed, InverseTau, Magic } odd = Odd::Fixed;
 
   static CouplingRates make(double tau, double omega_odd, const std::array<double, 3>& force) {
     CouplingRates r;
     r.tau_minus_one = Real(tau - 1);
     r.omega = Real(1 / tau);
     r.omega_odd = Real(omega_odd);
+    r.tau = Real(tau);
     for (int d = 0; d < 3; ++d) r.force[d] = Real(force[d]);
+    return r;
+  }
+  // The rates of `kind` at tau (TRT with `magic`), with Smagorinsky constant c_s (0: no model).
+  static CouplingRates of(CollisionKind kind, double tau, double magic, const std::array<double, 3>& force,
+                          double c_s) {
+    const double omega_odd = kind == CollisionKind::TRT ? 1 / (magic / (tau - 0.5) + 0.5)
+                             : kind == CollisionKind::Cumulant ? 1.0
+                                                               : 1 / tau;
+    CouplingRates r = make(tau, omega_odd, force);
+    r.bulk_at_one = kind == CollisionKind::Cumulant;
+    r.smagorinsky = Real(c_s * c_s);
+    r.magic = Real(magic);
+    r.odd = kind == CollisionKind::TRT ? Odd::Magic : kind == CollisionKind::Cumulant ? Odd::Fixed : Odd::InverseTau;
     return r;
   }
 };
@@ -59,9 +87,50 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
   const Real usq15 = Real(1.5) * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
   const Real uF = u[0] * r.force[0] + u[1] * r.force[1] + u[2] * r.force[2];
   const Real trace_third = (G[0][0] + G[1][1] + G[2][2]) / Real(3);
-  const Real even_scale = Real(-3) * r.tau_minus_one * rho;
-  const Real odd_scale = Real(-1.5) * (Real(1) - r.omega_odd);
-  const Real w_odd = Real(1) - Real(0.5) * r.omega_odd;
+  Real tau_minus_one = r.tau_minus_one, omega_odd = r.omega_odd;
+  if (r.smagorinsky > Real(0)) {
+    using std::sqrt;
+    Real ss = 0;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        const Real s = Real(0.5) * (G[a][b] + G[b][a]);
+        ss += s * s;
+      }
+    const Real extra = Real(3) * r.smagorinsky * sqrt(Real(2) * ss), tau = r.tau + extra;
+    tau_minus_one += extra;
+    if (r.odd == CouplingRates<Real>::Odd::InverseTau) omega_odd = Real(1) / tau;
+    if (r.odd == CouplingRates<Real>::Odd::Magic) omega_odd = Real(1) / (r.magic / (tau - Real(0.5)) + Real(0.5));
+  }
+  if constexpr (L::Q == 27) {
+    if (r.bulk_at_one) {
+      // The cumulant's post-collision state is not a polynomial in u (its higher orders take the
+      // cumulant equilibria): collide the pre-collision Chapman-Enskog state (shear at tau, the
+      // trace at 1) as the leaves would.
+      const Real tau = tau_minus_one + Real(1);
+      static_for<L::Q>([&](auto qc) {
+        constexpr int q = decltype(qc)::value;
+        constexpr Real w = Real(L::w(q));
+        constexpr int c2 = L::c(q, 0) * L::c(q, 0) + L::c(q, 1) * L::c(q, 1) + L::c(q, 2) * L::c(q, 2);
+        const Real cu = dot_c<L, q>(u), cF = dot_c<L, q>(r.force);
+        Real QG = -trace_third;
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) QG += Real(L::c(q, a) * L::c(q, b)) * G[a][b];
+        const Real trace_part = trace_third * Real(c2 - 1);
+        f[q] = w * (rho * (Real(1) + Real(3) * cu + Real(4.5) * cu * cu - usq15) -
+                    Real(3) * rho * (tau * (QG - trace_part) + trace_part) - Real(4.5) * cu * cF + Real(1.5) * uF -
+                    Real(1.5) * cF);
+      });
+      CollisionParams<Real> p;
+      p.omega = Real(1) / tau;
+      for (int d = 0; d < 3; ++d) p.force[d] = r.force[d];
+      p.has_force = r.force[0] != Real(0) || r.force[1] != Real(0) || r.force[2] != Real(0);
+      Cumulant::collide<L>(f, p);
+      return;
+    }
+  }
+  const Real even_scale = Real(-3) * tau_minus_one * rho;
+  const Real odd_scale = Real(-1.5) * (Real(1) - omega_odd);
+  const Real w_odd = Real(1) - Real(0.5) * omega_odd;
   static_for<L::Q>([&](auto qc) {
     constexpr int q = decltype(qc)::value;
     constexpr Real w = Real(L::w(q));

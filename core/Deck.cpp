@@ -1080,9 +1080,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         c.at(col.get("model"), std::string("collision.model: the cumulant collision is defined on D3Q27 (its 27 "
                                            "velocities carry the cumulants it relaxes); lattice.model is ") +
                                    lattice_name(cfg.lattice) + ": use D3Q27, or BGK/TRT");
-      if (cfg.collision == CollisionKind::Cumulant && root.get("amr"))
-        c.at(col.get("model"), "collision.model: the cumulant collision does not run on AMR levels yet (their "
-                               "coupling rebuilds populations for BGK/TRT); use BGK or TRT with [amr]");
     } else {
       collision_known = false;
     }
@@ -1097,9 +1094,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (col.get("sgs")) {
     if (auto m = c.choice(col, "sgs", {"none", "smagorinsky", "csm"})) {
       cfg.sgs = SgsModel(*m);
-      if (cfg.sgs != SgsModel::None && root.get("amr"))
-        c.at(col.get("sgs"), "collision.sgs: subgrid models do not run on AMR levels yet (their coupling rescales "
-                             "populations with each level's constant tau); use sgs = \"none\" with [amr]");
+      if (cfg.sgs == SgsModel::Csm && root.get("amr"))
+        c.at(col.get("sgs"), "collision.sgs = \"csm\" does not run on AMR levels yet (it reads the neighbours' "
+                             "velocities, which the leaves do not keep); use \"smagorinsky\" with [amr]");
       else if (cfg.sgs == SgsModel::Csm && cfg.storage == StorageKind::Sparse)
         c.at(col.get("sgs"), "collision.sgs = \"csm\" needs simulation.storage = \"dense\" (the model reads the "
                              "velocities of the neighbouring cells)");

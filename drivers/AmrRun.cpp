@@ -366,7 +366,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   part["ranks"] = ranks;
   part["level_imbalance"] = solver->partition().level_imbalance(solver->forest());
   part["weighted_imbalance"] = solver->partition().weighted_imbalance(solver->forest());
-  part["messages_per_step"] = Comm(options.comm).sum(solver->messages_per_step());
+  part["messages_per_step"] = Comm(options.comm).sum(solver->messages_per_step());  // all ranks
   part["bytes_per_step"] = Comm(options.comm).sum(solver->bytes_per_step());
   r["amr"]["partition"] = part;
   // The uniform grid at the finest spacing that the same run would need, stepped at its dt.
@@ -374,23 +374,26 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   const double finest_cells = double(config.cells[0]) * config.cells[1] * config.cells[2] * std::ldexp(1.0, dims * top);
   r["amr"]["uniform_finest_cells"] = finest_cells;
   r["amr"]["uniform_finest_updates_per_step"] = finest_cells * std::ldexp(1.0, top);
+  // Several ranks: the slowest rank's time in each category (each reduced on its own).
+  const Comm comm(options.comm);
   const Timers& timers = solver->timers();
-  const double stepping = stepping_seconds(timers);
+  const auto slowest = [&](const char* name) { return comm.max(timers.get(name)); };
+  const double stepping = comm.max(stepping_seconds(timers));
   r["mlups"] = stepping > 0 ? updates_done / stepping * 1e-6 : 0.0;
   r["amr"]["uniform_finest_equivalent_mlups"] =
       stepping > 0 ? finest_cells * std::ldexp(1.0, top) * double(solver->step() - first_step) / stepping * 1e-6 : 0.0;
   // Seed 000 Table IV's categories; on one rank the same-level ghost copies stand where the MPI
   // exchange is on several.
   Json t = Json::object();
-  t["lbm"] = timers.get("LBM");
-  t["amr"] = timers.get("AMR interpolation") + timers.get("AMR restriction") + timers.get("AMR regrid");
-  t["amr_interpolation"] = timers.get("AMR interpolation");
-  t["amr_restriction"] = timers.get("AMR restriction");
-  t["amr_regrid"] = timers.get("AMR regrid");
-  t["halo_copies"] = timers.get("ghost copies");
-  t["mpi"] = timers.get("MPI");  // whole ghost leaves between ranks (comm/LeafHalo.hpp), this rank
-  t["output"] = timers.get("output");
-  t["others"] = wall - stepping - timers.get("AMR regrid") - timers.get("output");
+  t["lbm"] = slowest("LBM");
+  t["amr_interpolation"] = slowest("AMR interpolation");
+  t["amr_restriction"] = slowest("AMR restriction");
+  t["amr_regrid"] = slowest("AMR regrid");
+  t["amr"] = t["amr_interpolation"].get<double>() + t["amr_restriction"].get<double>() + t["amr_regrid"].get<double>();
+  t["halo_copies"] = slowest("ghost copies");
+  t["mpi"] = slowest("MPI");  // whole ghost leaves between ranks (comm/LeafHalo.hpp)
+  t["output"] = slowest("output");
+  t["others"] = comm.max(wall - stepping_seconds(timers) - timers.get("AMR regrid") - timers.get("output"));
   r["timing_s"] = t;
   r["mass"] = mass_json(initial_mass, mass);
   r["backend"] = backend_json();

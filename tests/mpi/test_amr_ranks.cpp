@@ -28,7 +28,7 @@ struct AmrDeck {
 
 // A cylinder wake refined twice around the body, regridded by vorticity every 20 steps; a
 // periodic 3D Taylor-Green box with a refined slab and a refined corner (3 levels); the D3Q27
-// lid-driven cube in float with walls refined.
+// lid-driven cube in float with walls refined, cumulant collision and Smagorinsky model.
 const AmrDeck amr_decks[] = {
     {"cylinder_d2q9_regrid", R"(
 [lattice]
@@ -98,10 +98,13 @@ hi = [3, 3, 8]
 level = 2
 )",
      6},
-    {"cavity_d3q27_float", R"(
+    {"cavity_d3q27_float_cumulant_les", R"(
 [lattice]
 model = "D3Q27"
 precision = "float"
+[collision]
+model = "cumulant"
+sgs = "smagorinsky"
 [domain]
 cells = [16, 16, 16]
 [physics]
