@@ -354,8 +354,8 @@ struct AmrFineToCoarse {
 // from with the children it averages them from (each rank restricts what it reads itself, so
 // restrictions send nothing). Blocks are numbered per rank (slots) in the forest's order; on one
 // rank slot and block coincide. Outputs, checkpoints and regrids gather the owned blocks into a
-// replica of the whole forest on every rank and restrict there (memory of the whole run per rank
-// for that moment). The step of a level and its exchange interleave as parallel.overlap says
+// replica of the whole forest on every rank and restrict there (one lattice of the whole run per
+// rank, kept from the first output, check or regrid on so that its tables are built once). The step of a level and its exchange interleave as parallel.overlap says
 // (step_and_exchange): none, nonblocking, interior (the leaves others hold first, their messages
 // sent, the rest while arrivals are unpacked), streams (packs on instances of their own beside
 // the rest), systolic (each message sent as soon as its leaves are computed).
@@ -392,14 +392,15 @@ class AmrLattice final : public AmrSolver {
 
  private:
   struct Replica {};
-  // The whole forest on this rank alone, with the parameters and flags of `of` and zero populations.
+  // The whole forest on this rank alone, with the parameters and flags of `of`, zero populations
+  // and one lattice.
   AmrLattice(const AmrLattice& of, Replica);
   // The collision parameters and coupling rates of level l.
   void set_level_parameters(int l, const Config& config);
   // Partition, held blocks, index tables, device arrays and leaf halos from forest_ and host_flags_.
   void build();
-  // A replica holding every block as its owner has it (current lattice), on every rank; built
-  // once per forest and refilled at each call.
+  // A replica holding every block as its owner has it (current lattice; the replica's only one),
+  // on every rank; built once per forest and refilled at each call.
   AmrLattice& gathered() const;
   // Both lattices of every held block from `replica`, a replica of this forest.
   void take_blocks(const AmrLattice& replica);

@@ -71,6 +71,11 @@ AmrLattice<L, Real>::AmrLattice(const AmrLattice& of, Replica)
     levels_[l].rates = of.levels_[l].rates;
   }
   build();
+  // Restricting, sampling and regridding read one lattice: the replica keeps only that one.
+  for (AmrLevel<L, Real>& lv : levels_) {
+    lv.f[1] = DeviceView<Real*>();
+    lv.cur = 0;
+  }
 }
 
 template <class L, class Real>
@@ -780,10 +785,7 @@ AmrLattice<L, Real>& AmrLattice<L, Real>::gathered() const {
   const std::vector<unsigned char> all = comm_.allgather(mine);
   // Rank by rank, each rank's owned blocks level by level in forest order.
   std::vector<decltype(Kokkos::create_mirror_view(whole->levels_[0].f[0]))> hosts;
-  for (int l = 0; l < int(levels_.size()); ++l) {
-    whole->levels_[l].cur = levels_[l].cur;
-    hosts.push_back(Kokkos::create_mirror_view(whole->levels_[l].f[levels_[l].cur]));
-  }
+  for (int l = 0; l < int(levels_.size()); ++l) hosts.push_back(Kokkos::create_mirror_view(whole->levels_[l].f[0]));
   std::size_t at = 0;
   for (int r = 0; r < comm_.size(); ++r)
     for (int l = 0; l < int(levels_.size()); ++l)
@@ -792,7 +794,7 @@ AmrLattice<L, Real>& AmrLattice<L, Real>::gathered() const {
           std::memcpy(hosts[l].data() + long(b) * QS, all.data() + at, QS * sizeof(Real));
           at += QS * sizeof(Real);
         }
-  for (int l = 0; l < int(levels_.size()); ++l) Kokkos::deep_copy(whole->levels_[l].f[levels_[l].cur], hosts[l]);
+  for (int l = 0; l < int(levels_.size()); ++l) Kokkos::deep_copy(whole->levels_[l].f[0], hosts[l]);
   return *whole;
 }
 
@@ -806,7 +808,7 @@ void AmrLattice<L, Real>::take_blocks(const AmrLattice& replica) {
     for (int s = 0; s < lv.blocks; ++s) to[s] = s;
     const DeviceView<int* [2]> pairs = block_pairs("amr held blocks", to, held_[l]);
     for (int k = 0; k < 2; ++k)
-      if (lv.blocks > 0)
+      if (lv.blocks > 0 && from.f[k].extent(0) > 0)  // a replica holds one lattice
         Kokkos::parallel_for("amr take blocks", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * QS),
                              WholeBlockCopy<Real>{lv.f[k], from.f[k], pairs, QS});
     lv.cur = from.cur;

@@ -3,6 +3,9 @@
 #include <utility>
 
 #include <cstdlib>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -16,15 +19,26 @@ Comm::Comm(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_size(comm_, &size_);
 }
 
+namespace {
+
+// MPI counts are ints: larger messages are refused rather than truncated.
+int message_count(long long bytes) {
+  if (bytes > std::numeric_limits<int>::max())
+    throw std::length_error("MPI message of " + std::to_string(bytes) + " bytes: more than 2^31 - 1");
+  return static_cast<int>(bytes);
+}
+
+}  // namespace
+
 MPI_Request Comm::irecv(void* buf, long bytes, int source, int tag) const {
   MPI_Request r;
-  MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, source, tag, comm_, &r);
+  MPI_Irecv(buf, message_count(bytes), MPI_BYTE, source, tag, comm_, &r);
   return r;
 }
 
 MPI_Request Comm::isend(const void* buf, long bytes, int dest, int tag) {
   MPI_Request r;
-  MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &r);
+  MPI_Isend(buf, message_count(bytes), MPI_BYTE, dest, tag, comm_, &r);
   ++messages_;
   bytes_ += bytes;
   return r;
@@ -71,14 +85,21 @@ std::vector<unsigned char> Comm::broadcast(std::vector<unsigned char> bytes) con
   long size = static_cast<long>(bytes.size());
   MPI_Bcast(&size, 1, MPI_LONG, 0, comm_);
   bytes.resize(size);
-  MPI_Bcast(bytes.data(), int(size), MPI_BYTE, 0, comm_);
+  MPI_Bcast(bytes.data(), message_count(size), MPI_BYTE, 0, comm_);  // the same size on every rank
   return bytes;
 }
 std::vector<unsigned char> Comm::allgather(const std::vector<unsigned char>& mine) const {
-  const int n = static_cast<int>(mine.size());
+  const long long n = static_cast<long long>(mine.size());
+  std::vector<long long> sizes(size_);
+  MPI_Allgather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_);
+  long long total = 0;
+  for (long long v : sizes) total += v;
+  message_count(total);  // every rank sees the same sizes: all refuse together
   std::vector<int> counts(size_), offsets(size_ + 1, 0);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
-  for (int r = 0; r < size_; ++r) offsets[r + 1] = offsets[r] + counts[r];
+  for (int r = 0; r < size_; ++r) {
+    counts[r] = static_cast<int>(sizes[r]);
+    offsets[r + 1] = offsets[r] + counts[r];
+  }
   std::vector<unsigned char> out(offsets[size_]);
   MPI_Allgatherv(mine.data(), n, MPI_BYTE, out.data(), counts.data(), offsets.data(), MPI_BYTE, comm_);
   return out;

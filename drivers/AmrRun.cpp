@@ -28,22 +28,29 @@ double stepping_seconds(const Timers& t) {
   return t.get("LBM") + t.get("AMR interpolation") + t.get("AMR restriction") + t.get("ghost copies") + t.get("MPI");
 }
 
-// Collective (the samples are gathered); rank 0 writes.
-void write_output(AmrSeries& series, const AmrSolver& solver, bool writer) {
+// Collective (the samples are gathered); rank 0 writes, and a failure there is every rank's.
+void write_output(AmrSeries& series, const AmrSolver& solver, MPI_Comm comm) {
   std::vector<AmrBlockSample> samples = solver.sample();
-  if (!writer) return;
-  std::vector<AmrPatch> patches;
-  for (AmrBlockSample& b : samples) {
-    AmrPatch p;
-    p.level = b.level;
-    p.lo = b.box.lo;
-    p.hi = b.box.hi;
-    p.density = std::move(b.density);
-    p.velocity = std::move(b.velocity);
-    p.flags = std::move(b.flags);
-    patches.push_back(std::move(p));
-  }
-  series.write(solver.step(), double(solver.step()), patches);
+  const Comm c(comm);
+  std::string error;
+  if (c.rank() == 0) try {
+      std::vector<AmrPatch> patches;
+      for (AmrBlockSample& b : samples) {
+        AmrPatch p;
+        p.level = b.level;
+        p.lo = b.box.lo;
+        p.hi = b.box.hi;
+        p.density = std::move(b.density);
+        p.velocity = std::move(b.velocity);
+        p.flags = std::move(b.flags);
+        patches.push_back(std::move(p));
+      }
+      series.write(solver.step(), double(solver.step()), patches);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  error = c.broadcast(error);
+  if (!error.empty()) throw Error(error);
 }
 
 constexpr const char* amr_kernel_name = "ab_pull (AMR leaves)";
@@ -233,7 +240,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   const bool progress = options.progress && rank == 0, tty = isatty(2);
   if (first_step == 0 && config.write_vtk && config.output_every > 0) {
     auto t = solver->timers().scope("output");
-    write_output(series, *solver, rank == 0);
+    write_output(series, *solver, options.comm);
   }
   AmrState last_good = AmrState::of(*solver);  // what an instability falls back to
   std::string status = "completed";
@@ -286,7 +293,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     }
     if (at_output) {
       auto t = solver->timers().scope("output");
-      write_output(series, *solver, rank == 0);
+      write_output(series, *solver, options.comm);
     }
     if (at_checkpoint) checkpoint(last_good);
     if (progress && at_check) {
@@ -329,7 +336,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     checkpoint(AmrState::of(*solver));
   if (status != "interrupted" && config.write_vtk && (config.output_every == 0 || solver->step() % config.output_every != 0)) {
     auto t = solver->timers().scope("output");
-    write_output(series, *solver, rank == 0);
+    write_output(series, *solver, options.comm);
   }
   const double wall = seconds_since(t0);
 

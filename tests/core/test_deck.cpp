@@ -716,7 +716,7 @@ TEST(DeckErrors, PullOnlyFacesAndModels) {
                   "collision.sgs = \"csm\" is applied by the \"ab_pull\" kernel");
   EXPECT_CONTAINS(error_of(head + physics + csm, {"simulation.storage=\"sparse\""}),
                   "collision.sgs = \"csm\" needs simulation.storage = \"dense\"");
-  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + csm), "collision.sgs: subgrid models do not run on AMR levels yet");
+  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + csm), "collision.sgs = \"csm\" does not run on AMR levels yet");
   EXPECT_CONTAINS(error_of(head + physics + "[collision]\ncsm_constant = 0.05\n"),
                   "collision.csm_constant: csm_constant is only used by collision.sgs = \"csm\"");
   const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";
