@@ -12,7 +12,7 @@
 //   to it (the rebuild drops the third-order odd non-equilibrium that carries u'' across the
 //   interface, README "AMR"), so the bounds below are this scheme's.
 // - The same with the Smagorinsky model (BGK: exact) and the D3Q27 cumulant collision (bounds
-//   below, measured 2.9e-5 along the flow).
+//   below, measured 2.9e-5 along the flow); the forced cumulant channel at second order.
 // - tau = 1 on the fine level (tau_0 = 0.75) gives the result of tau_0 = 0.75 +- 1e-7 to 1e-5:
 //   the coupling has no singularity there.
 #include <gtest/gtest.h>
@@ -125,6 +125,18 @@ void check_poiseuille(bool parallel, const std::string& collision, double tau, d
 TEST(AmrChannel, SmagorinskySlowsAChannelOnTheLevels) {
   const double laminar = channel_error(Flow::Poiseuille, 8, true, "BGK", 0.6);
   EXPECT_GT(channel_error(Flow::Poiseuille, 8, true, "BGK smagorinsky=1.0", 0.6), 2 * laminar);
+}
+
+// The force-driven channel with the cumulant (D3Q27, tau 0.8) across an interface along the flow:
+// the coupling's force terms (Guo's in the Chapman-Enskog state the cumulant then collides) keep
+// second order. Measured 5.2e-3 at 16 fine cells across and 1.1e-3 at 32 (order 2.25); the
+// bound includes the halfway walls, which the cumulant does not make exact as TRT's magic 3/16
+// does.
+TEST(AmrChannel, CumulantPoiseuilleInterfacesParallelToTheFlow) {
+  const double e8 = channel_error(Flow::Poiseuille, 8, true, "cumulant", 0.8);
+  const double e16 = channel_error(Flow::Poiseuille, 16, true, "cumulant", 0.8);
+  EXPECT_LE(e8, 6e-3);
+  EXPECT_GE(std::log2(e8 / e16), 1.8);
 }
 
 TEST(AmrChannel, PoiseuilleInterfacesParallelToTheFlow) { check_poiseuille(true, "TRT", 0.8, 1.5e-3, 1.6); }
