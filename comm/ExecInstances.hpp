@@ -5,11 +5,21 @@
 // the overlap layer lives here.
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
 #include <vector>
 
 #include "core/Types.hpp"
 
 namespace boreas {
+
+// Host memory that messages are staged in: page-locked on CUDA, so that a copy on an instance's
+// stream returns at once and overlaps with kernels; plain host memory (the buffers themselves)
+// elsewhere.
+#if defined(KOKKOS_ENABLE_CUDA)
+using StagingSpace = std::conditional_t<std::is_same_v<ExecSpace, Kokkos::Cuda>, Kokkos::CudaHostPinnedSpace, MemSpace>;
+#else
+using StagingSpace = MemSpace;
+#endif
 
 class ExecInstances {
  public:

@@ -2,14 +2,16 @@
 // Whole ghost leaves between ranks (seed 000, CityLBM; issue 13 B): after a level's step every rank
 // sends the leaves it owns that other ranks hold, each block whole (the populations of all its
 // cells, ghost layer included: a receiver averaging the block into its parent reads the owner's
-// last ghost fill), one message per peer and step, staged through the host (whose copy is the
-// message on host backends).
+// last ghost fill), one message per peer and step, staged through page-locked host memory on
+// CUDA (the buffer itself on host backends).
 #include <mpi.h>
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "comm/ExecInstances.hpp"
 #include "comm/Mpi.hpp"
 #include "core/Types.hpp"
 
@@ -129,13 +131,15 @@ class LeafHalo {
     std::vector<int> blocks;
     DeviceView<int* [2]> pairs;  // (buffer, lattice) to pack, (lattice, buffer) to unpack
     DeviceView<Real*> buffer;
-    typename DeviceView<Real*>::HostMirror host;
+    Kokkos::View<Real*, StagingSpace> host;  // the buffer itself on host backends
   };
 
   void unpack(int m, const DeviceView<Real*>& lattice) {
     Link& r = receives_[m];
-    Kokkos::deep_copy(r.buffer, r.host);
-    Kokkos::parallel_for("leaf halo unpack", Kokkos::RangePolicy<ExecSpace>(0, long(r.pairs.extent(0)) * per_block_),
+    const ExecSpace space;  // ordered with the step's kernels; finish() fences
+    Kokkos::deep_copy(space, r.buffer, r.host);
+    Kokkos::parallel_for("leaf halo unpack",
+                         Kokkos::RangePolicy<ExecSpace>(space, 0, long(r.pairs.extent(0)) * per_block_),
                          WholeBlockCopy<Real>{lattice, r.buffer, r.pairs, per_block_});
     unpacked_[m] = true;
   }
@@ -148,7 +152,10 @@ class LeafHalo {
     for (std::size_t k = 0; k < positions.size(); ++k) positions[k] = int(k);
     l.pairs = send ? block_pairs("leaf halo pairs", positions, p.blocks) : block_pairs("leaf halo pairs", p.blocks, positions);
     l.buffer = DeviceView<Real*>("leaf halo buffer", p.blocks.size() * per_block_);
-    l.host = Kokkos::create_mirror_view(l.buffer);
+    if constexpr (std::is_same_v<StagingSpace, MemSpace>)
+      l.host = l.buffer;
+    else
+      l.host = Kokkos::View<Real*, StagingSpace>("leaf halo staging", l.buffer.extent(0));
     return l;
   }
 
