@@ -397,8 +397,9 @@ class AmrLattice final : public AmrSolver {
   AmrLattice(const AmrLattice& of, Replica);
   // The collision parameters and coupling rates of level l.
   void set_level_parameters(int l, const Config& config);
-  // Partition, held blocks, index tables, device arrays and leaf halos from forest_ and host_flags_.
-  void build();
+  // Partition, held blocks, index tables, device arrays (`lattices` of them per level) and leaf
+  // halos from forest_ and host_flags_.
+  void build(int lattices = 2);
   // A replica holding every block as its owner has it (current lattice; the replica's only one),
   // on every rank; built once per forest and refilled at each call.
   AmrLattice& gathered() const;

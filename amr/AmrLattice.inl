@@ -70,12 +70,7 @@ AmrLattice<L, Real>::AmrLattice(const AmrLattice& of, Replica)
     levels_[l].params = of.levels_[l].params;
     levels_[l].rates = of.levels_[l].rates;
   }
-  build();
-  // Restricting, sampling and regridding read one lattice: the replica keeps only that one.
-  for (AmrLevel<L, Real>& lv : levels_) {
-    lv.f[1] = DeviceView<Real*>();
-    lv.cur = 0;
-  }
+  build(1);  // restricting, sampling and regridding read one lattice
 }
 
 template <class L, class Real>
@@ -90,7 +85,7 @@ void AmrLattice<L, Real>::set_level_parameters(int l, const Config& config) {
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::build() {
+void AmrLattice<L, Real>::build(int lattices) {
   const int levels = forest_.levels(), n = shape_.n, me = comm_.rank();
   const long S = shape_.cells, QS = long(L::Q) * S;
   const int zlo = -shape_.gz, zhi = shape_.nz + shape_.gz;
@@ -207,7 +202,8 @@ void AmrLattice<L, Real>::build() {
     const auto& blocks = forest_.level(l);
     Tables& t = tables[l];
     lv.blocks = int(held_[l].size());
-    for (int k = 0; k < 2; ++k) lv.f[k] = DeviceView<Real*>("amr level " + std::to_string(l), std::size_t(lv.blocks) * QS);
+    for (int k = 0; k < lattices; ++k)
+      lv.f[k] = DeviceView<Real*>("amr level " + std::to_string(l), std::size_t(lv.blocks) * QS);
     std::vector<std::uint8_t> flags(std::size_t(lv.blocks) * S);
     for (int s = 0; s < lv.blocks; ++s)
       std::copy_n(host_flags_[l].begin() + long(held_[l][s]) * S, S, flags.begin() + long(s) * S);

@@ -79,6 +79,15 @@ struct CouplingRates {
   }
 };
 
+// Q_q:G = c_q c_q : G - tr G / 3 (Q_q = c_q c_q - I/3), from trace_third = tr G / 3.
+template <class L, int q, class Real>
+KOKKOS_FORCEINLINE_FUNCTION Real strain_projection(const Real (&G)[3][3], Real trace_third) {
+  Real QG = -trace_third;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) QG += Real(L::c(q, a) * L::c(q, b)) * G[a][b];
+  return QG;
+}
+
 // Post-collision populations of a cell with density rho, velocity u (the Guo velocity, forces
 // half-applied) and velocity gradient G[a][b] = d u_b / d x_a, in the target level's units.
 template <class L, class Real>
@@ -112,9 +121,7 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
         constexpr Real w = Real(L::w(q));
         constexpr int c2 = L::c(q, 0) * L::c(q, 0) + L::c(q, 1) * L::c(q, 1) + L::c(q, 2) * L::c(q, 2);
         const Real cu = dot_c<L, q>(u), cF = dot_c<L, q>(r.force);
-        Real QG = -trace_third;
-        for (int a = 0; a < 3; ++a)
-          for (int b = 0; b < 3; ++b) QG += Real(L::c(q, a) * L::c(q, b)) * G[a][b];
+        const Real QG = strain_projection<L, q>(G, trace_third);
         const Real trace_part = trace_third * Real(c2 - 1);
         f[q] = w * (rho * (Real(1) + Real(3) * cu + Real(4.5) * cu * cu - usq15) -
                     Real(3) * rho * (tau * (QG - trace_part) + trace_part) - Real(4.5) * cu * cF + Real(1.5) * uF -
@@ -136,9 +143,7 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
     constexpr Real w = Real(L::w(q));
     const Real cu = dot_c<L, q>(u);
     const Real cF = dot_c<L, q>(r.force);
-    Real QG = -trace_third;
-    for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) QG += Real(L::c(q, a) * L::c(q, b)) * G[a][b];
+    const Real QG = strain_projection<L, q>(G, trace_third);
     f[q] = w * (rho * (Real(1) + Real(3) * cu + Real(4.5) * cu * cu - usq15) + even_scale * QG + odd_scale * cF +
                 // (1 - omega) (-(9/4) Q:(uF + Fu)) + (1 - omega/2) (9/2) Q:(uF + Fu): every tau
                 Real(4.5) * cu * cF - Real(1.5) * uF + w_odd * Real(3) * cF);

@@ -31,9 +31,10 @@ double stepping_seconds(const Timers& t) {
 // Collective (the samples are gathered); rank 0 writes, and a failure there is every rank's.
 void write_output(AmrSeries& series, const AmrSolver& solver, MPI_Comm comm) {
   std::vector<AmrBlockSample> samples = solver.sample();
-  const Comm c(comm);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
   std::string error;
-  if (c.rank() == 0) try {
+  if (rank == 0) try {
       std::vector<AmrPatch> patches;
       for (AmrBlockSample& b : samples) {
         AmrPatch p;
@@ -49,8 +50,7 @@ void write_output(AmrSeries& series, const AmrSolver& solver, MPI_Comm comm) {
     } catch (const std::exception& e) {
       error = e.what();
     }
-  error = c.broadcast(error);
-  if (!error.empty()) throw Error(error);
+  agree(comm, error);
 }
 
 constexpr const char* amr_kernel_name = "ab_pull (AMR leaves)";
@@ -255,12 +255,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     const auto chunk_start = std::chrono::steady_clock::now();
     updates_done += double(updates) * double(next - from);
     solver->advance(next - from);
-    // Signals, speed and the checkpoint clock agreed by all ranks (the slowest, the latest).
-    double local[3] = {double(stop_signal()), seconds_since(chunk_start) / double(next - from),
-                       checkpoints.seconds_since_last()};
-    double global[3];
-    MPI_Allreduce(local, global, 3, MPI_DOUBLE, MPI_MAX, options.comm);
-    poll = std::max(1L, long(1.0 / std::max(global[1], 1e-9)));
+    const AgreedClock clock = agree_on_clock(options.comm, seconds_since(chunk_start) / double(next - from), checkpoints);
+    poll = std::max(1L, long(1.0 / std::max(clock.seconds_per_step, 1e-9)));
     // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
     // uninterrupted) then hold the same state at that step.
     if (every > 0 && solver->step() % every == 0) {
@@ -281,10 +277,10 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       status = "unstable";
       break;
     }
-    stopped_by = int(global[0]);
+    stopped_by = clock.stopped_by;
     const bool at_checkpoint =
         stopped_by != 0 || (config.checkpoint.every > 0 && solver->step() % config.checkpoint.every == 0) ||
-        (config.checkpoint.every_minutes > 0 && global[2] >= 60 * config.checkpoint.every_minutes);
+        (config.checkpoint.every_minutes > 0 && clock.since_checkpoint >= 60 * config.checkpoint.every_minutes);
     const bool at_check = solver->step() % check_every == 0 || solver->step() == config.steps;
     const bool at_output = config.write_vtk && config.output_every > 0 && solver->step() % config.output_every == 0;
     if (at_check || at_output || at_checkpoint) {
@@ -368,13 +364,14 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   // Level-weighted updates (waLBerla, seed 000): sum over levels of 2^l N_l per level-0 step.
   r["amr"]["updates_per_step"] = updates;
   r["amr"]["regrids"] = regrids;
+  const Comm comm(options.comm);
   // Several ranks: each level's leaves shared along the Morton curve (amr/Partition.hpp).
   Json part = Json::object();
   part["ranks"] = ranks;
   part["level_imbalance"] = solver->partition().level_imbalance(solver->forest());
   part["weighted_imbalance"] = solver->partition().weighted_imbalance(solver->forest());
-  part["messages_per_step"] = Comm(options.comm).sum(solver->messages_per_step());  // all ranks
-  part["bytes_per_step"] = Comm(options.comm).sum(solver->bytes_per_step());
+  part["messages_per_step"] = comm.sum(solver->messages_per_step());  // all ranks
+  part["bytes_per_step"] = comm.sum(solver->bytes_per_step());
   r["amr"]["partition"] = part;
   // The uniform grid at the finest spacing that the same run would need, stepped at its dt.
   const int top = levels - 1, dims = config.dimensions();
@@ -382,7 +379,6 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["amr"]["uniform_finest_cells"] = finest_cells;
   r["amr"]["uniform_finest_updates_per_step"] = finest_cells * std::ldexp(1.0, top);
   // Several ranks: the slowest rank's time in each category (each reduced on its own).
-  const Comm comm(options.comm);
   const Timers& timers = solver->timers();
   const auto slowest = [&](const char* name) { return comm.max(timers.get(name)); };
   const double stepping = comm.max(stepping_seconds(timers));

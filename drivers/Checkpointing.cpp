@@ -264,6 +264,13 @@ void install_stop_signals() {
 
 int stop_signal() { return received_signal; }
 
+AgreedClock agree_on_clock(MPI_Comm comm, double seconds_per_step, const Checkpoints& checkpoints) {
+  const double local[3] = {double(stop_signal()), seconds_per_step, checkpoints.seconds_since_last()};
+  double global[3];
+  MPI_Allreduce(local, global, 3, MPI_DOUBLE, MPI_MAX, comm);
+  return {int(global[0]), global[1], global[2]};
+}
+
 const char* signal_name(int signal) {
   switch (signal) {
     case SIGTERM: return "SIGTERM";

@@ -75,4 +75,13 @@ void install_stop_signals();
 int stop_signal();
 const char* signal_name(int signal);
 
+// What a run decides on after each chunk, agreed by every rank of `comm` (each the largest over
+// the ranks) so that all take the same decisions: a stop signal, the slowest rank's seconds per
+// step, the time since the last checkpoint. Collective.
+struct AgreedClock {
+  int stopped_by = 0;
+  double seconds_per_step = 0, since_checkpoint = 0;
+};
+AgreedClock agree_on_clock(MPI_Comm comm, double seconds_per_step, const Checkpoints& checkpoints);
+
 }  // namespace boreas

@@ -567,15 +567,12 @@ Json run_deck(const Config& config, const RunOptions& options) {
                                 probes ? next_multiple(config.probes_every) : config.steps});
     const auto chunk_start = std::chrono::steady_clock::now();
     sim->advance(next - from);
-    double local[3] = {double(stop_signal()), seconds_since(chunk_start) / double(next - from),
-                       checkpoints.seconds_since_last()};
-    double global[3];
-    MPI_Allreduce(local, global, 3, MPI_DOUBLE, MPI_MAX, comm.get());
-    poll = std::max(sweep, long(1.0 / std::max(global[1], 1e-9)) / sweep * sweep);
-    stopped_by = int(global[0]);
+    const AgreedClock clock = agree_on_clock(comm.get(), seconds_since(chunk_start) / double(next - from), checkpoints);
+    poll = std::max(sweep, long(1.0 / std::max(clock.seconds_per_step, 1e-9)) / sweep * sweep);
+    stopped_by = clock.stopped_by;
     const bool at_checkpoint =
         stopped_by != 0 || (config.checkpoint.every > 0 && sim->step() % config.checkpoint.every == 0) ||
-        (config.checkpoint.every_minutes > 0 && global[2] >= 60 * config.checkpoint.every_minutes);
+        (config.checkpoint.every_minutes > 0 && clock.since_checkpoint >= 60 * config.checkpoint.every_minutes);
     const bool at_check = sim->step() % check_every == 0 || sim->step() == config.steps;
     const bool at_output = config.write_vtk && config.output_every > 0 && sim->step() % config.output_every == 0;
     if (at_check || at_output || at_checkpoint) {

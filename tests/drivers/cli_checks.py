@@ -2,6 +2,11 @@
 and the summary, a run's report.json and checkpoints, and a snapshot of a directory (a refused run must leave it
 as it was)."""
 import json
+import os
+
+# The environment of runs under mpiexec: one OpenMP thread per rank, unbound, root allowed.
+MPI_ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
 class Checks:

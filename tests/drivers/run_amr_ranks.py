@@ -12,16 +12,12 @@ AMR_DECK: a deck with [amr] and dynamic regridding (inputs/cylinder2d_amr.toml),
   fields_hash and outputs.
 Prints one line per check; exits non-zero if any fails.
 """
-import os
 import pathlib
 import subprocess
 import sys
 import tempfile
 
-from cli_checks import Checks, report
-
-ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+from cli_checks import MPI_ENV, Checks, report
 
 
 def main(argv):
@@ -39,7 +35,7 @@ def main(argv):
             line += ["--set", s]
         if restart:
             line += ["--restart", restart]
-        return subprocess.run(line, capture_output=True, text=True, timeout=600, env=ENV)
+        return subprocess.run(line, capture_output=True, text=True, timeout=600, env=MPI_ENV)
 
     def outputs(out):
         return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.vt[hi]*"))}

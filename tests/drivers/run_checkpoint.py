@@ -15,7 +15,6 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 - An unstable run checkpoints its last good state.
 Prints one line per check; exits non-zero if any fails.
 """
-import os
 import pathlib
 import shutil
 import signal
@@ -24,10 +23,7 @@ import sys
 import tempfile
 import time
 
-from cli_checks import Checks, checkpoint_files, report, snapshot
-
-ENV = dict(os.environ, OMP_PROC_BIND="false", OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+from cli_checks import MPI_ENV, Checks, checkpoint_files, report, snapshot
 
 
 def main(argv):
@@ -52,7 +48,7 @@ def main(argv):
 
     def run(out, *sets, restart=None, ranks=1):
         return subprocess.run(cmd(out, *sets, restart=restart, ranks=ranks), capture_output=True, text=True,
-                              timeout=600, env=ENV)
+                              timeout=600, env=MPI_ENV)
 
     def reference_hash(steps):
         out = tmp / f"reference_{steps}"
@@ -108,7 +104,7 @@ def main(argv):
         out = tmp / f"signal_{label}"
         proc = subprocess.Popen(cmd(out, "simulation.steps=100000000", "output.every=0", "output.vtk=false",
                                     "output.progress_every=500", ranks=ranks, quiet=False),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=MPI_ENV)
         # The first progress line: the run is stepping, its handlers installed.
         seen = []
         while True:
@@ -148,7 +144,7 @@ def main(argv):
     caught = False
     for trial in range(8):
         shutil.rmtree(killed, ignore_errors=True)
-        proc = subprocess.Popen(cmd(killed, *big), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+        proc = subprocess.Popen(cmd(killed, *big), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=MPI_ENV)
         ckdir = killed / "checkpoints"
         deadline = time.time() + 60
         while time.time() < deadline and not checkpoint_files(killed):
