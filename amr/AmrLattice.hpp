@@ -36,24 +36,34 @@
 
 namespace boreas {
 
-// The cell layout shared by every block of every level.
+// The cell layout shared by every block of every level. N is a power of two (4, 8, 16): interior
+// numbers decode with shifts, not divisions (which cost the leaf step a third of its time).
 struct LeafShape {
   int n = 4;           // cells per axis (1 along z in 2D)
   int nz = 4;
   int sx = 6, sy = 6;  // with ghosts
   int gz = 1;          // ghost layers along z (0 in 2D)
   long cells = 216;    // per block, ghosts included
+  int log_n = 2, log_interior = 6;
 
   LeafShape() = default;
   LeafShape(int leaf_size, bool two_d)
       : n(leaf_size), nz(two_d ? 1 : leaf_size), sx(leaf_size + 2), sy(leaf_size + 2), gz(two_d ? 0 : 1),
-        cells(long(leaf_size + 2) * (leaf_size + 2) * (two_d ? 1 : leaf_size + 2)) {}
+        cells(long(leaf_size + 2) * (leaf_size + 2) * (two_d ? 1 : leaf_size + 2)) {
+    log_n = 0;
+    while ((1 << (log_n + 1)) <= n) ++log_n;
+    if ((1 << log_n) != n) throw std::logic_error("AMR: leaf size " + std::to_string(n) + " is not a power of two");
+    log_interior = log_n * (two_d ? 2 : 3);
+  }
   KOKKOS_INLINE_FUNCTION long cell(int x, int y, int z) const { return (x + 1) + sx * ((y + 1) + long(sy) * (z + gz)); }
   KOKKOS_INLINE_FUNCTION long interior() const { return long(n) * n * nz; }
   // Interior cell number i of a block (x fastest) as a cell index.
   KOKKOS_INLINE_FUNCTION long interior_cell(long i) const {
-    return cell(int(i % n), int((i / n) % n), int(i / (long(n) * n)));
+    return cell(int(i & (n - 1)), int((i >> log_n) & (n - 1)), int(i >> (2 * log_n)));
   }
+  // Item i of a sweep over blocks' interiors: its block's place in the sweep and cell number.
+  KOKKOS_INLINE_FUNCTION long block_of(long i) const { return i >> log_interior; }
+  KOKKOS_INLINE_FUNCTION long number_in_block(long i) const { return i & ((1L << log_interior) - 1); }
   KOKKOS_INLINE_FUNCTION long shift(int cx, int cy, int cz) const { return cx + sx * (cy + long(sy) * cz); }
 };
 
@@ -94,7 +104,18 @@ struct AmrLevel {
   int blocks = 0;  // held on this rank (AmrLattice::held_)
   DeviceView<Real*> f[2];
   DeviceView<std::uint8_t*> flags;
-  DeviceView<int*> leaves, refined;  // the leaves this rank steps; the refined blocks it holds
+  DeviceView<std::uint8_t*> all_fluid;  // per block: every cell, ghosts included, fluid
+  DeviceView<int*> leaves, refined;  // the leaves this rank owns; the refined blocks it holds
+  // CRMT on leaves: the leaves held of other ranks (stepped between exchanges; the blocks each
+  // exchange receives), the ghosts of those whose source this rank does not hold and the refined
+  // cells they read whose children it does not hold (both stale between exchanges; NaN in the
+  // validity trial), as population offsets.
+  DeviceView<int*> halo_leaves;
+  DeviceView<long*> unfilled, unrestricted;
+  // The held leaves of others that arrive whole (this rank averages them into their parents; the
+  // others arrive as their interior cells).
+  DeviceView<int*> whole_halo_leaves;
+  int since_exchange = 0;  // steps of this level since its last exchange
   // The leaves split for the overlap strategies: those other ranks hold (boundary) and the rest
   // (interior, also in chunks for polling); per message, its leaves not in an earlier message.
   DeviceView<int*> boundary_leaves, interior_leaves;
@@ -105,7 +126,12 @@ struct AmrLevel {
   // only these; outputs and regrids restrict every refined cell first (restrict_all).
   DeviceView<long*> restrict_read;
   DeviceView<long*> copy_dst, copy_src;
-  DeviceView<InterpPoint*> interp;
+  DeviceView<InterpPoint*> interp;  // coarse cells (kind 1, centre) as places in stencil_cells
+  // The coarse cells the interpolation reads (level l - 1 population offsets) and their density
+  // and momentum at t and t + 1 of the coarse step (4 + 4), computed once before both fills: each
+  // cell serves several ghosts, which would otherwise each sum its Q populations in both lattices.
+  DeviceView<long*> stencil_cells;
+  DeviceView<Real* [8]> stencil_moments;
   CollisionParams<Real> params;
   CouplingRates<Real> rates;
   double tau = 1;
@@ -121,32 +147,40 @@ KOKKOS_INLINE_FUNCTION void moments_at(const Load& load, const Real (&force)[3],
   post_collision_moments<L>(f, force, rho, j);
 }
 
+// Leaves whose cells and ghosts are all fluid take a plain pull (no flag per link, no boundary
+// code); the others test each upwind flag.
 template <class L, class Real, class Collision>
 struct AmrLeafStep {
   DeviceView<const Real*> src;
   DeviceView<Real*> dst;
-  DeviceView<const std::uint8_t*> flags;
+  DeviceView<const std::uint8_t*> flags, all_fluid;
   DeviceView<const int*> leaves;
   LeafShape shape;
   CollisionParams<Real> params;
   BoundaryValues<Real> bc;
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const long per_block = shape.interior();
-    const int b = leaves(i / per_block);
-    const long cell = shape.interior_cell(i % per_block);
+    const int b = leaves(shape.block_of(i));
+    const long cell = shape.interior_cell(shape.number_in_block(i));
     const long fbase = long(b) * shape.cells;
-    if (flags(fbase + cell) != flag::fluid) return;
     const long base = fbase * L::Q;
-    const auto own_post = [&](int k) { return src(base + k * shape.cells + cell); };
     Real f[L::Q];
-    static_for<L::Q>([&](auto qc) {
-      constexpr int q = decltype(qc)::value;
-      const long upwind = cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-      const std::uint8_t fl = flags(fbase + upwind);
-      f[q] = fl == flag::fluid ? src(base + q * shape.cells + upwind)
-                               : incoming_from_boundary<L, q>(fl, own_post, bc, params, NoPosition{});
-    });
+    if (all_fluid(b)) {
+      static_for<L::Q>([&](auto qc) {
+        constexpr int q = decltype(qc)::value;
+        f[q] = src(base + q * shape.cells + cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+      });
+    } else {
+      if (flags(fbase + cell) != flag::fluid) return;
+      const auto own_post = [&](int k) { return src(base + k * shape.cells + cell); };
+      static_for<L::Q>([&](auto qc) {
+        constexpr int q = decltype(qc)::value;
+        const long upwind = cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+        const std::uint8_t fl = flags(fbase + upwind);
+        f[q] = fl == flag::fluid ? src(base + q * shape.cells + upwind)
+                                 : incoming_from_boundary<L, q>(fl, own_post, bc, params, NoPosition{});
+      });
+    }
     Collision::template collide<L>(f, params);
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
@@ -165,9 +199,30 @@ struct AmrGhostCopy {
   }
 };
 
+// Density and momentum of the coarse cells `cells` in both coarse lattices.
+template <class L, class Real>
+struct AmrStencilMoments {
+  DeviceView<Real* [8]> moments;
+  DeviceView<const Real*> coarse_t, coarse_next;
+  DeviceView<const long*> cells;
+  long S;
+  Real force[3];
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const long at = cells(i);
+    Real rho, j[3];
+    moments_at<L>([&](int q) { return coarse_t(at + q * S); }, force, rho, j);
+    moments(i, 0) = rho;
+    for (int d = 0; d < 3; ++d) moments(i, 1 + d) = j[d];
+    moments_at<L>([&](int q) { return coarse_next(at + q * S); }, force, rho, j);
+    moments(i, 4) = rho;
+    for (int d = 0; d < 3; ++d) moments(i, 5 + d) = j[d];
+  }
+};
+
 // Coarse-to-fine: linear interpolation of density and momentum (the 2^D ghosts of one coarse
-// cell average to it exactly), slopes of the velocity for the strain rate, coarse lattices
-// blended in time by alpha.
+// cell average to it exactly), slopes of the velocity for the strain rate, coarse moments
+// blended in time by alpha. Coarse cells come as places in `moments` (stepping), or, where it is
+// empty (regrid), as population offsets in coarse_t.
 template <class L, class Real>
 struct AmrCoarseToFine {
   DeviceView<Real*> fine;  // fine level, current lattice: ghosts written, children read
@@ -177,9 +232,15 @@ struct AmrCoarseToFine {
   Real alpha;
   Real coarse_force[3], fine_force[3];
   CouplingRates<Real> fine_rates;
+  DeviceView<const Real* [8]> moments;
 
   KOKKOS_INLINE_FUNCTION void sample(int kind, long offset, Real& rho, Real (&j)[3]) const {
     const long S = shape.cells;
+    if (kind == 1 && moments.extent(0) > 0) {
+      rho = (Real(1) - alpha) * moments(offset, 0) + alpha * moments(offset, 4);
+      for (int d = 0; d < 3; ++d) j[d] = (Real(1) - alpha) * moments(offset, 1 + d) + alpha * moments(offset, 5 + d);
+      return;
+    }
     if (kind == 1) {
       moments_at<L>([&](int q) { return (Real(1) - alpha) * coarse_t(offset + q * S) + alpha * coarse_next(offset + q * S); },
                     coarse_force, rho, j);
@@ -349,16 +410,25 @@ struct AmrFineToCoarse {
 
 // Several ranks (issue 13 B): the forest is known everywhere, the leaves are shared out by
 // partition_forest (amr/Partition.hpp), and a rank holds the blocks it owns and those its own
-// leaves read: same-level neighbours and coarse-to-fine stencils (whole ghost leaves, refreshed by
-// their owners after every step through comm/LeafHalo.hpp), and the refined blocks its leaves copy
-// from with the children it averages them from (each rank restricts what it reads itself, so
-// restrictions send nothing). Blocks are numbered per rank (slots) in the forest's order; on one
-// rank slot and block coincide. Outputs, checkpoints and regrids gather the owned blocks into a
-// replica of the whole forest on every rank and restrict there (one lattice of the whole run per
-// rank, kept from the first output, check or regrid on so that its tables are built once). The step of a level and its exchange interleave as parallel.overlap says
-// (step_and_exchange): none, nonblocking, interior (the leaves others hold first, their messages
-// sent, the rest while arrivals are unpacked), streams (packs on instances of their own beside
-// the rest), systolic (each message sent as soon as its leaves are computed).
+// leaves read: same-level neighbours and coarse-to-fine stencils (ghost leaves, refreshed by their
+// owners after every step through comm/LeafHalo.hpp: whole where this rank averages them, else
+// their interior cells), and the refined blocks its leaves copy from with the children it averages
+// them from (each rank restricts what it reads itself, so restrictions send nothing). Blocks are
+// numbered per rank (slots) in the forest's order; on one rank slot and block coincide. Outputs,
+// checkpoints and regrids gather the owned blocks into a replica of the whole forest on every rank
+// and restrict there (one lattice of the whole run per rank, kept from the first output, check or
+// regrid on so that its tables are built once). The step of a level and its exchange interleave
+// as parallel.overlap says (step_and_exchange): none, nonblocking, interior (the leaves others
+// hold first, their messages sent, the rest while arrivals are unpacked), streams (packs on
+// instances of their own beside the rest), systolic (each message sent as soon as its leaves are
+// computed).
+//
+// CRMT on leaves (amr.crmt, seed 000): a rank also holds what its held leaves of others read (a
+// second ring) and steps those leaves itself, filling their ghosts from what it holds, so that a
+// level exchanges only every k of its steps; the values it cannot recompute go stale from the
+// outer ring inwards, and k is the longest period that keeps every owned leaf exact, found by a
+// trial with those values marked NaN (derive_exchange_period). An exchange step skips the held
+// leaves of others: the exchange brings them.
 template <class L, class Real>
 class AmrLattice final : public AmrSolver {
  public:
@@ -379,8 +449,10 @@ class AmrLattice final : public AmrSolver {
   int cells_per_block() const override { return int(shape_.cells); }
   std::vector<unsigned char> populations() const override;
   void load_populations(const std::vector<unsigned char>& bytes, long step) override;
-  long long messages_per_step() const override;
-  long long bytes_per_step() const override;
+  double messages_per_step() const override;
+  double bytes_per_step() const override;
+  long long messages_planned(long coarse_steps) const override;
+  int exchange_period() const override { return period_; }
   long long messages_sent() const override { return comm_.messages_sent(); }
 
   // One step of level l and, recursively, two of every finer level (public for CUDA lambdas).
@@ -389,6 +461,12 @@ class AmrLattice final : public AmrSolver {
   void fill_ghosts(int l, Real alpha);
   // Collides and streams the leaves `which` of level l into its next lattice.
   void step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
+  // CRMT's validity trial: the populations at `offsets` (every q) set to NaN, as what this rank
+  // cannot recompute between exchanges; the blocks `which` set to 1 (whole or their interior
+  // cells), as an exchange brings them; the owned leaf cells of level l that are not finite.
+  void mark_stale(const DeviceView<Real*>& lattice, const DeviceView<long*>& offsets) const;
+  void mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which, bool whole) const;
+  long long stale_owned_cells(int l) const;
 
  private:
   struct Replica {};
@@ -406,8 +484,15 @@ class AmrLattice final : public AmrSolver {
   // Both lattices of every held block from `replica`, a replica of this forest.
   void take_blocks(const AmrLattice& replica);
   bool distributed() const { return comm_.size() > 1; }
-  // Level l's step and the exchange of its leaves under parallel.overlap (all write the same values).
+  // Level l's step and the exchange of its leaves under parallel.overlap (all write the same values);
+  // with CRMT, between exchanges the held leaves of others are stepped here instead.
   void step_and_exchange(int l);
+  // CRMT's exchange period: the longest k <= N - 1 (N cells per leaf) for which a trial run, with
+  // the populations this rank cannot have recomputed marked NaN, keeps every owned leaf finite on
+  // every rank over two periods (so every stencil reach counts, whatever the coupling reads); 1 if
+  // none. The trial steps with BGK, whose every output reads every input.
+  int derive_exchange_period();
+
   // Fine-to-coarse of level l + 1 into level l's lattice `into`: the cells coarser leaves read,
   // or every refined cell (all).
   void restrict_level(int l, const DeviceView<Real*>& into, bool all) const;
@@ -439,6 +524,9 @@ class AmrLattice final : public AmrSolver {
   std::vector<std::vector<int>> slot_;  // per level: block -> slot, -1 where not held
   std::vector<LeafHalo<Real>> halos_;   // per level
   OverlapKind overlap_ = OverlapKind::None;
+  bool crmt_ = false;    // amr.crmt and several ranks
+  int period_ = 1;       // CRMT: steps of a level between its exchanges
+  bool trial_ = false;   // derive_exchange_period() is running
   std::unique_ptr<ExecInstances> instances_;  // one per message of the busiest level (streams)
   mutable std::unique_ptr<AmrLattice> replica_;  // gathered()
   long step_ = 0;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <map>
 
 #include "core/Error.hpp"
 #include "lbm/field/CellHash.hpp"
@@ -25,7 +27,8 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
       periodic_{domain.periodic(0), domain.periodic(1), domain.periodic(2)},
       collision_(config.collision),
       comm_(comm),
-      overlap_(config.parallel.overlap) {
+      overlap_(config.parallel.overlap),
+      crmt_(config.amr.crmt && comm_.size() > 1) {
   if ((L::D == 2) != forest_.two_dimensional())
     throw Error(std::string("AMR: lattice ") + L::name + " needs a " + (L::D == 2 ? "2D domain (nz = 1)" : "3D domain"));
   bc_ = CellPhysics<Real>::make(config).bc;
@@ -48,6 +51,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
     }
   }
   build();
+  if (crmt_) period_ = derive_exchange_period();
   set_state([&](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
     initial_macroscopic(config, x, rho, u);
   });
@@ -102,83 +106,122 @@ void AmrLattice<L, Real>::build(int lattices) {
   std::vector<std::vector<char>> needed(levels);
   for (int l = 0; l < levels; ++l) needed[l].assign(forest_.level(l).size(), 0);
   const auto need = [&](int l, long offset) { needed[l][offset / QS] = 1; };
+  // Every fluid ghost of leaf b on level l: copy(dst, src) from a same-level block, or interp(ip)
+  // from the coarser level (ghosts in solid coarse cells become walls: every rank closes every
+  // leaf's, as a rank averaging a block it does not own reads that block's ghost flags).
+  const auto for_each_ghost = [&](int l, int b, auto&& copy, auto&& interp) {
+    const ForestBlock& blk = forest_.level(l)[b];
+    std::vector<std::uint8_t>& fl = host_flags_[l];
+    const Box box = forest_.box(blk);
+    for (int z = zlo; z < zhi; ++z)
+      for (int y = -1; y <= n; ++y)
+        for (int x = -1; x <= n; ++x) {
+          const bool ghost = x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= shape_.nz;
+          const long cell = shape_.cell(x, y, z);
+          if (!ghost || fl[b * S + cell] != flag::fluid) continue;
+          const int dx = x < 0 ? -1 : x >= n, dy = y < 0 ? -1 : y >= n, dz = z < 0 ? -1 : z >= shape_.nz;
+          const int nb = blk.neighbours[(dx + 1) + 3 * (dy + 1) + 9 * (dz + 1)];
+          if (nb >= 0) {
+            copy(long(b) * QS + cell, long(nb) * QS + shape_.cell(x - dx * n, y - dy * n, z - dz * shape_.nz));
+            continue;
+          }
+          // Inside a coarser leaf (2:1 balance: level l - 1).
+          std::array<int, 3> p{box.lo[0] + x, box.lo[1] + y, box.lo[2] + z};
+          if (!wrap_cell(l, p) || l == 0) throw std::logic_error("AMR: ghost without a source");
+          InterpPoint ip;
+          ip.dst = long(b) * QS + cell;
+          if (!coarse_stencil(l, p, true, ip)) {
+            fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
+            continue;
+          }
+          // Across the interface along an axis where the ghost leaves its block and the face
+          // neighbour that way is missing (a corner ghost next to a same-level block is not).
+          const int offset[3] = {dx, dy, dz};
+          for (int a = 0; a < 3; ++a) {
+            int dir[3] = {1, 1, 1};
+            dir[a] += offset[a];
+            ip.across[a] = offset[a] != 0 && blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]] < 0;
+          }
+          interp(ip);
+        }
+  };
+  // The blocks (level, forest offset) an interpolation point reads.
+  const auto interp_sources = [&](int l, const InterpPoint& ip, auto&& visit) {
+    visit(l - 1, ip.centre);
+    for (int a = 0; a < 3; ++a)
+      for (int s = 0; s < 2; ++s)
+        for (int d = 0; d < 2; ++d)
+          if (ip.kind[a][s][d] != 0) visit(ip.kind[a][s][d] == 1 ? l - 1 : l, ip.side[a][s][d]);
+  };
   for (int l = 0; l < levels; ++l) {
     const auto& blocks = forest_.level(l);
-    std::vector<std::uint8_t>& fl = host_flags_[l];
     Tables& t = tables[l];
     levels_[l].fluid_leaf_cells = 0;
     for (int b = 0; b < int(blocks.size()); ++b) {
-      const ForestBlock& blk = blocks[b];
       if (owned(l, b)) needed[l][b] = 1;  // refined ones too: outputs gather them from their owner
-      if (!blk.leaf()) continue;  // refined blocks are not stepped: their ghosts are never read
-      for (long i = 0; i < shape_.interior(); ++i) levels_[l].fluid_leaf_cells += fl[b * S + shape_.interior_cell(i)] == flag::fluid;
+      if (!blocks[b].leaf()) continue;  // refined blocks are not stepped: their ghosts are never read
+      for (long i = 0; i < shape_.interior(); ++i)
+        levels_[l].fluid_leaf_cells += host_flags_[l][b * S + shape_.interior_cell(i)] == flag::fluid;
       if (owned(l, b)) t.leaves.push_back(b);
-      const Box box = forest_.box(blk);
-      for (int z = zlo; z < zhi; ++z)
-        for (int y = -1; y <= n; ++y)
-          for (int x = -1; x <= n; ++x) {
-            const bool ghost = x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= shape_.nz;
-            const long cell = shape_.cell(x, y, z);
-            if (!ghost || fl[b * S + cell] != flag::fluid) continue;
-            const int dx = x < 0 ? -1 : x >= n, dy = y < 0 ? -1 : y >= n, dz = z < 0 ? -1 : z >= shape_.nz;
-            const int nb = blk.neighbours[(dx + 1) + 3 * (dy + 1) + 9 * (dz + 1)];
-            if (nb >= 0) {
-              if (!owned(l, b)) continue;
-              t.copy_dst.push_back(long(b) * QS + cell);
-              t.copy_src.push_back(long(nb) * QS + shape_.cell(x - dx * n, y - dy * n, z - dz * shape_.nz));
-              need(l, t.copy_src.back());
-              continue;
-            }
-            // Inside a coarser leaf (2:1 balance: level l - 1).
-            std::array<int, 3> p{box.lo[0] + x, box.lo[1] + y, box.lo[2] + z};
-            if (!wrap_cell(l, p) || l == 0) throw std::logic_error("AMR: ghost without a source");
-            InterpPoint ip;
-            ip.dst = long(b) * QS + cell;
-            // Every rank closes every leaf's ghosts in solid coarse cells: a rank averaging a
-            // block it does not own reads that block's ghost flags.
-            if (!coarse_stencil(l, p, true, ip)) {
-              fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
-              continue;
-            }
-            if (!owned(l, b)) continue;
-            // Across the interface along an axis where the ghost leaves its block and the face
-            // neighbour that way is missing (a corner ghost next to a same-level block is not).
-            const int offset[3] = {dx, dy, dz};
-            for (int a = 0; a < 3; ++a) {
-              int dir[3] = {1, 1, 1};
-              dir[a] += offset[a];
-              ip.across[a] = offset[a] != 0 && blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]] < 0;
-            }
-            need(l - 1, ip.centre);
-            for (int a = 0; a < 3; ++a)
-              for (int s = 0; s < 2; ++s)
-                for (int d = 0; d < 2; ++d)
-                  if (ip.kind[a][s][d] != 0) need(ip.kind[a][s][d] == 1 ? l - 1 : l, ip.side[a][s][d]);
+      for_each_ghost(
+          l, b,
+          [&](long dst, long src) {
+            if (!owned(l, b)) return;
+            t.copy_dst.push_back(dst);
+            t.copy_src.push_back(src);
+            need(l, src);
+          },
+          [&](const InterpPoint& ip) {
+            if (!owned(l, b)) return;
+            interp_sources(l, ip, need);
             t.points.push_back(ip);
-          }
+          });
     }
   }
   // Refined cells that this rank's leaves copy (the only ones each step restricts) and the
   // children they are averaged from.
   std::vector<std::vector<std::pair<int, long>>> restrict_cells(levels);  // (block, interior number)
-  for (int l = 0; l < levels; ++l) {
+  std::vector<std::vector<char>> averaged(levels);  // the children this rank restricts from
+  for (int l = 0; l < levels; ++l) averaged[l].assign(forest_.level(l).size(), 0);
+  // The refined cell a copy from `src` reads (block, interior number) and the child holding it;
+  // child -1 when src lies in a leaf.
+  const auto refined_source = [&](int l, long src, std::pair<int, long>& at) {
+    const int nb = int(src / QS);
+    const ForestBlock& blk = forest_.level(l)[nb];
+    if (blk.leaf()) return -1;
+    const long cell = src % QS;
+    const int x = int(cell % shape_.sx) - 1, y = int(cell / shape_.sx % shape_.sy) - 1,
+              z = int(cell / (long(shape_.sx) * shape_.sy)) - shape_.gz;
+    at = {nb, (long(z) * n + y) * n + x};
+    const int h = n / 2;
+    return forest_.find(l + 1, {2 * blk.index[0] + (x >= h), 2 * blk.index[1] + (y >= h),
+                                L::D == 3 ? 2 * blk.index[2] + (z >= h) : 0});
+  };
+  for (int l = 0; l < levels; ++l)
     for (long src : tables[l].copy_src) {
-      const int nb = int(src / QS);
-      const ForestBlock& blk = forest_.level(l)[nb];
-      if (blk.leaf()) continue;
-      const long cell = src % QS;
-      const int x = int(cell % shape_.sx) - 1, y = int(cell / shape_.sx % shape_.sy) - 1,
-                z = int(cell / (long(shape_.sx) * shape_.sy)) - shape_.gz;
-      restrict_cells[l].push_back({nb, (long(z) * n + y) * n + x});
-      const int h = n / 2;
-      const std::array<int, 3> child{2 * blk.index[0] + (x >= h), 2 * blk.index[1] + (y >= h),
-                                     L::D == 3 ? 2 * blk.index[2] + (z >= h) : 0};
-      needed[l + 1][forest_.find(l + 1, child)] = 1;
+      std::pair<int, long> at;
+      const int child = refined_source(l, src, at);
+      if (child < 0) continue;
+      restrict_cells[l].push_back(at);
+      needed[l + 1][child] = averaged[l + 1][child] = 1;
     }
-    std::sort(restrict_cells[l].begin(), restrict_cells[l].end());
-    restrict_cells[l].erase(std::unique(restrict_cells[l].begin(), restrict_cells[l].end()), restrict_cells[l].end());
-  }
 
+  if (crmt_) {
+    // CRMT: a second ring, what the held leaves of others read, so that those are stepped from
+    // whole ghost layers and stale values start one ring further out.
+    const std::vector<std::vector<char>> first_ring = needed;
+    for (int l = 0; l < levels; ++l)
+      for (int b = 0; b < int(first_ring[l].size()); ++b)
+        if (first_ring[l][b] && !owned(l, b) && forest_.level(l)[b].leaf())
+          for_each_ghost(
+              l, b,
+              [&](long, long src) {
+                need(l, src);
+                std::pair<int, long> at;
+                if (const int child = refined_source(l, src, at); child >= 0) needed[l + 1][child] = 1;
+              },
+              [&](const InterpPoint& ip) { interp_sources(l, ip, need); });
+  }
   held_.assign(levels, {});
   slot_.assign(levels, {});
   for (int l = 0; l < levels; ++l) {
@@ -189,6 +232,52 @@ void AmrLattice<L, Real>::build(int lattices) {
         held_[l].push_back(b);
       }
   }
+
+  // CRMT: the held leaves of others are stepped too, their ghosts filled from what this rank holds;
+  // the rest of their ghosts (and refined cells whose children it lacks) go stale until the next
+  // exchange, which derive_exchange_period() accounts for.
+  std::vector<std::vector<int>> halo_leaves(levels);
+  std::vector<std::vector<long>> unfilled(levels);
+  std::vector<std::vector<std::pair<int, long>>> unrestricted(levels);
+  if (crmt_) {
+    const auto held = [&](int l, long offset) { return slot_[l][offset / QS] >= 0; };
+    for (int l = 0; l < levels; ++l) {
+      Tables& t = tables[l];
+      for (int b : held_[l]) {
+        if (!forest_.level(l)[b].leaf() || owned(l, b)) continue;
+        halo_leaves[l].push_back(b);
+        for_each_ghost(
+            l, b,
+            [&](long dst, long src) {
+              std::pair<int, long> at;
+              const int child = held(l, src) ? refined_source(l, src, at) : -1;
+              if (!held(l, src)) {
+                unfilled[l].push_back(dst);
+                return;
+              }
+              t.copy_dst.push_back(dst);
+              t.copy_src.push_back(src);
+              if (child < 0) return;
+              const bool have_child = slot_[l + 1][child] >= 0;
+              (have_child ? restrict_cells[l] : unrestricted[l]).push_back(at);
+              if (have_child) averaged[l + 1][child] = 1;
+            },
+            [&](const InterpPoint& ip) {
+              bool all = true;
+              interp_sources(l, ip, [&](int k, long offset) { all = all && held(k, offset); });
+              if (all)
+                t.points.push_back(ip);
+              else
+                unfilled[l].push_back(ip.dst);
+            });
+      }
+    }
+  }
+  for (int l = 0; l < levels; ++l)
+    for (auto* cells : {&restrict_cells[l], &unrestricted[l]}) {
+      std::sort(cells->begin(), cells->end());
+      cells->erase(std::unique(cells->begin(), cells->end()), cells->end());
+    }
   const auto to_slot = [&](int l, long offset) {
     const int s = slot_[l][offset / QS];
     if (s < 0) throw std::logic_error("AMR: a table reads a block this rank does not hold");
@@ -209,15 +298,28 @@ void AmrLattice<L, Real>::build(int lattices) {
       std::copy_n(host_flags_[l].begin() + long(held_[l][s]) * S, S, flags.begin() + long(s) * S);
     for (long& o : t.copy_dst) o = to_slot(l, o);
     for (long& o : t.copy_src) o = to_slot(l, o);
+    // Coarse cells by their place in stencil_cells, whose moments each fill reads.
+    std::map<long, long> stencil_index;
+    std::vector<long> stencil_cells;
+    const auto coarse_index = [&](long offset) {
+      const auto [it, fresh] = stencil_index.emplace(to_slot(l - 1, offset), long(stencil_cells.size()));
+      if (fresh) stencil_cells.push_back(it->first);
+      return it->second;
+    };
     for (InterpPoint& ip : t.points) {
       ip.dst = to_slot(l, ip.dst);
-      ip.centre = to_slot(l - 1, ip.centre);
+      ip.centre = coarse_index(ip.centre);
       for (int a = 0; a < 3; ++a)
         for (int s = 0; s < 2; ++s)
           for (int d = 0; d < 2; ++d)
-            if (ip.kind[a][s][d] != 0) ip.side[a][s][d] = to_slot(ip.kind[a][s][d] == 1 ? l - 1 : l, ip.side[a][s][d]);
+            if (ip.kind[a][s][d] != 0)
+              ip.side[a][s][d] = ip.kind[a][s][d] == 1 ? coarse_index(ip.side[a][s][d]) : to_slot(l, ip.side[a][s][d]);
     }
+    lv.stencil_cells = to_device_view("amr stencil cells", stencil_cells);
+    lv.stencil_moments = DeviceView<Real* [8]>("amr stencil moments", stencil_cells.size());
     for (int& b : t.leaves) b = slot_[l][b];
+    for (int& b : halo_leaves[l]) b = slot_[l][b];
+    for (long& o : unfilled[l]) o = to_slot(l, o);
 
     std::vector<int> refined, children;
     std::vector<std::uint8_t> leaf_faces;
@@ -247,7 +349,18 @@ void AmrLattice<L, Real>::build(int lattices) {
     std::vector<long> restrict_read;
     for (const auto& [b, i] : restrict_cells[l]) restrict_read.push_back(refined_position[b] * shape_.interior() + i);
     lv.restrict_read = to_device_view("amr restrict read", restrict_read);
+    std::vector<long> stale_refined;
+    for (const auto& [b, i] : unrestricted[l]) stale_refined.push_back(long(slot_[l][b]) * QS + shape_.interior_cell(i));
+    lv.unrestricted = to_device_view("amr unrestricted", stale_refined);
+    lv.unfilled = to_device_view("amr unfilled", unfilled[l]);
+    lv.halo_leaves = to_device_view("amr halo leaves", halo_leaves[l]);
+    lv.since_exchange = 0;
     lv.flags = to_device_view("amr flags", flags);
+    std::vector<std::uint8_t> all_fluid(lv.blocks);
+    for (int k = 0; k < lv.blocks; ++k)
+      all_fluid[k] = std::all_of(flags.begin() + long(k) * S, flags.begin() + long(k + 1) * S,
+                                 [](std::uint8_t f) { return f == flag::fluid; });
+    lv.all_fluid = to_device_view("amr all fluid", all_fluid);
     lv.leaves = to_device_view("amr leaves", t.leaves);
     lv.refined = to_device_view("amr refined", refined);
     lv.copy_dst = to_device_view("amr copy dst", t.copy_dst);
@@ -260,27 +373,44 @@ void AmrLattice<L, Real>::build(int lattices) {
       for (int o = 0; o < 8; ++o) h(r, o) = children[r * 8 + o];
     Kokkos::deep_copy(lv.children, h);
 
-    // Leaves held but owned elsewhere come from their owners after every step of this level.
+    // Leaves held but owned elsewhere come from their owners after every step of this level (with
+    // CRMT every period_-th): whole where this rank averages them into their parents (asked for
+    // as ~block), else their interior cells.
     std::vector<std::vector<int>> wanted(comm_.size());
+    std::vector<int> whole_halo;
     for (int b : held_[l])
-      if (blocks[b].leaf() && !owned(l, b)) wanted[partition_.owner[l][b]].push_back(b);
+      if (blocks[b].leaf() && !owned(l, b)) {
+        wanted[partition_.owner[l][b]].push_back(averaged[l][b] ? ~b : b);
+        if (averaged[l][b]) whole_halo.push_back(slot_[l][b]);
+      }
+    lv.whole_halo_leaves = to_device_view("amr whole halo leaves", whole_halo);
     const std::vector<std::vector<int>> requested = comm_.exchange(wanted);
     std::vector<typename LeafHalo<Real>::Peer> sends, receives;
+    const auto add = [&](typename LeafHalo<Real>::Peer& peer, int request) {
+      (request < 0 ? peer.whole : peer.inner).push_back(slot_[l][request < 0 ? ~request : request]);
+    };
     for (int r = 0; r < comm_.size(); ++r) {
-      if (!requested[r].empty()) sends.push_back({r, {}});
+      if (!requested[r].empty()) sends.push_back({r, {}, {}});
       for (int b : requested[r]) {
-        if (!owned(l, b) || !blocks[b].leaf()) throw std::logic_error("AMR: a rank asks for a block this rank does not own");
-        sends.back().blocks.push_back(slot_[l][b]);
+        const int block = b < 0 ? ~b : b;
+        if (!owned(l, block) || !blocks[block].leaf())
+          throw std::logic_error("AMR: a rank asks for a block this rank does not own");
+        add(sends.back(), b);
       }
-      if (!wanted[r].empty()) receives.push_back({r, {}});
-      for (int b : wanted[r]) receives.back().blocks.push_back(slot_[l][b]);
+      if (!wanted[r].empty()) receives.push_back({r, {}, {}});
+      for (int b : wanted[r]) add(receives.back(), b);
     }
-    halos_[l] = LeafHalo<Real>(sends, receives, QS);
+    std::vector<long> interior_values;
+    for (int q = 0; q < L::Q; ++q)
+      for (long i = 0; i < shape_.interior(); ++i) interior_values.push_back(q * S + shape_.interior_cell(i));
+    halos_[l] = LeafHalo<Real>(sends, receives, QS, interior_values);
 
     std::vector<char> boundary(lv.blocks, 0);
     for (std::size_t k = 0; k < sends.size(); ++k) {
       std::vector<int> fresh;
-      for (int slot : sends[k].blocks)
+      std::vector<int> carried = sends[k].whole;
+      carried.insert(carried.end(), sends[k].inner.begin(), sends[k].inner.end());
+      for (int slot : carried)
         if (!boundary[slot]) {
           boundary[slot] = 1;
           fresh.push_back(slot);
@@ -412,6 +542,7 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
     halos_[l].exchange(comm_, levels_[l].f[levels_[l].cur], l);
   }
   for (int l = int(levels_.size()) - 2; l >= 0; --l) restrict_level(l, levels_[l].f[levels_[l].cur], false);
+  for (AmrLevel<L, Real>& lv : levels_) lv.since_exchange = 0;
   Kokkos::fence();
 }
 
@@ -509,14 +640,21 @@ void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
   if (l > 0 && lv.interp.extent(0) > 0) {
     auto t = timers_.scope("AMR interpolation");
     const AmrLevel<L, Real>& coarse = levels_[l - 1];
+    if (alpha == Real(0))  // both coarse lattices are final for both fills of this coarse step
+      Kokkos::parallel_for("amr stencil moments", Kokkos::RangePolicy<ExecSpace>(0, lv.stencil_cells.extent(0)),
+                           AmrStencilMoments<L, Real>{lv.stencil_moments, coarse.f[coarse.cur],
+                                                      coarse.f[1 - coarse.cur], lv.stencil_cells, shape_.cells,
+                                                      {coarse.params.force[0], coarse.params.force[1],
+                                                       coarse.params.force[2]}});
     AmrCoarseToFine<L, Real> c2f{lv.f[lv.cur], coarse.f[coarse.cur], coarse.f[1 - coarse.cur], lv.interp, shape_,
-                                 alpha, {}, {}, lv.rates};
+                                 alpha, {}, {}, lv.rates, lv.stencil_moments};
     for (int d = 0; d < 3; ++d) {
       c2f.coarse_force[d] = coarse.params.force[d];
       c2f.fine_force[d] = lv.params.force[d];
     }
     Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
   }
+  if (trial_) mark_stale(lv.f[lv.cur], lv.unfilled);
 }
 
 template <class L, class Real>
@@ -542,8 +680,8 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
     using Collision = decltype(coll);
     Kokkos::parallel_for("amr leaf step",
                          Kokkos::RangePolicy<ExecSpace>(space, 0, long(which.extent(0)) * shape_.interior()),
-                         AmrLeafStep<L, Real, Collision>{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, which, shape_,
-                                                         lv.params, bc_});
+                         AmrLeafStep<L, Real, Collision>{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.all_fluid,
+                                                         which, shape_, lv.params, bc_});
   });
 }
 
@@ -552,6 +690,21 @@ void AmrLattice<L, Real>::step_and_exchange(int l) {
   AmrLevel<L, Real>& lv = levels_[l];
   LeafHalo<Real>& halo = halos_[l];
   const DeviceView<Real*> next = lv.f[1 - lv.cur];
+  if (crmt_) {
+    // Between exchanges the held leaves of others are stepped here; an exchange brings them whole.
+    if (++lv.since_exchange < period_) {
+      step_leaves(l, lv.halo_leaves);
+      step_leaves(l, lv.leaves);
+      return;
+    }
+    lv.since_exchange = 0;
+    if (trial_) {
+      step_leaves(l, lv.leaves);
+      mark_received(next, lv.halo_leaves, false);
+      mark_received(next, lv.whole_halo_leaves, true);
+      return;
+    }
+  }
   const auto mpi = [&](auto&& phase) {
     auto t = timers_.scope("MPI");
     phase();
@@ -616,6 +769,91 @@ void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, b
   if (!all) f2c.subset = lv.restrict_read;
   const long n = all ? long(lv.refined.extent(0)) * shape_.interior() : long(lv.restrict_read.extent(0));
   if (n > 0) Kokkos::parallel_for("amr fine to coarse", Kokkos::RangePolicy<ExecSpace>(0, n), f2c);
+  if (trial_) mark_stale(into, lv.unrestricted);
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::mark_stale(const DeviceView<Real*>& lattice, const DeviceView<long*>& offsets) const {
+  const long S = shape_.cells;
+  const Real nan = std::numeric_limits<Real>::quiet_NaN();
+  Kokkos::parallel_for(
+      "amr mark stale", Kokkos::RangePolicy<ExecSpace>(0, long(offsets.extent(0)) * L::Q),
+      KOKKOS_LAMBDA(long i) { lattice(offsets(i / L::Q) + (i % L::Q) * S) = nan; });
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which,
+                                        bool whole) const {
+  const LeafShape shape = shape_;
+  const long S = shape.cells, per_block = whole ? S : shape.interior();
+  Kokkos::parallel_for(
+      "amr mark received", Kokkos::RangePolicy<ExecSpace>(0, long(which.extent(0)) * per_block),
+      KOKKOS_LAMBDA(long i) {
+        const long k = i % per_block, cell = whole ? k : shape.interior_cell(k);
+        for (int q = 0; q < L::Q; ++q) lattice((long(which(i / per_block)) * L::Q + q) * S + cell) = Real(1);
+      });
+}
+
+template <class L, class Real>
+long long AmrLattice<L, Real>::stale_owned_cells(int l) const {
+  const AmrLevel<L, Real>& lv = levels_[l];
+  const DeviceView<const Real*> f = lv.f[lv.cur];
+  const DeviceView<const std::uint8_t*> flags = lv.flags;
+  const DeviceView<const int*> leaves = lv.leaves;
+  const LeafShape shape = shape_;
+  long long stale = 0;
+  Kokkos::parallel_reduce(
+      "amr stale cells", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
+      KOKKOS_LAMBDA(long i, long long& count) {
+        const int b = leaves(i / shape.interior());
+        const long cell = shape.interior_cell(i % shape.interior());
+        if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
+        bool finite = true;
+        for (int q = 0; q < L::Q; ++q) {
+          const Real v = f((long(b) * L::Q + q) * shape.cells + cell);
+          finite = finite && v - v == Real(0);  // false for NaN and infinities
+        }
+        count += !finite;
+      },
+      stale);
+  return stale;
+}
+
+template <class L, class Real>
+int AmrLattice<L, Real>::derive_exchange_period() {
+  const Timers kept = timers_;
+  const CollisionKind deck_collision = collision_;
+  collision_ = CollisionKind::BGK;  // every output reads every input: NaN reaches all it should
+  trial_ = true;
+  const Real nan = std::numeric_limits<Real>::quiet_NaN();
+  const auto start_over = [&](Real current, Real other) {
+    for (AmrLevel<L, Real>& lv : levels_) {
+      lv.cur = 0;
+      lv.since_exchange = 0;
+      Kokkos::deep_copy(lv.f[0], current);
+      Kokkos::deep_copy(lv.f[1], other);
+    }
+  };
+  // Right after an exchange every held block is valid; its other lattice is not yet written.
+  const auto keeps_owned_valid = [&](int k) {
+    period_ = k;
+    start_over(Real(1), nan);
+    long long stale = 0;
+    for (int s = 0; s < 2 * k + 1 && stale == 0; ++s) {
+      advance_level(0, Real(0));
+      for (int l = 0; l < int(levels_.size()); ++l) stale += stale_owned_cells(l);
+    }
+    return comm_.sum(stale) == 0;
+  };
+  // Seed 000's k for leaves of N cells is N - 1; the second ring of held leaves makes up for the
+  // coupling's reach where it can. Longer periods read further: the first valid one down from there.
+  int period = std::max(1, shape_.n - 1);
+  while (period > 1 && !keeps_owned_valid(period)) --period;
+  start_over(Real(0), Real(0));
+  trial_ = false;
+  collision_ = deck_collision;
+  timers_ = kept;  // the trial is set-up, not stepping
+  return period;
 }
 
 template <class L, class Real>
@@ -808,21 +1046,29 @@ void AmrLattice<L, Real>::take_blocks(const AmrLattice& replica) {
         Kokkos::parallel_for("amr take blocks", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * QS),
                              WholeBlockCopy<Real>{lv.f[k], from.f[k], pairs, QS});
     lv.cur = from.cur;
+    lv.since_exchange = 0;  // every held block as its owner has it
   }
   Kokkos::fence();
 }
 
 template <class L, class Real>
-long long AmrLattice<L, Real>::messages_per_step() const {
-  long long n = 0;
-  for (int l = 0; l < int(halos_.size()); ++l) n += static_cast<long long>(halos_[l].messages()) << l;
+double AmrLattice<L, Real>::messages_per_step() const {
+  double n = 0;
+  for (int l = 0; l < int(halos_.size()); ++l) n += std::ldexp(double(halos_[l].messages()), l) / period_;
   return n;
 }
 
 template <class L, class Real>
-long long AmrLattice<L, Real>::bytes_per_step() const {
-  long long n = 0;
-  for (int l = 0; l < int(halos_.size()); ++l) n += halos_[l].bytes() << l;
+double AmrLattice<L, Real>::bytes_per_step() const {
+  double n = 0;
+  for (int l = 0; l < int(halos_.size()); ++l) n += std::ldexp(double(halos_[l].bytes()), l) / period_;
+  return n;
+}
+
+template <class L, class Real>
+long long AmrLattice<L, Real>::messages_planned(long coarse_steps) const {
+  long long n = 0;  // level l steps 2^l times per level-0 step and exchanges after every period_-th
+  for (int l = 0; l < int(halos_.size()); ++l) n += halos_[l].messages() * ((coarse_steps << l) / period_);
   return n;
 }
 

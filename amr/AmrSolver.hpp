@@ -71,11 +71,16 @@ class AmrSolver {
   virtual std::vector<unsigned char> populations() const = 0;
   // Collective; the bytes of rank 0 count (other ranks may pass none).
   virtual void load_populations(const std::vector<unsigned char>& bytes, long step) = 0;
-  // Whole ghost leaves this rank sends per level-0 step (sum over levels of 2^l x its peers on
-  // level l) and their bytes, as planned; and the messages it has sent so far (counted by comm/).
-  virtual long long messages_per_step() const = 0;
-  virtual long long bytes_per_step() const = 0;
+  // Ghost leaves this rank sends per level-0 step on average (sum over levels of 2^l / k x
+  // its peers on level l, k the CRMT exchange period, 1 without) and their bytes, as planned; the
+  // messages the plan sends in the first `coarse_steps` level-0 steps of this solver; the messages
+  // sent so far (counted by comm/).
+  virtual double messages_per_step() const = 0;
+  virtual double bytes_per_step() const = 0;
+  virtual long long messages_planned(long coarse_steps) const = 0;
   virtual long long messages_sent() const = 0;
+  // Steps of a level between two exchanges of its leaves (CRMT on leaves; 1: every step).
+  virtual int exchange_period() const = 0;
   Timers& timers() { return timers_; }
 
  protected:

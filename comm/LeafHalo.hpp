@@ -1,9 +1,9 @@
 #pragma once
-// Whole ghost leaves between ranks (seed 000, CityLBM; issue 13 B): after a level's step every rank
-// sends the leaves it owns that other ranks hold, each block whole (the populations of all its
-// cells, ghost layer included: a receiver averaging the block into its parent reads the owner's
-// last ghost fill), one message per peer and step, staged through page-locked host memory on
-// CUDA (the buffer itself on host backends).
+// Ghost leaves between ranks (seed 000, CityLBM; issue 13 B): after a level's step every rank sends
+// the leaves it owns that other ranks hold, one message per peer and step, staged through
+// page-locked host memory on CUDA (the buffer itself on host backends). A block goes whole (ghost
+// layer included) where the receiver averages it into its parent, which reads the owner's last
+// ghost fill; otherwise only its interior cells, all that other readers pull.
 #include <mpi.h>
 
 #include <algorithm>
@@ -42,17 +42,40 @@ inline DeviceView<int* [2]> block_pairs(const char* label, const std::vector<int
   return d;
 }
 
+// The values `part` (offsets inside a block of `per_block`) of blocks to or from a packed buffer,
+// part after part: pairs (block, position in the buffer).
+template <class Real>
+struct BlockPartCopy {
+  DeviceView<Real*> to;
+  DeviceView<const Real*> from;
+  DeviceView<const int* [2]> pairs;
+  DeviceView<const long*> part;
+  long per_block, first;  // first: where the packed parts start in the buffer
+  bool pack;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const long m = long(part.extent(0)), k = i % m, p = i / m;
+    const long in_block = pairs(p, 0) * per_block + part(k), in_buffer = first + pairs(p, 1) * m + k;
+    if (pack)
+      to(in_buffer) = from(in_block);
+    else
+      to(in_block) = from(in_buffer);
+  }
+};
+
 template <class Real>
 class LeafHalo {
  public:
-  // Blocks of one peer: positions in the local block array, in the order both sides agree on.
+  // Blocks of one peer: positions in the local block array, in the order both sides agree on;
+  // `whole` go with their ghost layer, `inner` with the values `inner_part` of the block only.
   struct Peer {
     int rank = 0;
-    std::vector<int> blocks;
+    std::vector<int> whole, inner;
   };
 
   LeafHalo() = default;
-  LeafHalo(const std::vector<Peer>& sends, const std::vector<Peer>& receives, long per_block) : per_block_(per_block) {
+  LeafHalo(const std::vector<Peer>& sends, const std::vector<Peer>& receives, long per_block,
+           const std::vector<long>& inner_part)
+      : per_block_(per_block), inner_part_(to_device_view("leaf halo inner part", inner_part)) {
     for (const Peer& p : sends) sends_.push_back(link(p, true));
     for (const Peer& p : receives) receives_.push_back(link(p, false));
   }
@@ -65,9 +88,7 @@ class LeafHalo {
     return n;
   }
 
-  // The blocks send message k carries (positions in the local block array).
   std::size_t sends() const { return sends_.size(); }
-  const std::vector<int>& send_blocks(std::size_t k) const { return sends_[k].blocks; }
 
   // One exchange in phases, which the overlap strategies of the AMR solver interleave with the
   // step: receives posted; each message packed (on an execution-space instance of its own where
@@ -80,9 +101,7 @@ class LeafHalo {
   }
   void pack(std::size_t k, const DeviceView<Real*>& lattice, const ExecSpace& space = ExecSpace()) {
     Link& s = sends_[k];
-    Kokkos::parallel_for("leaf halo pack",
-                         Kokkos::RangePolicy<ExecSpace>(space, 0, long(s.pairs.extent(0)) * per_block_),
-                         WholeBlockCopy<Real>{s.buffer, lattice, s.pairs, per_block_});
+    copy(s, s.buffer, lattice, true, space);
     Kokkos::deep_copy(space, s.host, s.buffer);
   }
   void send_packed(Comm& comm, std::size_t k, int tag, const ExecSpace& space = ExecSpace()) {
@@ -128,30 +147,48 @@ class LeafHalo {
  private:
   struct Link {
     int rank = 0;
-    std::vector<int> blocks;
-    DeviceView<int* [2]> pairs;  // (buffer, lattice) to pack, (lattice, buffer) to unpack
-    DeviceView<Real*> buffer;
+    std::vector<int> whole, inner;
+    DeviceView<int* [2]> whole_pairs;  // (buffer, lattice) to pack, (lattice, buffer) to unpack
+    DeviceView<int* [2]> inner_pairs;  // (block in the lattice, position among the inner ones)
+    DeviceView<Real*> buffer;  // the whole blocks, then the inner ones' parts
     Kokkos::View<Real*, StagingSpace> host;  // the buffer itself on host backends
   };
+
+  // Between a link's buffer and the lattice, either way.
+  void copy(const Link& l, const DeviceView<Real*>& to, const DeviceView<Real*>& from, bool pack,
+            const ExecSpace& space) const {
+    const long whole = long(l.whole.size()) * per_block_, inner = long(l.inner.size()) * long(inner_part_.extent(0));
+    if (whole > 0)
+      Kokkos::parallel_for("leaf halo whole blocks", Kokkos::RangePolicy<ExecSpace>(space, 0, whole),
+                           WholeBlockCopy<Real>{to, from, l.whole_pairs, per_block_});
+    if (inner > 0)
+      Kokkos::parallel_for("leaf halo inner cells", Kokkos::RangePolicy<ExecSpace>(space, 0, inner),
+                           BlockPartCopy<Real>{to, from, l.inner_pairs, inner_part_, per_block_, whole, pack});
+  }
 
   void unpack(int m, const DeviceView<Real*>& lattice) {
     Link& r = receives_[m];
     const ExecSpace space;  // ordered with the step's kernels; finish() fences
     Kokkos::deep_copy(space, r.buffer, r.host);
-    Kokkos::parallel_for("leaf halo unpack",
-                         Kokkos::RangePolicy<ExecSpace>(space, 0, long(r.pairs.extent(0)) * per_block_),
-                         WholeBlockCopy<Real>{lattice, r.buffer, r.pairs, per_block_});
+    copy(r, lattice, r.buffer, false, space);
     unpacked_[m] = true;
   }
 
   Link link(const Peer& p, bool send) const {
     Link l;
     l.rank = p.rank;
-    l.blocks = p.blocks;
-    std::vector<int> positions(p.blocks.size());
-    for (std::size_t k = 0; k < positions.size(); ++k) positions[k] = int(k);
-    l.pairs = send ? block_pairs("leaf halo pairs", positions, p.blocks) : block_pairs("leaf halo pairs", p.blocks, positions);
-    l.buffer = DeviceView<Real*>("leaf halo buffer", p.blocks.size() * per_block_);
+    l.whole = p.whole;
+    l.inner = p.inner;
+    const auto positions = [](std::size_t n) {
+      std::vector<int> k(n);
+      for (std::size_t i = 0; i < n; ++i) k[i] = int(i);
+      return k;
+    };
+    const std::vector<int> w = positions(p.whole.size());
+    l.whole_pairs = send ? block_pairs("leaf halo pairs", w, p.whole) : block_pairs("leaf halo pairs", p.whole, w);
+    l.inner_pairs = block_pairs("leaf halo inner pairs", p.inner, positions(p.inner.size()));
+    l.buffer = DeviceView<Real*>("leaf halo buffer",
+                                 p.whole.size() * per_block_ + p.inner.size() * inner_part_.extent(0));
     if constexpr (std::is_same_v<StagingSpace, MemSpace>)
       l.host = l.buffer;
     else
@@ -160,6 +197,7 @@ class LeafHalo {
   }
 
   long per_block_ = 0;
+  DeviceView<long*> inner_part_;
   std::vector<Link> sends_, receives_;
   std::vector<MPI_Request> receive_requests_, send_requests_;
   std::vector<int> indices_;

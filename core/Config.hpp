@@ -151,6 +151,9 @@ struct AmrConfig {
   long regrid_every = 0;  // 0: the forest stays as the regions make it
   RegridCriterion criterion = RegridCriterion::Vorticity;
   double refine_above = 0, coarsen_below = 0;
+  // CRMT on leaves (seed 000): ranks also step the leaves they hold of others, so that a level
+  // exchanges only every k of its steps, k derived when the forest is shared out.
+  bool crmt = false;
 };
 
 // [checkpoint]: what a long run keeps so that it can continue (drivers/Checkpointing.hpp). Signals

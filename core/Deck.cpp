@@ -458,7 +458,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"statistics", {"start", "every"}},
       {"units", {"dx", "velocity", "lattice_velocity", "density"}},
       {"forces", {"every", "reference_velocity", "reference_length", "reference_area", "drag_axis", "lift_axis"}},
-      {"amr", {"leaf_size", "max_level", "region", "regrid_every", "criterion", "refine_above", "coarsen_below"}},
+      {"amr", {"leaf_size", "max_level", "region", "regrid_every", "criterion", "refine_above", "coarsen_below", "crmt"}},
       {"region", {"level", "lo", "hi", "near", "distance"}},
       {"parallel",
        {"dims", "overlap", "decomposition", "buffers", "ghost_width", "max_ghost_width", "blocks_per_rank"}},
@@ -709,15 +709,15 @@ void inlet_profile(Checker& c, const Tbl& ft, int face, int dims, bool amr, Face
 }
 
 // [parallel] with [amr]: the leaves are shared along the Morton curve (amr/Partition.hpp) and
-// exchanged whole after every step (comm/LeafHalo.hpp) under parallel.overlap; the Cartesian
-// keys do not apply, and CRMT on leaves is not there.
+// exchanged whole (comm/LeafHalo.hpp) under parallel.overlap; the Cartesian keys do not apply,
+// and CRMT on leaves is amr.crmt (its period follows from the forest, not from a ghost width).
 void check_amr_parallel(Checker& c, const Config& cfg, const Tbl& par) {
   const std::string why = ": with [amr] the ranks share the leaves along the Morton curve (README \"AMR\")";
   for (const char* key : {"dims", "decomposition", "blocks_per_rank", "max_ghost_width"}) c.not_used(par, key, "not used" + why);
   c.not_used(par, "buffers", "not used with [amr]: whole leaves are staged through the host");
   if (const auto* gw = par.get("ghost_width"); gw && cfg.parallel.ghost_width != 1)
-    c.at(gw, "parallel.ghost_width: AMR leaves exchange after every step of their level (CRMT on leaves is not "
-             "there yet); use 1 or leave it out");
+    c.at(gw, "parallel.ghost_width: AMR leaves exchange whole leaves; CRMT on leaves is amr.crmt = true (its "
+             "period is derived from the forest); use 1 or leave it out");
 }
 
 // [amr] and its [[amr.region]] list (amr/Refinement.hpp). The AMR levels step with the pull
@@ -750,6 +750,7 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
             "leave the key out");
   if (auto r = c.integer(amr, "regrid_every", "an integer >= 0 (level-0 steps; 0: no regridding)", 0))
     cfg.amr.regrid_every = long(*r);
+  if (auto b = c.boolean(amr, "crmt")) cfg.amr.crmt = *b;
   if (auto k = c.choice(amr, "criterion", {"vorticity", "gradient"})) cfg.amr.criterion = RegridCriterion(*k);
   if (auto a = c.number(amr, "refine_above", "a number > 0 (velocity change per cell, lattice units)", positive))
     cfg.amr.refine_above = *a;

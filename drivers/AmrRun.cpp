@@ -372,6 +372,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   part["weighted_imbalance"] = solver->partition().weighted_imbalance(solver->forest());
   part["messages_per_step"] = comm.sum(solver->messages_per_step());  // all ranks
   part["bytes_per_step"] = comm.sum(solver->bytes_per_step());
+  part["crmt"] = config.amr.crmt;
+  part["exchange_period"] = solver->exchange_period();
   r["amr"]["partition"] = part;
   // The uniform grid at the finest spacing that the same run would need, stepped at its dt.
   const int top = levels - 1, dims = config.dimensions();
@@ -394,7 +396,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   t["amr_regrid"] = slowest("AMR regrid");
   t["amr"] = t["amr_interpolation"].get<double>() + t["amr_restriction"].get<double>() + t["amr_regrid"].get<double>();
   t["halo_copies"] = slowest("ghost copies");
-  t["mpi"] = slowest("MPI");  // whole ghost leaves between ranks (comm/LeafHalo.hpp)
+  t["mpi"] = slowest("MPI");  // ghost leaves between ranks (comm/LeafHalo.hpp)
   t["output"] = slowest("output");
   t["others"] = comm.max(wall - stepping_seconds(timers) - timers.get("AMR regrid") - timers.get("output"));
   r["timing_s"] = t;

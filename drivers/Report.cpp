@@ -199,6 +199,16 @@ std::string summary_text(const Json& r) {
     for (const auto& l : (*a)["levels"])
       add(" %lld", static_cast<long long>(l["fluid_leaf_cells"].get<std::int64_t>()));
     add("; uniform-finest equivalent %.2f MLUPS\n", (*a)["uniform_finest_equivalent_mlups"].get<double>());
+    const Json* p = member(*a, "partition");
+    if (p && (*p)["ranks"].get<std::int64_t>() > 1) {
+      add("  AMR on %lld ranks: weighted imbalance %.3f, %.3g messages and %.4g MB per level-0 step",
+          static_cast<long long>((*p)["ranks"].get<std::int64_t>()), (*p)["weighted_imbalance"].get<double>(),
+          (*p)["messages_per_step"].get<double>(), (*p)["bytes_per_step"].get<double>() * 1e-6);
+      if ((*p)["crmt"].get<bool>())
+        add(" (CRMT on leaves: exchange every %lld steps of a level)",
+            static_cast<long long>((*p)["exchange_period"].get<std::int64_t>()));
+      out += "\n";
+    }
   }
   if (const Json* k = member(r, "kernel_choice")) {
     add("  kernel \"auto\": %s (tile %lld, %s), %s", (*k)["chosen"].get<std::string>().c_str(),

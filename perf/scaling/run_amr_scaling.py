@@ -3,14 +3,17 @@
 counts and overlap strategies, the best of --repeat runs (shortest stepping time, slowest rank).
 
   run_amr_scaling.py --boreas build/openmp/bin/boreas --mode strong|weak [--ranks 1 2 4]
-                     [--overlap none interior] [--repeat 3] [--steps N] [--out perf/scaling/results]
+                     [--overlap none interior] [--crmt off on] [--repeat 3] [--steps N]
+                     [--out perf/scaling/results]
 
 strong: amr_strong.toml, one problem. weak: amr_weak.toml with z stretched to 16 level-0 cells per
 rank (every level grows with it). Writes amr_<mode>.csv, .json and .png: per row the level-weighted
 MLUPS, seed 000's Table IV categories per level-0 step (LBM, AMR = interpolation + restriction +
 regrid, MPI = whole ghost leaves, halo copies, others; slowest rank each), the whole leaves sent
-per step (messages, bytes; all ranks) and the partition's imbalance. Exits 1 (after writing)
-unless the rows carry one fields_hash (strong: all rows; weak: per rank count).
+per step (messages, bytes; all ranks) and the partition's imbalance. --crmt on adds runs with CRMT
+on leaves (amr.crmt: exchange every k steps of a level, the held leaves stepped in between) and
+writes amr_<mode>_crmt.*. Exits 1 (after writing) unless the rows carry one fields_hash (strong:
+all rows; weak: per rank count).
 """
 import argparse
 import csv
@@ -24,9 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CATEGORIES = ["lbm", "amr", "mpi", "halo_copies", "others"]
 
 
-def run_one(args, ranks, overlap, outdir):
+def run_one(args, ranks, overlap, crmt, outdir):
     deck = os.path.join(HERE, f"amr_{args.mode}.toml")
-    sets = ["--set", f'parallel.overlap="{overlap}"']
+    sets = ["--set", f'parallel.overlap="{overlap}"', "--set", f"amr.crmt={'true' if crmt else 'false'}"]
     if args.steps:
         sets += ["--set", f"simulation.steps={args.steps}"]
     if args.mode == "weak":
@@ -41,7 +44,8 @@ def run_one(args, ranks, overlap, outdir):
 
 def row_of(rep, args, ranks, overlap):
     t, steps, part = rep["timing_s"], rep["steps"], rep["amr"]["partition"]
-    row = {"mode": args.mode, "ranks": ranks, "overlap": overlap, "fields_hash": rep["fields_hash"],
+    row = {"mode": args.mode, "ranks": ranks, "overlap": overlap, "crmt": part.get("crmt", False),
+           "exchange_period": part.get("exchange_period", 1), "fields_hash": rep["fields_hash"],
            "mlups": rep["mlups"], "steps": steps, "updates_per_step": rep["amr"]["updates_per_step"],
            "messages_per_step": part["messages_per_step"], "bytes_per_step": part["bytes_per_step"],
            "level_imbalance": part["level_imbalance"], "weighted_imbalance": part["weighted_imbalance"]}
@@ -58,6 +62,7 @@ def main():
     p.add_argument("--mode", choices=["strong", "weak"], required=True)
     p.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
     p.add_argument("--overlap", nargs="+", default=["none", "interior"])
+    p.add_argument("--crmt", nargs="+", choices=["off", "on"], default=["off"])
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--steps", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
@@ -65,7 +70,7 @@ def main():
     p.add_argument("--replot", action="store_true", help="redraw the PNG from the JSON")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    stem = os.path.join(args.out, f"amr_{args.mode}")
+    stem = os.path.join(args.out, f"amr_{args.mode}" + ("_crmt" if "on" in args.crmt else ""))
     if args.replot:
         with open(stem + ".json") as f:
             plot(json.load(f)["rows"], args, stem)
@@ -73,15 +78,16 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory(prefix="boreas_amr_scaling_") as scratch:
         for ranks in args.ranks:
-            for overlap in (args.overlap if ranks > 1 else args.overlap[:1]):
+            for overlap, crmt in [(o, c == "on") for o in (args.overlap if ranks > 1 else args.overlap[:1])
+                                  for c in (args.crmt if ranks > 1 else args.crmt[:1])]:
                 best = None
                 for k in range(args.repeat):
-                    r = row_of(run_one(args, ranks, overlap, os.path.join(scratch, f"{ranks}_{overlap}_{k}")), args, ranks,
-                               overlap)
+                    out = os.path.join(scratch, f"{ranks}_{overlap}_{crmt}_{k}")
+                    r = row_of(run_one(args, ranks, overlap, crmt, out), args, ranks, overlap)
                     if best is None or r["stepping_per_step_s"] < best["stepping_per_step_s"]:
                         best = r
                 rows.append(best)
-                print(f'{ranks} ranks {overlap:12s} {best["mlups"]:.2f} MLUPS  per step: ' +
+                print(f'{ranks} ranks {overlap:12s} k={best["exchange_period"]} {best["mlups"]:.2f} MLUPS  per step: ' +
                       "  ".join(f'{k} {best[k + "_per_step_s"] * 1e3:.1f} ms' for k in CATEGORIES) +
                       f'  {best["messages_per_step"]} msgs {best["bytes_per_step"] / 1e6:.2f} MB', flush=True)
     with open(stem + ".json", "w") as f:
@@ -110,15 +116,16 @@ def plot(rows, args, stem):
         return
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.4))
     ranks = sorted({r["ranks"] for r in rows})
-    for overlap in dict.fromkeys(r["overlap"] for r in rows if r["ranks"] > 1):
-        rs = sorted((r for r in rows if r["overlap"] == overlap or r["ranks"] == 1), key=lambda r: r["ranks"])
+    for overlap, crmt in dict.fromkeys((r["overlap"], r.get("crmt", False)) for r in rows if r["ranks"] > 1):
+        rs = sorted((r for r in rows if (r["overlap"], r.get("crmt", False)) == (overlap, crmt) or r["ranks"] == 1),
+                    key=lambda r: r["ranks"])
         base = rs[0]
         n = [r["ranks"] for r in rs]
         if args.mode == "strong":
             y = [base["stepping_per_step_s"] / r["stepping_per_step_s"] * base["ranks"] for r in rs]
         else:
             y = [base["stepping_per_step_s"] / r["stepping_per_step_s"] for r in rs]
-        a.plot(n, y, "o-", label=overlap)
+        a.plot(n, y, "o-", label=overlap + (" + CRMT" if crmt else ""))
     a.plot(ranks, ranks if args.mode == "strong" else [1.0] * len(ranks), "k--", linewidth=0.8, label="ideal")
     a.set_xlabel("ranks")
     a.set_ylabel("speed-up" if args.mode == "strong" else "weak-scaling efficiency")
@@ -132,7 +139,7 @@ def plot(rows, args, stem):
         b.bar(x, vals, bottom=bottom, label=k)
         bottom = [p + v for p, v in zip(bottom, vals)]
     b.set_xticks(list(x))
-    b.set_xticklabels([f'{r["ranks"]}\n{r["overlap"]}' for r in rows], fontsize=7)
+    b.set_xticklabels([f'{r["ranks"]}\n{r["overlap"]}' + ("\nCRMT" if r.get("crmt") else "") for r in rows], fontsize=7)
     b.set_ylabel("ms per level-0 step, slowest rank")
     b.set_title("seed 000 Table IV categories")
     b.legend(fontsize=7)

@@ -7,7 +7,7 @@ AMR_DECK: a deck with [amr] and dynamic regridding (inputs/cylinder2d_amr.toml),
 (regrids at 100, 200 and 300).
 - On 3 ranks: the one-rank fields_hash and mass, every .vthb/.vti output byte for byte the
   one-rank run's, the report's partition (3 ranks, imbalance per level, messages per step) and
-  its MPI time.
+  its MPI time; the same with CRMT on leaves (amr.crmt), which exchanges every k >= 2 steps.
 - Checkpointed on 3 ranks at step 200, stopped at 250 and continued on 2 ranks: the one-rank
   fields_hash and outputs.
 Prints one line per check; exits non-zero if any fails.
@@ -61,6 +61,16 @@ def main(argv):
           all(1 <= x < 1.2 for x in part["level_imbalance"]) and part.get("messages_per_step", 0) > 0 and
           r1["amr"]["partition"]["messages_per_step"] == 0, str(part))
     check("the report times the leaf exchange", r3.get("timing_s", {}).get("mpi", 0) > 0, str(r3.get("timing_s")))
+
+    crmt = tmp / "crmt"
+    p = run(crmt, 3, "simulation.steps=300", "amr.crmt=true")
+    rc = report(crmt)
+    check("3 ranks with CRMT on leaves give the one-rank fields_hash and outputs",
+          p.returncode == 0 and rc.get("fields_hash") == r1.get("fields_hash") and outputs(crmt) == a, p.stderr[-400:])
+    pc = rc.get("amr", {}).get("partition", {})
+    check("CRMT exchanges every k >= 2 steps: fewer messages per step in the report",
+          pc.get("crmt") is True and pc.get("exchange_period", 1) >= 2 and
+          0 < pc.get("messages_per_step", 0) < part.get("messages_per_step", 0), str(pc))
 
     moved = tmp / "moved"
     p = run(moved, 3, "simulation.steps=250", "checkpoint.every=100")

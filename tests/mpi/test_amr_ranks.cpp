@@ -1,10 +1,11 @@
 // AMR on several ranks (issue 13 B): the leaves shared along the Morton curve, whole ghost leaves
-// exchanged after every step of a level. Every rank count gives the one-rank run bit for bit
-// (fields_hash over the leaves, keyed by level and cell), through regrids, on D2Q9/D3Q19/D3Q27,
+// exchanged after every step of a level, or with CRMT on leaves every k steps (the held leaves of
+// others stepped locally in between, k derived per forest). Every rank count gives the one-rank
+// run bit for bit (fields_hash over the leaves, keyed by level and cell), through regrids, on D2Q9/D3Q19/D3Q27,
 // double and float; the messages counted by the MPI wrapper are the ones the plan predicts; and
 // what users read (samples written to .vthb, mass, checkpointed populations) equals one rank's.
-// Every overlap strategy. The binary runs under mpiexec with N ranks and tests every rank count n
-// in {2, 3, 4, 8}, n <= N.
+// Every overlap strategy, CRMT on and off. The binary runs under mpiexec with N ranks and tests
+// the rank counts n in {2, 3, 4, 8} with N / 2 <= n <= N.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -24,6 +25,7 @@ struct AmrDeck {
   const char* name;
   const char* text;
   long steps;
+  int crmt_period;  // the exchange period CRMT on leaves reaches at least on this deck
 };
 
 // A cylinder wake refined twice around the body, regridded by vorticity every 20 steps; a
@@ -62,7 +64,7 @@ lo = [14, 10]
 hi = [27, 21]
 level = 2
 )",
-     50},
+     50, 2},
     {"taylor_green_d3q19_periodic", R"(
 [lattice]
 model = "D3Q19"
@@ -97,7 +99,7 @@ lo = [0, 0, 7]
 hi = [3, 3, 8]
 level = 2
 )",
-     6},
+     6, 3},
     {"cavity_d3q27_float_cumulant_les", R"(
 [lattice]
 model = "D3Q27"
@@ -120,7 +122,7 @@ near = "walls"
 distance = 1.0
 level = 1
 )",
-     4},
+     4, 2},
 };
 
 struct AmrRun {
@@ -129,32 +131,42 @@ struct AmrRun {
   std::vector<unsigned char> populations;
   std::vector<AmrBlockSample> samples;
   long long messages = 0, planned = 0;
-  int regrids = 0;
+  int regrids = 0, period = 1;
 };
 
-// The deck's run to `steps` on `comm`, regridding as the driver does.
-AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none") {
+// The deck's run to `steps` on `comm`, regridding as the driver does; with CRMT on leaves or not.
+AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none", bool crmt = false) {
+  std::string text = d.text;
+  text.replace(text.find("[amr]\n"), 6, std::string("[amr]\ncrmt = ") + (crmt ? "true\n" : "false\n"));
   const Config config = parse_deck_string(std::string("[simulation]\nsteps = ") + std::to_string(d.steps) +
-                                              "\n[parallel]\noverlap = \"" + overlap + "\"\n" + d.text,
+                                              "\n[parallel]\noverlap = \"" + overlap + "\"\n" + text,
                                           d.name, ".");
   const DomainGeometry domain(config);
   std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, build_forest(config, domain), comm);
   AmrRun r;
+  r.period = solver->exchange_period();
   long long set_up = solver->messages_sent();  // the initial state's exchange, not a step's
+  long stepped = 0;                             // by this solver
+  const auto count = [&] {
+    r.messages += solver->messages_sent() - set_up;
+    r.planned += solver->messages_planned(stepped);
+  };
   for (long s = 0; s < d.steps; ++s) {
     solver->advance(1);
-    r.planned += solver->messages_per_step();
+    ++stepped;
     if (config.amr.regrid_every > 0 && solver->step() % config.amr.regrid_every == 0) {
       Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
       if (!(forest == solver->forest())) {
-        r.messages += solver->messages_sent() - set_up;
+        count();
         solver = solver->regridded(config, domain, std::move(forest));
         set_up = solver->messages_sent();
+        stepped = 0;
         ++r.regrids;
+        r.period = std::min(r.period, solver->exchange_period());
       }
     }
   }
-  r.messages += solver->messages_sent() - set_up;
+  count();
   r.hash = solver->fields_hash();
   r.mass = solver->mass();
   r.populations = solver->populations();
@@ -172,12 +184,15 @@ TEST_P(AmrRanks, EveryRankCountGivesTheOneRankRun) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const AmrRun one = run(deck, MPI_COMM_SELF);
   for (int n : {2, 3, 4, 8}) {
-    if (n > world) continue;
+    if (n > world || 2 * n < world) continue;  // np3: 2 and 3 ranks; np8: 4 and 8
     MPI_Comm comm = test::first_ranks(n);
     if (comm == MPI_COMM_NULL) continue;
+    long long without_crmt = 0;
+    for (const bool crmt : {false, true})
     for (const char* overlap : {"none", "nonblocking", "interior", "streams", "systolic"}) {
-      SCOPED_TRACE(std::string(deck.name) + " on " + std::to_string(n) + " ranks, overlap " + overlap);
-      const AmrRun many = run(deck, comm, overlap);
+      SCOPED_TRACE(std::string(deck.name) + " on " + std::to_string(n) + " ranks, overlap " + overlap +
+                   (crmt ? ", CRMT on leaves" : ""));
+      const AmrRun many = run(deck, comm, overlap, crmt);
       EXPECT_EQ(many.hash, one.hash);
       EXPECT_NEAR(many.mass, one.mass, 1e-12 * one.mass);
       EXPECT_EQ(many.populations, one.populations);
@@ -190,7 +205,17 @@ TEST_P(AmrRanks, EveryRankCountGivesTheOneRankRun) {
       EXPECT_EQ(many.regrids, one.regrids);
       if (deck.steps >= 40) EXPECT_GE(many.regrids, 1);  // the wake deck regrids
       EXPECT_EQ(many.messages, many.planned);
-      EXPECT_GT(Comm(comm).sum(many.messages), 0);
+      const long long messages = Comm(comm).sum(many.messages);
+      EXPECT_GT(messages, 0);
+      if (!crmt) {
+        EXPECT_EQ(many.period, 1);
+        without_crmt = messages;
+      } else {
+        // Every rank derives the same period; k of them save k - 1 of every k exchanges.
+        EXPECT_EQ(Comm(comm).sum(static_cast<long long>(many.period)), static_cast<long long>(many.period) * n);
+        EXPECT_GE(many.period, deck.crmt_period);
+        if (many.period > 1) EXPECT_LT(messages, without_crmt);
+      }
     }
     MPI_Comm_free(&comm);
   }
