@@ -33,6 +33,8 @@
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
 #include "lbm/physics/Lattice.hpp"
+#include "lbm/scheme/BulkRows.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
 
@@ -77,6 +79,15 @@ struct InterpPoint {
   std::int8_t kind[3][2][2] = {};
   std::int8_t delta[3] = {};  // -1 / +1: the ghost's centre at -1/4 / +1/4 coarse cell
   std::int8_t across[3] = {};  // 1 along the axes on which the ghost lies outside its block
+  long fit = -1;  // stepping: its coarse cell's CoarseFit (shared by the ghosts in that cell)
+};
+
+// What the ghosts inside one coarse cell share: the cell's density and momentum and, per axis,
+// the slopes and curvatures of density, momentum and velocity from its stencil.
+template <class Real>
+struct CoarseFit {
+  Real rho0 = 0, j0[3] = {}, rho_slope[3] = {};
+  Real j_slope[3][3] = {}, j_curvature[3][3] = {}, u_slope[3][3] = {}, u_curvature[3][3] = {};
 };
 
 // Slope and curvature at a coarse cell along one axis from the cell (c) and its neighbours at
@@ -104,7 +115,9 @@ struct AmrLevel {
   int blocks = 0;  // held on this rank (AmrLattice::held_)
   DeviceView<Real*> f[2];
   DeviceView<std::uint8_t*> flags;
-  DeviceView<std::uint8_t*> all_fluid;  // per block: every cell, ghosts included, fluid
+  // Per block and x row of its interior (y + n z): 1 where every cell of the row and every cell it
+  // pulls from is fluid, so that no boundary rule applies.
+  DeviceView<std::uint8_t*> plain_rows;
   DeviceView<int*> leaves, refined;  // the leaves this rank owns; the refined blocks it holds
   // CRMT on leaves: the leaves held of other ranks (stepped between exchanges; the blocks each
   // exchange receives), the ghosts of those whose source this rank does not hold and the refined
@@ -132,6 +145,9 @@ struct AmrLevel {
   // cell serves several ghosts, which would otherwise each sum its Q populations in both lattices.
   DeviceView<long*> stencil_cells;
   DeviceView<Real* [8]> stencil_moments;
+  // One ghost's stencil per coarse cell holding ghosts (InterpPoint::fit), and their fits.
+  DeviceView<InterpPoint*> fit_stencils;
+  DeviceView<CoarseFit<Real>*> fits;
   CollisionParams<Real> params;
   CouplingRates<Real> rates;
   double tau = 1;
@@ -147,13 +163,13 @@ KOKKOS_INLINE_FUNCTION void moments_at(const Load& load, const Real (&force)[3],
   post_collision_moments<L>(f, force, rho, j);
 }
 
-// Leaves whose cells and ghosts are all fluid take a plain pull (no flag per link, no boundary
+// Rows whose cells pull from fluid cells only take a plain pull (no flag per link, no boundary
 // code); the others test each upwind flag.
 template <class L, class Real, class Collision>
 struct AmrLeafStep {
   DeviceView<const Real*> src;
   DeviceView<Real*> dst;
-  DeviceView<const std::uint8_t*> flags, all_fluid;
+  DeviceView<const std::uint8_t*> flags, plain_rows;
   DeviceView<const int*> leaves;
   LeafShape shape;
   CollisionParams<Real> params;
@@ -161,11 +177,11 @@ struct AmrLeafStep {
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const int b = leaves(shape.block_of(i));
-    const long cell = shape.interior_cell(shape.number_in_block(i));
+    const long number = shape.number_in_block(i), cell = shape.interior_cell(number);
     const long fbase = long(b) * shape.cells;
     const long base = fbase * L::Q;
     Real f[L::Q];
-    if (all_fluid(b)) {
+    if (plain_rows((long(b) << (shape.log_interior - shape.log_n)) + (number >> shape.log_n))) {
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
         f[q] = src(base + q * shape.cells + cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
@@ -187,6 +203,39 @@ struct AmrLeafStep {
       dst(base + q * shape.cells + cell) = f[q];
     });
   }
+
+  // Row r of the sweep (its n cells along x), on host backends: a plain row goes through
+  // BulkRows' chunk (loads, collision and stores vectorised along x), which performs the per-cell
+  // path's operations in its order (bitwise equal); other rows cell by cell.
+  KOKKOS_INLINE_FUNCTION void row(long r) const {
+    const long first = r << shape.log_n;
+    const int b = leaves(shape.block_of(first));
+    const long number = shape.number_in_block(first);
+    if (!plain_rows((long(b) << (shape.log_interior - shape.log_n)) + (number >> shape.log_n))) {
+      for (long i = first; i < first + shape.n; ++i) (*this)(i);
+      return;
+    }
+    const long at = long(b) * shape.cells * L::Q + shape.interior_cell(number);
+    const auto source = [&](auto qc) -> const Real* {
+      constexpr int q = decltype(qc)::value;
+      return src.data() + at + q * shape.cells - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+    };
+    const auto target = [&](auto qc) -> Real* { return dst.data() + at + decltype(qc)::value * shape.cells; };
+    using Rows = BulkRows<L, Real, Collision>;
+    if (shape.n == 4)
+      Rows::template collide_chunk<4>(params, 0, 4, source, target);
+    else if (shape.n == 8)
+      Rows::template collide_chunk<8>(params, 0, 8, source, target);
+    else
+      Rows::template collide_chunk<16>(params, 0, 16, source, target);
+  }
+};
+
+// Rows of leaves for host backends (AmrLeafStep::row).
+template <class L, class Real, class Collision>
+struct AmrLeafRows {
+  AmrLeafStep<L, Real, Collision> step;
+  KOKKOS_INLINE_FUNCTION void operator()(long r) const { step.row(r); }
 };
 
 template <class L, class Real>
@@ -233,6 +282,7 @@ struct AmrCoarseToFine {
   Real coarse_force[3], fine_force[3];
   CouplingRates<Real> fine_rates;
   DeviceView<const Real* [8]> moments;
+  DeviceView<CoarseFit<Real>*> fits;  // stepping: one per coarse cell, computed per fill (AmrCoarseFits)
 
   KOKKOS_INLINE_FUNCTION void sample(int kind, long offset, Real& rho, Real (&j)[3]) const {
     const long S = shape.cells;
@@ -263,11 +313,9 @@ struct AmrCoarseToFine {
     for (int d = 0; d < 3; ++d) j[d] *= inv;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const InterpPoint& p = points(i);
-    Real rho0, j0[3];
-    sample(1, p.centre, rho0, j0);
-    Real rho = rho0, j[3] = {j0[0], j0[1], j0[2]}, G[3][3] = {};
+  // The fit of p's coarse cell (its centre and stencil).
+  KOKKOS_INLINE_FUNCTION void fit(const InterpPoint& p, CoarseFit<Real>& c) const {
+    sample(1, p.centre, c.rho0, c.j0);
     for (int a = 0; a < L::D; ++a) {
       // Neighbours at -2, -1, +1, +2 coarse cells.
       Real rs[4] = {}, js[4][3] = {}, us[4][3] = {};
@@ -279,20 +327,29 @@ struct AmrCoarseToFine {
         sample(p.kind[a][s][dist], p.side[a][s][dist], rs[k], js[k]);
         for (int d = 0; d < 3; ++d) us[k][d] = js[k][d] / rs[k];
       }
+      Real curvature;
+      slope_and_curvature(c.rho0, rs, have, c.rho_slope[a], curvature);
+      for (int d = 0; d < 3; ++d) {
+        Real jv[4] = {js[0][d], js[1][d], js[2][d], js[3][d]}, uv[4] = {us[0][d], us[1][d], us[2][d], us[3][d]};
+        slope_and_curvature(c.j0[d], jv, have, c.j_slope[a][d], c.j_curvature[a][d]);
+        slope_and_curvature(c.j0[d] / c.rho0, uv, have, c.u_slope[a][d], c.u_curvature[a][d]);
+      }
+    }
+  }
+
+  // Ghost p from its coarse cell's fit.
+  KOKKOS_INLINE_FUNCTION void apply(const InterpPoint& p, const CoarseFit<Real>& c) const {
+    Real rho = c.rho0, j[3] = {c.j0[0], c.j0[1], c.j0[2]}, G[3][3] = {};
+    for (int a = 0; a < L::D; ++a) {
       const Real delta = Real(0.25) * p.delta[a];
-      Real slope, curvature;
       // Density linear: the 2^D ghosts of one coarse cell average to it exactly.
-      slope_and_curvature(rho0, rs, have, slope, curvature);
-      rho += delta * slope;
+      rho += delta * c.rho_slope[a];
       for (int d = 0; d < 3; ++d) {
         // Momentum: populations are point values, so across the interface the curvature enters
         // at (1/2)(1/4)^2. Along it, the ghosts of one coarse cell must carry its flux: linear.
-        Real jv[4] = {js[0][d], js[1][d], js[2][d], js[3][d]}, uv[4] = {us[0][d], us[1][d], us[2][d], us[3][d]};
-        slope_and_curvature(j0[d], jv, have, slope, curvature);
-        j[d] += delta * slope + (p.across[a] ? curvature / Real(32) : Real(0));
+        j[d] += delta * c.j_slope[a][d] + (p.across[a] ? c.j_curvature[a][d] / Real(32) : Real(0));
         // The velocity gradient at the ghost's centre, in fine lattice units (dt halves).
-        slope_and_curvature(j0[d] / rho0, uv, have, slope, curvature);
-        G[a][d] = Real(0.5) * (slope + delta * curvature);
+        G[a][d] = Real(0.5) * (c.u_slope[a][d] + delta * c.u_curvature[a][d]);
       }
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
@@ -300,6 +357,25 @@ struct AmrCoarseToFine {
     rebuild_post_collision<L>(rho, u, G, fine_rates, f);
     for (int q = 0; q < L::Q; ++q) fine(p.dst + q * shape.cells) = f[q];
   }
+
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const InterpPoint& p = points(i);
+    if (fits.extent(0) > 0) {
+      apply(p, fits(p.fit));
+      return;
+    }
+    CoarseFit<Real> c;
+    fit(p, c);
+    apply(p, c);
+  }
+};
+
+// The fits of a level's coarse cells (each from one of its ghosts' stencils), before the ghosts.
+template <class L, class Real>
+struct AmrCoarseFits {
+  AmrCoarseToFine<L, Real> c2f;
+  DeviceView<const InterpPoint*> stencils;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const { c2f.fit(stencils(i), c2f.fits(i)); }
 };
 
 // Fine-to-coarse: a refined block's cells receive the mass-weighted average of their 2^D

@@ -315,6 +315,20 @@ void AmrLattice<L, Real>::build(int lattices) {
             if (ip.kind[a][s][d] != 0)
               ip.side[a][s][d] = ip.kind[a][s][d] == 1 ? coarse_index(ip.side[a][s][d]) : to_slot(l, ip.side[a][s][d]);
     }
+    // Ghosts in one coarse cell share its stencil, hence its fit.
+    std::map<std::vector<long>, long> fit_index;
+    std::vector<InterpPoint> fit_stencils;
+    for (InterpPoint& ip : t.points) {
+      std::vector<long> key{ip.centre};
+      for (int a = 0; a < 3; ++a)
+        for (int s = 0; s < 2; ++s)
+          for (int d = 0; d < 2; ++d) key.insert(key.end(), {ip.kind[a][s][d], ip.side[a][s][d]});
+      const auto [it, fresh] = fit_index.emplace(std::move(key), long(fit_stencils.size()));
+      if (fresh) fit_stencils.push_back(ip);
+      ip.fit = it->second;
+    }
+    lv.fit_stencils = to_device_view("amr fit stencils", fit_stencils);
+    lv.fits = DeviceView<CoarseFit<Real>*>("amr coarse fits", fit_stencils.size());
     lv.stencil_cells = to_device_view("amr stencil cells", stencil_cells);
     lv.stencil_moments = DeviceView<Real* [8]>("amr stencil moments", stencil_cells.size());
     for (int& b : t.leaves) b = slot_[l][b];
@@ -356,11 +370,18 @@ void AmrLattice<L, Real>::build(int lattices) {
     lv.halo_leaves = to_device_view("amr halo leaves", halo_leaves[l]);
     lv.since_exchange = 0;
     lv.flags = to_device_view("amr flags", flags);
-    std::vector<std::uint8_t> all_fluid(lv.blocks);
+    const long rows = shape_.interior() / n;
+    std::vector<std::uint8_t> plain_rows(std::size_t(lv.blocks) * rows, 1);
     for (int k = 0; k < lv.blocks; ++k)
-      all_fluid[k] = std::all_of(flags.begin() + long(k) * S, flags.begin() + long(k + 1) * S,
-                                 [](std::uint8_t f) { return f == flag::fluid; });
-    lv.all_fluid = to_device_view("amr all fluid", all_fluid);
+      for (long i = 0; i < shape_.interior(); ++i) {
+        const long cell = shape_.interior_cell(i);
+        std::uint8_t& plain = plain_rows[k * rows + i / n];
+        static_for<L::Q>([&](auto qc) {
+          constexpr int q = decltype(qc)::value;
+          plain = plain && flags[k * S + cell - shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))] == flag::fluid;
+        });
+      }
+    lv.plain_rows = to_device_view("amr plain rows", plain_rows);
     lv.leaves = to_device_view("amr leaves", t.leaves);
     lv.refined = to_device_view("amr refined", refined);
     lv.copy_dst = to_device_view("amr copy dst", t.copy_dst);
@@ -647,11 +668,13 @@ void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
                                                       {coarse.params.force[0], coarse.params.force[1],
                                                        coarse.params.force[2]}});
     AmrCoarseToFine<L, Real> c2f{lv.f[lv.cur], coarse.f[coarse.cur], coarse.f[1 - coarse.cur], lv.interp, shape_,
-                                 alpha, {}, {}, lv.rates, lv.stencil_moments};
+                                 alpha, {}, {}, lv.rates, lv.stencil_moments, lv.fits};
     for (int d = 0; d < 3; ++d) {
       c2f.coarse_force[d] = coarse.params.force[d];
       c2f.fine_force[d] = lv.params.force[d];
     }
+    Kokkos::parallel_for("amr coarse fits", Kokkos::RangePolicy<ExecSpace>(0, lv.fit_stencils.extent(0)),
+                         AmrCoarseFits<L, Real>{c2f, lv.fit_stencils});
     Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
   }
   if (trial_) mark_stale(lv.f[lv.cur], lv.unfilled);
@@ -678,10 +701,14 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
   auto t = timers_.scope("LBM");
   dispatch_collision<L>(collision_, [&](auto coll) {
     using Collision = decltype(coll);
-    Kokkos::parallel_for("amr leaf step",
-                         Kokkos::RangePolicy<ExecSpace>(space, 0, long(which.extent(0)) * shape_.interior()),
-                         AmrLeafStep<L, Real, Collision>{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.all_fluid,
-                                                         which, shape_, lv.params, bc_});
+    const AmrLeafStep<L, Real, Collision> step{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.plain_rows,
+                                               which, shape_, lv.params, bc_};
+    const long cells = long(which.extent(0)) * shape_.interior();
+    if constexpr (exec_is_host)
+      Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(space, 0, cells >> shape_.log_n),
+                           AmrLeafRows<L, Real, Collision>{step});
+    else
+      Kokkos::parallel_for("amr leaf step", Kokkos::RangePolicy<ExecSpace>(space, 0, cells), step);
   });
 }
 
