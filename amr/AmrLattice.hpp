@@ -66,6 +66,8 @@ struct LeafShape {
   // Item i of a sweep over blocks' interiors: its block's place in the sweep and cell number.
   KOKKOS_INLINE_FUNCTION long block_of(long i) const { return i >> log_interior; }
   KOKKOS_INLINE_FUNCTION long number_in_block(long i) const { return i & ((1L << log_interior) - 1); }
+  // The x row (y + n z) of interior cell number i of block b, numbered over all blocks.
+  KOKKOS_INLINE_FUNCTION long row_of(long b, long i) const { return (b << (log_interior - log_n)) + (i >> log_n); }
   KOKKOS_INLINE_FUNCTION long shift(int cx, int cy, int cz) const { return cx + sx * (cy + long(sy) * cz); }
 };
 
@@ -181,7 +183,7 @@ struct AmrLeafStep {
     const long fbase = long(b) * shape.cells;
     const long base = fbase * L::Q;
     Real f[L::Q];
-    if (plain_rows((long(b) << (shape.log_interior - shape.log_n)) + (number >> shape.log_n))) {
+    if (plain_rows(shape.row_of(b, number))) {
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
         f[q] = src(base + q * shape.cells + cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
@@ -211,7 +213,7 @@ struct AmrLeafStep {
     const long first = r << shape.log_n;
     const int b = leaves(shape.block_of(first));
     const long number = shape.number_in_block(first);
-    if (!plain_rows((long(b) << (shape.log_interior - shape.log_n)) + (number >> shape.log_n))) {
+    if (!plain_rows(shape.row_of(b, number))) {
       for (long i = first; i < first + shape.n; ++i) (*this)(i);
       return;
     }

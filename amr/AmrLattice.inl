@@ -249,14 +249,14 @@ void AmrLattice<L, Real>::build(int lattices) {
         for_each_ghost(
             l, b,
             [&](long dst, long src) {
-              std::pair<int, long> at;
-              const int child = held(l, src) ? refined_source(l, src, at) : -1;
               if (!held(l, src)) {
                 unfilled[l].push_back(dst);
                 return;
               }
               t.copy_dst.push_back(dst);
               t.copy_src.push_back(src);
+              std::pair<int, long> at;
+              const int child = refined_source(l, src, at);
               if (child < 0) return;
               const bool have_child = slot_[l + 1][child] >= 0;
               (have_child ? restrict_cells[l] : unrestricted[l]).push_back(at);
@@ -286,6 +286,9 @@ void AmrLattice<L, Real>::build(int lattices) {
 
   halos_.assign(levels, {});
   std::size_t max_messages = 0;
+  std::vector<long> interior_values;  // what a leaf sent as its interior carries
+  for (int q = 0; q < L::Q; ++q)
+    for (long i = 0; i < shape_.interior(); ++i) interior_values.push_back(q * S + shape_.interior_cell(i));
   for (int l = 0; l < levels; ++l) {
     AmrLevel<L, Real>& lv = levels_[l];
     const auto& blocks = forest_.level(l);
@@ -375,7 +378,7 @@ void AmrLattice<L, Real>::build(int lattices) {
     for (int k = 0; k < lv.blocks; ++k)
       for (long i = 0; i < shape_.interior(); ++i) {
         const long cell = shape_.interior_cell(i);
-        std::uint8_t& plain = plain_rows[k * rows + i / n];
+        std::uint8_t& plain = plain_rows[shape_.row_of(k, i)];
         static_for<L::Q>([&](auto qc) {
           constexpr int q = decltype(qc)::value;
           plain = plain && flags[k * S + cell - shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))] == flag::fluid;
@@ -421,9 +424,6 @@ void AmrLattice<L, Real>::build(int lattices) {
       if (!wanted[r].empty()) receives.push_back({r, {}, {}});
       for (int b : wanted[r]) add(receives.back(), b);
     }
-    std::vector<long> interior_values;
-    for (int q = 0; q < L::Q; ++q)
-      for (long i = 0; i < shape_.interior(); ++i) interior_values.push_back(q * S + shape_.interior_cell(i));
     halos_[l] = LeafHalo<Real>(sends, receives, QS, interior_values);
 
     std::vector<char> boundary(lv.blocks, 0);
@@ -718,7 +718,7 @@ void AmrLattice<L, Real>::step_and_exchange(int l) {
   LeafHalo<Real>& halo = halos_[l];
   const DeviceView<Real*> next = lv.f[1 - lv.cur];
   if (crmt_) {
-    // Between exchanges the held leaves of others are stepped here; an exchange brings them whole.
+    // Between exchanges the held leaves of others are stepped here; an exchange brings them.
     if (++lv.since_exchange < period_) {
       step_leaves(l, lv.halo_leaves);
       step_leaves(l, lv.leaves);
@@ -832,8 +832,8 @@ long long AmrLattice<L, Real>::stale_owned_cells(int l) const {
   Kokkos::parallel_reduce(
       "amr stale cells", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
       KOKKOS_LAMBDA(long i, long long& count) {
-        const int b = leaves(i / shape.interior());
-        const long cell = shape.interior_cell(i % shape.interior());
+        const int b = leaves(shape.block_of(i));
+        const long cell = shape.interior_cell(shape.number_in_block(i));
         if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
         bool finite = true;
         for (int q = 0; q < L::Q; ++q) {
