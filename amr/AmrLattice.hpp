@@ -30,6 +30,7 @@
 #include "amr/Partition.hpp"
 #include "comm/ExecInstances.hpp"
 #include "comm/LeafHalo.hpp"
+#include "lbm/field/BodyForces.hpp"
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
 #include "lbm/physics/Lattice.hpp"
@@ -117,6 +118,7 @@ struct AmrLevel {
   int blocks = 0;  // held on this rank (AmrLattice::held_)
   DeviceView<Real*> f[2];
   DeviceView<std::uint8_t*> flags;
+  DeviceView<int*> origin;  // per held block: its first interior cell in this level's cells (x, y, z)
   // Per block and x row of its interior (y + n z): 1 where every cell of the row and every cell it
   // pulls from is fluid, so that no boundary rule applies.
   DeviceView<std::uint8_t*> plain_rows;
@@ -176,6 +178,7 @@ struct AmrLeafStep {
   LeafShape shape;
   CollisionParams<Real> params;
   BoundaryValues<Real> bc;
+  DeviceView<const int*> origin;  // AmrLevel::origin, read by profiled inlets
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const int b = leaves(shape.block_of(i));
@@ -191,12 +194,19 @@ struct AmrLeafStep {
     } else {
       if (flags(fbase + cell) != flag::fluid) return;
       const auto own_post = [&](int k) { return src(base + k * shape.cells + cell); };
+      // Inlet and outlet faces stay on level 0 (amr/AmrSolver.cpp), so a profiled inlet cell's
+      // coordinates are level-0 cells, which the profile takes.
+      const auto where = [&](int (&p)[3]) {
+        p[0] = origin(3 * b) + int(number & (shape.n - 1));
+        p[1] = origin(3 * b + 1) + int((number >> shape.log_n) & (shape.n - 1));
+        p[2] = origin(3 * b + 2) + int(number >> (2 * shape.log_n));
+      };
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
         const long upwind = cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
         const std::uint8_t fl = flags(fbase + upwind);
         f[q] = fl == flag::fluid ? src(base + q * shape.cells + upwind)
-                                 : incoming_from_boundary<L, q>(fl, own_post, bc, params, NoPosition{});
+                                 : incoming_from_boundary<L, q>(fl, own_post, bc, params, where);
       });
     }
     Collision::template collide<L>(f, params);
@@ -517,6 +527,7 @@ class AmrLattice final : public AmrSolver {
   void advance(long coarse_steps) override;
   long step() const override { return step_; }
   double mass() const override;
+  std::vector<std::array<double, 3>> body_forces() const override;
   std::vector<AmrBlockSample> sample() const override;
   long long fluid_leaf_cells(int level) const override { return levels_.at(level).fluid_leaf_cells; }
   std::vector<double> level_taus() const override;
@@ -553,6 +564,8 @@ class AmrLattice final : public AmrSolver {
   AmrLattice(const AmrLattice& of, Replica);
   // The collision parameters and coupling rates of level l.
   void set_level_parameters(int l, const Config& config);
+  // Per level, the links from the fluid cells of the leaves this rank owns into bodies.
+  void build_body_links(const DomainGeometry& domain);
   // Partition, held blocks, index tables, device arrays (`lattices` of them per level) and leaf
   // halos from forest_ and host_flags_.
   void build(int lattices = 2);
@@ -601,6 +614,8 @@ class AmrLattice final : public AmrSolver {
   std::vector<std::vector<int>> held_;  // per level: slot -> block, in forest order
   std::vector<std::vector<int>> slot_;  // per level: block -> slot, -1 where not held
   std::vector<LeafHalo<Real>> halos_;   // per level
+  std::vector<BodyLinks> body_links_;   // per level, with [forces] (build_body_links)
+  int bodies_ = 0;
   OverlapKind overlap_ = OverlapKind::None;
   bool crmt_ = false;    // amr.crmt and several ranks
   int period_ = 1;       // CRMT: steps of a level between its exchanges

@@ -51,6 +51,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
     }
   }
   build();
+  if (config.forces.enabled) build_body_links(domain);
   if (crmt_) period_ = derive_exchange_period();
   set_state([&](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
     initial_macroscopic(config, x, rho, u);
@@ -373,6 +374,10 @@ void AmrLattice<L, Real>::build(int lattices) {
     lv.halo_leaves = to_device_view("amr halo leaves", halo_leaves[l]);
     lv.since_exchange = 0;
     lv.flags = to_device_view("amr flags", flags);
+    std::vector<int> origin;
+    for (int b : held_[l])
+      for (int d = 0; d < 3; ++d) origin.push_back(forest_.box(blocks[b]).lo[d]);
+    lv.origin = to_device_view("amr block origins", origin);
     const long rows = shape_.interior() / n;
     std::vector<std::uint8_t> plain_rows(std::size_t(lv.blocks) * rows, 1);
     for (int k = 0; k < lv.blocks; ++k)
@@ -702,7 +707,7 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
   dispatch_collision<L>(collision_, [&](auto coll) {
     using Collision = decltype(coll);
     const AmrLeafStep<L, Real, Collision> step{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.plain_rows,
-                                               which, shape_, lv.params, bc_};
+                                               which, shape_, lv.params, bc_, lv.origin};
     const long cells = long(which.extent(0)) * shape_.interior();
     if constexpr (exec_is_host)
       Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(space, 0, cells >> shape_.log_n),
@@ -912,6 +917,71 @@ double AmrLattice<L, Real>::mass() const {
     total += std::ldexp(level_mass, -L::D * l);
   }
   return comm_.sum(total);
+}
+
+// Halfway bounce-back (the leaves' walls) returns f*_q(x) along a link into a body: the body
+// takes 2 c_q f*_q(x) per step of its level (lbm/field/BodyForces.hpp). A ghost closed because its
+// coarse cell is solid belongs to the body holding that coarse cell.
+template <class L, class Real>
+void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
+  bodies_ = domain.bodies();
+  if (bodies_ > 256) throw Error("forces: " + std::to_string(bodies_) + " bodies; at most 256 are told apart");
+  const long S = shape_.cells, QS = long(L::Q) * S;
+  const int n = shape_.n;
+  body_links_.assign(levels_.size(), BodyLinks{});
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const auto leaves = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), levels_[l].leaves);
+    std::vector<long> slots;
+    std::vector<std::uint8_t> directions, bodies;
+    for (std::size_t k = 0; k < leaves.extent(0); ++k) {
+      const int s = leaves(k), b = held_[l][s];
+      const Box box = forest_.box(forest_.level(l)[b]);
+      const std::uint8_t* fl = host_flags_[l].data() + long(b) * S;
+      for (long i = 0; i < shape_.interior(); ++i) {
+        const long cell = shape_.interior_cell(i);
+        if (fl[cell] != flag::fluid) continue;
+        const int p[3] = {box.lo[0] + int(i & (n - 1)), box.lo[1] + int((i >> shape_.log_n) & (n - 1)),
+                          box.lo[2] + int(i >> (2 * shape_.log_n))};
+        for (int q = 1; q < L::Q; ++q) {
+          if (fl[cell + shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))] != flag::wall) continue;
+          int body = -1;
+          for (int level = l; level >= 0 && body < 0; --level) {
+            const int r = 1 << (l - level);
+            const auto coarse = [&](int d) {
+              const int x = p[d] + L::c(q, d);
+              return x >= 0 ? x / r : -((-x + r - 1) / r);
+            };
+            body = domain.body_at_level(level, coarse(0), coarse(1), coarse(2));
+          }
+          if (body < 0) continue;  // a domain face
+          slots.push_back(long(s) * QS + q * S + cell);
+          directions.push_back(std::uint8_t(q));
+          bodies.push_back(std::uint8_t(body));
+        }
+      }
+    }
+    BodyLinks& links = body_links_[l];
+    links.slot = links.second = to_device_view("amr body link slots", slots);
+    links.own_weight = to_device_view("amr body link weights", std::vector<double>(slots.size(), 2.0));
+    links.second_weight = links.wall = DeviceView<double*>("amr body link zeros", slots.size());
+    links.direction = to_device_view("amr body link directions", directions);
+    links.body = to_device_view("amr body link bodies", bodies);
+  }
+}
+
+// Level l's momentum per step of its own, in its units, is 2^(l(1-D)) of level 0's per level-0
+// step (cells 2^-lD of the volume, 2^l steps per level-0 step): per level an exact sum over ranks,
+// scaled exactly, added over levels in order.
+template <class L, class Real>
+std::vector<std::array<double, 3>> AmrLattice<L, Real>::body_forces() const {
+  if (body_links_.empty()) throw std::logic_error("AMR: body_forces without [forces] in the deck");
+  std::vector<std::array<double, 3>> forces(std::size_t(bodies_), std::array<double, 3>{0, 0, 0});
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    std::vector<ExactSum> sums(3 * std::size_t(bodies_));
+    add_body_forces<L>(body_links_[l], levels_[l].f[levels_[l].cur], sums);
+    for (std::size_t k = 0; k < sums.size(); ++k) forces[k / 3][k % 3] += std::ldexp(comm_.sum(sums[k]), l * (1 - L::D));
+  }
+  return forces;
 }
 
 template <class L, class Real>

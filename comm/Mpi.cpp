@@ -1,5 +1,7 @@
 #include "comm/Mpi.hpp"
 
+#include "core/ExactSum.hpp"
+
 #include <utility>
 
 #include <cstdlib>
@@ -58,6 +60,14 @@ double Comm::sum(double v) const {
   double out = 0;
   MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, comm_);
   return out;
+}
+double Comm::sum(const ExactSum& v) const {
+  ExactSum all;
+  all.whole = sum(v.whole);
+  all.high = sum(v.high);
+  all.low = sum(v.low);
+  all.not_finite = sum(v.not_finite);
+  return all.value();
 }
 long long Comm::min(long long v) const {
   long long out = 0;

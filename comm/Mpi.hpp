@@ -10,6 +10,8 @@
 
 namespace boreas {
 
+struct ExactSum;
+
 class Comm {
  public:
   explicit Comm(MPI_Comm comm = MPI_COMM_WORLD);
@@ -29,6 +31,7 @@ class Comm {
   std::uint64_t sum(std::uint64_t v) const;
   long long sum(long long v) const;
   double sum(double v) const;
+  double sum(const ExactSum& v) const;  // the total, the same bits on every rank count
   long long min(long long v) const;
   double max(double v) const;
   std::vector<double> gather(double v) const;  // one value per rank, on every rank

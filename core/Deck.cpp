@@ -672,13 +672,11 @@ void inflow_turbulence(Checker& c, const Tbl& ft, int face, bool amr, Config& cf
 }
 
 // The speed profile of velocity inlet `face` (lbm/physics/Boundary.hpp InletProfile).
-void inlet_profile(Checker& c, const Tbl& ft, int face, int dims, bool amr, FaceCondition& fc) {
+void inlet_profile(Checker& c, const Tbl& ft, int face, int dims, FaceCondition& fc) {
   const std::string key = ft.key("profile");
   if (auto k = c.choice(ft, "profile", inlet_profile_names())) fc.profile = InletProfileKind(*k);
   const bool law = fc.profile == InletProfileKind::PowerLaw || fc.profile == InletProfileKind::LogLaw;
   const std::string law_name = inlet_profile_names()[int(fc.profile)];
-  if (fc.profile != InletProfileKind::Uniform && amr)
-    c.at(ft.get("profile"), key + ": inlet profiles do not run on AMR levels yet; use \"uniform\" or remove [amr]");
   if (law && face / 2 == dims - 1)
     c.at(ft.get("profile"), key + ": \"" + law_name + "\" varies with the height (" + "xyz"[dims - 1] +
                                 "), so it cannot be the profile of a face normal to it");
@@ -1267,7 +1265,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       c.not_used(ft, "density", "density is only used by pressure_outlet");
     }
     if (fc.type == FaceBC::VelocityInlet) {
-      inlet_profile(c, ft, f, dims, root.get("amr") != nullptr, fc);
+      inlet_profile(c, ft, f, dims, fc);
       inflow_turbulence(c, ft, f, root.get("amr") != nullptr, cfg);
     } else {
       for (auto k : {"profile", "reference_height", "exponent", "roughness_length", "turbulence_intensity",
@@ -1501,8 +1499,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (frc.t) {
     cfg.forces.enabled = true;
     cfg.forces.every = 10;
-    if (root.get("amr"))
-      c.at(frc.t, "[forces] does not run on AMR levels yet; remove [amr] or [forces]");
     if (cfg.obstacles.empty() && !cfg.voxels)
       c.at(frc.t, "[forces] needs a body to act on: an [[obstacle]] or [geometry] voxel_file");
     if (auto e = c.integer(frc, "every", "an integer >= 1 (steps between samples)", 1)) cfg.forces.every = long(*e);

@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include "amr/AmrSolver.hpp"
 #include "comm/Mpi.hpp"
 #include "core/Error.hpp"
 #include "drivers/Checkpointing.hpp"
+#include "drivers/ForceSeries.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "io/AmrSeries.hpp"
@@ -230,6 +232,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       write_amr_checkpoint(options.comm, path, full, state);
     });
   };
+  std::optional<ForceSeries> forces;
+  if (config.forces.enabled) forces.emplace(config, body_names(config), rank == 0, first_step);
   long long updates = solver->updates_per_step();
   // Level-weighted updates done so far (the grid, and with it the count per step, changes at regrids).
   double updates_done = 0;
@@ -251,12 +255,17 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   while (solver->step() < config.steps) {
     const long from = solver->step(), every = config.amr.regrid_every;
     const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
-                                next_multiple(every), next_multiple(config.checkpoint.every), from + poll});
+                                next_multiple(every), next_multiple(config.checkpoint.every),
+                                forces ? next_multiple(config.forces.every) : config.steps, from + poll});
     const auto chunk_start = std::chrono::steady_clock::now();
     updates_done += double(updates) * double(next - from);
     solver->advance(next - from);
     const AgreedClock clock = agree_on_clock(options.comm, seconds_since(chunk_start) / double(next - from), checkpoints);
     poll = std::max(1L, long(1.0 / std::max(clock.seconds_per_step, 1e-9)));
+    if (forces && solver->step() % config.forces.every == 0) {  // before a regrid: the grid that made this state
+      auto t = solver->timers().scope("others");
+      forces->add(solver->step(), solver->body_forces());
+    }
     // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
     // uninterrupted) then hold the same state at that step.
     if (every > 0 && solver->step() % every == 0) {
@@ -411,6 +420,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["observables"] = amr_observables(config, *solver);
   r["output_files"] = Json::array();
   for (const auto& f : series.files_written()) r["output_files"].push_back(f);
+  if (forces) finish_forces(*forces, r, rank == 0, options.progress, config.output_dir);
   if (rank == 0) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << r.dump(2) << "\n";
   return r;
 }

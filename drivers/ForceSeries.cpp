@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "core/Error.hpp"
 #include "drivers/RunPlots.hpp"
 
 namespace boreas {
@@ -36,9 +37,11 @@ CoefficientStats second_half_stats(const std::vector<double>& values) {
 double strouhal_number(const std::vector<long>& steps, const std::vector<double>& lift, double length,
                        double velocity) {
   const std::size_t first = lift.size() / 2;
-  double mean = 0;
-  for (std::size_t i = first; i < lift.size(); ++i) mean += lift[i];
-  mean /= double(std::max<std::size_t>(1, lift.size() - first));
+  const CoefficientStats stats = second_half_stats(lift);
+  // A steady symmetric wake's lift is rounding noise (1e-13 in double, 1e-6 in float), which
+  // crosses its mean at random: no frequency to report.
+  if (stats.rms < min_oscillation) return std::numeric_limits<double>::quiet_NaN();
+  const double mean = stats.mean;
   std::vector<double> crossings;
   for (std::size_t i = first + 1; i < lift.size(); ++i) {
     const double a = lift[i - 1] - mean, b = lift[i] - mean;
@@ -102,6 +105,21 @@ std::string forces_summary(const Json& forces) {
   return out;
 }
 
+void finish_forces(const ForceSeries& forces, Json& report, bool writer, bool progress, const std::string& output_dir) {
+  report["forces"] = forces.report();
+  if (!writer) return;
+  if (progress) std::fputs(forces_summary(report["forces"]).c_str(), stderr);
+  const std::string path = (std::filesystem::path(output_dir) / "forces.png").string();
+  try {
+    forces.plot(path);
+    if (!report.contains("plots")) report["plots"] = Json::array();
+    report["plots"].push_back(path);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "boreas: warning: %s\n", e.what());
+    report["plots_error"] = e.what();
+  }
+}
+
 Json ForceSeries::report() const {
   Json j = Json::object();
   j["file"] = csv_.path();
@@ -140,7 +158,7 @@ Json ForceSeries::report() const {
     if (std::isfinite(st))
       body["strouhal"] = st;
     else
-      body["strouhal"] = nullptr;  // fewer than three lift periods in the second half
+      body["strouhal"] = nullptr;  // no oscillation, or fewer than three periods, in the second half
     bodies.push_back(body);
   }
   j["bodies"] = bodies;

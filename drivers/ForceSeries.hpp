@@ -22,14 +22,22 @@ struct CoefficientStats {
 };
 CoefficientStats second_half_stats(const std::vector<double>& values);
 
-// Strouhal number f L / U of `lift` sampled at `steps`, from the upward crossings of its mean in
-// the second half (linearly interpolated); NaN with fewer than three crossings.
+// Strouhal number f L / U of `lift` (a coefficient) sampled at `steps`, from the upward crossings
+// of its mean in the second half (linearly interpolated); NaN with fewer than three crossings or an
+// RMS below min_oscillation there.
+constexpr double min_oscillation = 1e-4;
 double strouhal_number(const std::vector<long>& steps, const std::vector<double>& lift, double length,
                        double velocity);
 
 // Lines for stderr at the end of a run: per body the mean drag and lift coefficients, the lift's
 // RMS and the Strouhal number, from a report's "forces".
 std::string forces_summary(const Json& forces);
+
+class ForceSeries;
+// The end of a run with [forces]: report["forces"], the summary lines on stderr (`progress`), and
+// from the `writer` forces.png in `output_dir`, listed under report["plots"] (a plot that cannot be
+// drawn costs a warning and report["plots_error"], never the report).
+void finish_forces(const ForceSeries& forces, Json& report, bool writer, bool progress, const std::string& output_dir);
 
 class ForceSeries {
  public:

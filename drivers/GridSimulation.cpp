@@ -118,18 +118,9 @@ std::vector<std::vector<double>> GridSimulation::local_vorticity_magnitude(const
   return out;
 }
 
-double GridSimulation::exact_sum_over_ranks(const ExactSum& local) const {
-  ExactSum all;
-  all.whole = comm_.sum(local.whole);
-  all.high = comm_.sum(local.high);
-  all.low = comm_.sum(local.low);
-  all.not_finite = comm_.sum(local.not_finite);
-  return all.value();
-}
-
 std::vector<std::array<double, 3>> GridSimulation::forces_over_ranks(const std::vector<ExactSum>& local) const {
   std::vector<std::array<double, 3>> forces(local.size() / 3);
-  for (std::size_t k = 0; k < local.size(); ++k) forces[k / 3][k % 3] = exact_sum_over_ranks(local[k]);
+  for (std::size_t k = 0; k < local.size(); ++k) forces[k / 3][k % 3] = comm_.sum(local[k]);
   return forces;
 }
 

@@ -37,9 +37,6 @@ class GridSimulation : public Simulation {
   // Ranks, blocks, decomposition, load balance, voxel input, and the slowest rank's and the mean
   // time of each of `timers` (categories of timers_). Collective.
   Json decomposition_report(const std::vector<const char*>& timers) const;
-  // The ranks' exact sums (mass, force components) added: the same bits on every decomposition.
-  // Collective.
-  double exact_sum_over_ranks(const ExactSum& local) const;
   // Per body the three force components from this rank's exact sums (3 per body), added over
   // the ranks the same way. Collective.
   std::vector<std::array<double, 3>> forces_over_ranks(const std::vector<ExactSum>& local) const;

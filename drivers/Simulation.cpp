@@ -132,7 +132,7 @@ class SimulationImpl final : public GridSimulation {
   double total_mass() const override {
     ExactSum local;
     for (const auto& b : blocks_) local += boreas::total_mass<L>(b->field(), b->canonical());
-    return exact_sum_over_ranks(local);
+    return comm_.sum(local);
   }
   Health check() const override {
     Health local;
@@ -694,22 +694,17 @@ Json run_deck(const Config& config, const RunOptions& options) {
     st["arrays"] = Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"});
     report["statistics"] = st;
   }
-  if (forces) {
-    report["forces"] = forces->report();
-    if (root && options.progress) std::fputs(forces_summary(report["forces"]).c_str(), stderr);
-  }
   report["output_files"] = Json::array();
   for (const VtkSeries& piece : series)
     for (const auto& f : piece.files_written()) report["output_files"].push_back(f);
-  if (root && (forces || probes)) {
+  if (forces) finish_forces(*forces, report, root, options.progress, config.output_dir);
+  if (root && probes) {
     // A plot that cannot be drawn costs a warning, never the report.
-    const std::filesystem::path dir(config.output_dir);
+    const std::string path = (std::filesystem::path(config.output_dir) / "probes.png").string();
     try {
-      if (forces) forces->plot((dir / "forces.png").string());
-      if (probes) plot_probes(*probes, config.probes, config.dimensions(), (dir / "probes.png").string());
-      report["plots"] = Json::array();
-      if (forces) report["plots"].push_back((dir / "forces.png").string());
-      if (probes) report["plots"].push_back((dir / "probes.png").string());
+      plot_probes(*probes, config.probes, config.dimensions(), path);
+      if (!report.contains("plots")) report["plots"] = Json::array();
+      report["plots"].push_back(path);
     } catch (const Error& e) {
       std::fprintf(stderr, "boreas: warning: %s\n", e.what());
       report["plots_error"] = e.what();

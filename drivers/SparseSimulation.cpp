@@ -52,7 +52,7 @@ class SparseSimulation final : public GridSimulation {
 
   std::uint64_t fields_hash() const override { return comm_.sum(sparse_fields_hash<L, Real>(field_, canonical())); }
   double total_mass() const override {
-    return exact_sum_over_ranks(sparse_total_mass<L, Real>(field_, canonical()));
+    return comm_.sum(sparse_total_mass<L, Real>(field_, canonical()));
   }
   Health check() const override {
     const DeviceView<Real*> f = canonical();

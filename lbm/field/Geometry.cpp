@@ -100,11 +100,25 @@ int DomainGeometry::solid_body(const std::array<double, 3>& p, const std::array<
   return -1;
 }
 
-int DomainGeometry::body_at(int x, int y, int z) const {
-  std::array<int, 3> p{x, y, z};
-  if (!wrap(p)) return -1;
-  const std::array<double, 3> centre{double(p[0]), double(p[1]), double(p[2])};
-  return solid_body(centre, p);
+int DomainGeometry::body_at(int x, int y, int z) const { return body_at_level(0, x, y, z); }
+
+int DomainGeometry::body_at_level(int level, int x, int y, int z) const {
+  std::array<int, 3> p{};
+  std::array<double, 3> centre{};
+  return level_cell(level, {x, y, z}, p, centre) ? solid_body(centre, p) : -1;
+}
+
+bool DomainGeometry::level_cell(int level, const std::array<int, 3>& fine, std::array<int, 3>& p,
+                                std::array<double, 3>& centre) const {
+  const int r = 1 << level;
+  // floor division: a cell outside the domain lies outside its level-0 cell's face too
+  for (int d = 0; d < 3; ++d) p[d] = fine[d] >= 0 ? fine[d] / r : -((-fine[d] + r - 1) / r);
+  const std::array<int, 3> level0 = p;
+  if (!wrap(p)) return false;
+  for (int d = 0; d < 3; ++d)  // the wrapped level-0 cell plus the fine cell's place inside it
+    centre[d] = p[d] + (fine[d] - level0[d] * r + 0.5) / r - 0.5;
+  if (cells_[2] == 1) centre[2] = p[2];  // 2D: one layer, never refined along z
+  return true;
 }
 
 namespace {
@@ -267,21 +281,9 @@ std::optional<std::array<int, 3>> DomainGeometry::reflected_cell(const std::arra
 }
 
 std::uint8_t DomainGeometry::flag_at_level(int level, int x, int y, int z) const {
-  const int r = 1 << level;
-  // floor division: a cell outside the domain lies outside its level-0 cell's face too
-  std::array<int, 3> p{x >= 0 ? x / r : -((-x + r - 1) / r), y >= 0 ? y / r : -((-y + r - 1) / r),
-                       z >= 0 ? z / r : -((-z + r - 1) / r)};
-  const std::array<int, 3> fine{x, y, z};
-  if (wrap(p)) {
-    std::array<double, 3> centre{};
-    for (int d = 0; d < 3; ++d) {
-      // the wrapped level-0 cell plus the fine cell's place inside it
-      const int inside = fine[d] - (fine[d] >= 0 ? fine[d] / r : -((-fine[d] + r - 1) / r)) * r;
-      centre[d] = p[d] + (inside + 0.5) / r - 0.5;
-    }
-    if (cells_[2] == 1) centre[2] = p[2];  // 2D: one layer, never refined along z
-    return solid_inside(centre, p) ? flag::wall : flag::fluid;
-  }
+  std::array<int, 3> p{};
+  std::array<double, 3> centre{};
+  if (level_cell(level, {x, y, z}, p, centre)) return solid_inside(centre, p) ? flag::wall : flag::fluid;
   int best = -1, beyond = 0;
   for (int d = 0; d < 3; ++d) {
     int face = -1;

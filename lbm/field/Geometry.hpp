@@ -49,6 +49,9 @@ class DomainGeometry {
   // obstacle that contains it, then obstacles().size() for a solid voxel; -1 for a fluid cell or
   // one outside the domain. Bodies are what the forces of lbm/field/BodyForces.hpp act on.
   int body_at(int x, int y, int z) const;
+  // The same for a cell of AMR level `level` (2^level cells per level-0 cell and axis), tested at
+  // its centre as flag_at_level does.
+  int body_at_level(int level, int x, int y, int z) const;
   int bodies() const { return int(obstacles_.size()) + (voxel_dims_[0] > 0 ? 1 : 0); }
   // The crossing of the link from level-0 fluid cell `fluid` along c into a body cell (periodic
   // axes wrapped): the first obstacle surface the segment meets, exact for the analytic shapes,
@@ -87,6 +90,9 @@ class DomainGeometry {
     return solid_body(centre, voxel) >= 0;
   }
   int solid_body(const std::array<double, 3>& centre, const std::array<int, 3>& voxel) const;
+  // Level-`level` cell `fine`: its level-0 cell p (periodic axes wrapped) and its centre in level-0
+  // coordinates; false (centre unset) when p lies outside the domain.
+  bool level_cell(int level, const std::array<int, 3>& fine, std::array<int, 3>& p, std::array<double, 3>& centre) const;
   bool obstacle_contains(std::size_t k, const std::array<double, 3>& p) const;
   // Where the segment a + t c, t in [0, 1], from outside obstacle k first enters it; < 0: never.
   double obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<int, 3>& c) const;

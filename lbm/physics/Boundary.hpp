@@ -128,12 +128,6 @@ KOKKOS_INLINE_FUNCTION void post_collision_velocity(const Load& load, const Coll
   for (int d = 0; d < 3; ++d) u[d] = (j[d] - Real(0.5) * p.force[d]) / rho;
 }
 
-// The `where` of a kernel whose decks have uniform inlets only (AMR leaves: core/Deck.cpp refuses
-// profiles with [amr]); never asked.
-struct NoPosition {
-  KOKKOS_INLINE_FUNCTION void operator()(int (&p)[3]) const { p[0] = p[1] = p[2] = 0; }
-};
-
 // The incoming population in direction q of a cell whose upwind neighbour carries `fl`.
 // own_post(k) returns the cell's own post-collision population k; where(p) its global cell
 // coordinates, asked for by profiled inlets only (the link's boundary point is p - c_q / 2).

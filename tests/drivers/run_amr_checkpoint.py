@@ -7,7 +7,8 @@ AMR_DECK: a deck with [amr] and dynamic regridding (inputs/cylinder2d_amr.toml);
 deck without (its checkpoint must not continue an AMR run).
 - A run checkpointed at regrid steps, stopped between two and continued with --restart latest ends
   with the uninterrupted run's fields_hash and mass; every .vthb output (forest, levels, fields)
-  of the uninterrupted run is byte for byte the restarted run's, and the .pvd lists them all once.
+  of the uninterrupted run is byte for byte the restarted run's, and the .pvd lists them all once;
+  so is forces.csv (the deck's [forces], continued from the checkpoint's step).
 - The result does not depend on the output interval (outputs restrict refined blocks).
 - SIGTERM stops a run with exit 4 after a checkpoint at the step reached, which continues bit for
   bit.
@@ -80,6 +81,10 @@ def main(argv):
     a, b = outputs(full), outputs(part)
     check("every .vthb/.vti output of the uninterrupted run is the restarted run's, byte for byte",
           len(a) > 5 and all(b.get(k) == v for k, v in a.items()), f"differing: {[k for k in a if a[k] != b.get(k)][:3]}")
+    forces_full, forces_part = full / "forces.csv", part / "forces.csv"
+    check("forces.csv of the restarted run is the uninterrupted run's, byte for byte (40 samples)",
+          forces_full.exists() and forces_part.exists() and forces_part.read_bytes() == forces_full.read_bytes()
+          and len(forces_full.read_text().splitlines()) == 41)
     pvd = (part / f"{NAME}.pvd").read_text()
     check("the .pvd lists every output of both runs once (the first run's end, 250, included)",
           all(f"{NAME}_{s:06d}.vthb" in pvd for s in (0, 100, 200, 250, 300, 400)) and pvd.count("<DataSet") == 6, pvd)

@@ -3,12 +3,13 @@
 // others stepped locally in between, k derived per forest). Every rank count gives the one-rank
 // run bit for bit (fields_hash over the leaves, keyed by level and cell), through regrids, on D2Q9/D3Q19/D3Q27,
 // double and float; the messages counted by the MPI wrapper are the ones the plan predicts; and
-// what users read (samples written to .vthb, mass, checkpointed populations) equals one rank's.
+// what users read (samples written to .vthb, mass, forces, checkpointed populations) equals one rank's.
 // Every overlap strategy, CRMT on and off. The binary runs under mpiexec with N ranks and tests
 // the rank counts n in {2, 3, 4, 8} with N / 2 <= n <= N.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,7 +29,8 @@ struct AmrDeck {
   int crmt_period;  // the exchange period CRMT on leaves reaches at least on this deck
 };
 
-// A cylinder wake refined twice around the body, regridded by vorticity every 20 steps; a
+// A cylinder wake (parabolic inlet, forces on the body) refined twice around the body, regridded
+// by vorticity every 20 steps; a
 // periodic 3D Taylor-Green box with a refined slab and a refined corner (3 levels); the D3Q27
 // lid-driven cube in float with walls refined, cumulant collision and Smagorinsky model.
 const AmrDeck amr_decks[] = {
@@ -44,7 +46,8 @@ magic = 0.05
 tau = 0.56
 [boundary.x_min]
 type = "velocity_inlet"
-velocity = [0.05, 0.0]
+velocity = [0.06, 0.0]
+profile = "parabolic"
 [boundary.x_max]
 type = "pressure_outlet"
 density = 1.0
@@ -52,6 +55,9 @@ density = 1.0
 shape = "cylinder"
 center = [20.0, 15.5]
 radius = 4.0
+[forces]
+reference_velocity = 0.04
+reference_length = 8.0
 [amr]
 leaf_size = 4
 max_level = 2
@@ -130,6 +136,7 @@ struct AmrRun {
   double mass = 0;
   std::vector<unsigned char> populations;
   std::vector<AmrBlockSample> samples;
+  std::vector<std::array<double, 3>> forces;  // with [forces]
   long long messages = 0, planned = 0;
   int regrids = 0, period = 1;
 };
@@ -171,6 +178,7 @@ AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none",
   r.mass = solver->mass();
   r.populations = solver->populations();
   r.samples = solver->sample();
+  if (config.forces.enabled) r.forces = solver->body_forces();
   return r;
 }
 
@@ -196,6 +204,7 @@ TEST_P(AmrRanks, EveryRankCountGivesTheOneRankRun) {
       EXPECT_EQ(many.hash, one.hash);
       EXPECT_NEAR(many.mass, one.mass, 1e-12 * one.mass);
       EXPECT_EQ(many.populations, one.populations);
+      EXPECT_EQ(many.forces, one.forces);
       ASSERT_EQ(many.samples.size(), one.samples.size());
       for (std::size_t k = 0; k < one.samples.size(); ++k) {
         EXPECT_EQ(many.samples[k].density, one.samples[k].density);

@@ -113,6 +113,10 @@ TEST(ForceSeries, StrouhalOfASampledSine) {
   EXPECT_NEAR(s.mean, 0.05, 2e-3);
   EXPECT_NEAR(s.rms, 0.3 / std::sqrt(2.0), 2e-3);
   EXPECT_TRUE(std::isnan(strouhal_number({0, 1, 2, 3}, {0.0, 1.0, 0.0, 1.0}, 1.0, 1.0)));  // too few crossings
+  // The rounding noise of a steady symmetric wake has no frequency.
+  std::vector<double> noise;
+  for (std::size_t i = 0; i < steps.size(); ++i) noise.push_back(1e-13 * std::sin(2 * M_PI * double(steps[i]) / 437.0));
+  EXPECT_TRUE(std::isnan(strouhal_number(steps, noise, 20.0, 0.1)));
 }
 
 // What a run with [forces] writes: forces.csv with a row per sample whose values are the bits
