@@ -288,9 +288,12 @@ if [[ $WITH_CUDA == 1 ]]; then
     for spec in kepler35:KEPLER35 pascal60:PASCAL60 ampere80:AMPERE80; do
         [[ ",$CUDA_ARCHS," == *",${spec%%:*},"* ]] || continue
         flavor="cuda-${spec%%:*}"
+        # ampere80 is the flavour carried to a GPU machine (perf/gpu/prepare.sh): shared, so that
+        # every test program of that pack links one libkokkoscore.so and stays small
+        shared=(); [[ ${spec%%:*} == ampere80 ]] && shared=(-DBUILD_SHARED_LIBS=ON)
         build_kokkos "$flavor" -DCMAKE_CXX_COMPILER="$KOKKOS_SRC/bin/nvcc_wrapper" \
             -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ENABLE_SERIAL=ON \
-            -DKokkos_ENABLE_OPENMP=OFF "-DKokkos_ARCH_${spec##*:}=ON"
+            -DKokkos_ENABLE_OPENMP=OFF "-DKokkos_ARCH_${spec##*:}=ON" "${shared[@]}"
         wrapper="$DEPS/kokkos-$flavor/bin/nvcc_wrapper"
         [[ -x $wrapper ]] || die "Kokkos did not install $wrapper"
         sed -i 's/NVCC_WRAPPER_DEFAULT_COMPILER:-"g++"}/NVCC_WRAPPER_DEFAULT_COMPILER:-"g++-11"}/' "$wrapper"
