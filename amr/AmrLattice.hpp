@@ -33,6 +33,7 @@
 #include "lbm/field/BodyForces.hpp"
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
+#include "lbm/physics/InflowGenerator.hpp"
 #include "lbm/physics/Lattice.hpp"
 #include "lbm/scheme/BulkRows.hpp"
 #include "lbm/scheme/Traversal.hpp"
@@ -619,6 +620,7 @@ class AmrLattice final : public AmrSolver {
   std::vector<AmrLevel<L, Real>> levels_;
   std::vector<std::vector<std::uint8_t>> host_flags_;  // per level, every block of the forest
   BoundaryValues<Real> bc_;
+  InflowGenerator<Real> inflow_;  // a turbulent inlet's field (bc_.turbulence), on level 0 as every inlet
   CollisionKind collision_;
   mutable Comm comm_;
   ForestPartition partition_;

@@ -25,6 +25,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
       shape_(forest_.leaf_size(), forest_.two_dimensional()),
       cells0_(config.cells),
       periodic_{domain.periodic(0), domain.periodic(1), domain.periodic(2)},
+      inflow_(config),
       collision_(config.collision),
       comm_(comm),
       overlap_(config.parallel.overlap),
@@ -32,6 +33,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
   if ((L::D == 2) != forest_.two_dimensional())
     throw Error(std::string("AMR: lattice ") + L::name + " needs a " + (L::D == 2 ? "2D domain (nz = 1)" : "3D domain"));
   bc_ = CellPhysics<Real>::make(config).bc;
+  bc_.turbulence = inflow_.turbulence();
   levels_.resize(forest_.levels());
   host_flags_.resize(forest_.levels());
   const long S = shape_.cells;
@@ -649,6 +651,10 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
 template <class L, class Real>
 void AmrLattice<L, Real>::advance(long coarse_steps) {
   for (long s = 0; s < coarse_steps; ++s) {
+    {
+      auto t = timers_.scope("LBM");
+      inflow_.update(step_);  // the field of the level-0 step about to be computed
+    }
     advance_level(0, Real(0));
     ++step_;
   }

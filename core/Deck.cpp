@@ -639,7 +639,7 @@ void free_slip_face(Checker& c, const Tbl& ft, int face, bool amr, const Config&
 }
 
 // Synthetic turbulence of velocity inlet `face` (lbm/physics/InflowTurbulence.hpp): one inlet, the
-// pull kernel (its field is refreshed before every step), dense storage, no AMR.
+// pull kernel (its field is refreshed before every step; the AMR leaves always pull), dense storage.
 void inflow_turbulence(Checker& c, const Tbl& ft, int face, bool amr, Config& cfg) {
   FaceCondition& fc = cfg.faces[face];
   const std::string key = ft.key("turbulence_intensity");
@@ -661,9 +661,7 @@ void inflow_turbulence(Checker& c, const Tbl& ft, int face, bool amr, Config& cf
                                                face_names[other] + " does already)");
       return;
     }
-  if (amr)
-    c.at(ft.get("turbulence_intensity"), key + ": inflow turbulence does not run on AMR levels yet; remove [amr]");
-  else if (!runs_on_pull(cfg))
+  if (!amr && !runs_on_pull(cfg))
     c.at(ft.get("turbulence_intensity"), key + ": inflow turbulence is verified on the \"ab_pull\" kernel only; "
                                              "simulation.kernel is \"" + scheme_name(cfg.kernel) +
                                              "\" (\"auto\" takes \"ab_pull\")");
