@@ -33,6 +33,7 @@
 #include "lbm/field/BodyForces.hpp"
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
+#include "lbm/physics/InflowGenerator.hpp"
 #include "lbm/physics/Lattice.hpp"
 #include "lbm/scheme/BulkRows.hpp"
 #include "lbm/scheme/Traversal.hpp"
@@ -205,8 +206,19 @@ struct AmrLeafStep {
         constexpr int q = decltype(qc)::value;
         const long upwind = cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
         const std::uint8_t fl = flags(fbase + upwind);
-        f[q] = fl == flag::fluid ? src(base + q * shape.cells + upwind)
-                                 : incoming_from_boundary<L, q>(fl, own_post, bc, params, where);
+        if (fl == flag::fluid) {
+          f[q] = src(base + q * shape.cells + upwind);
+        } else if (flag::kind(fl) == flag::free_slip) {
+          // Specular reflection as the uniform grid's (lbm/scheme/PullStep.hpp): from the cell
+          // beside, in the leaf or its ghost ring; bounced back where that cell is not fluid.
+          const int axes = flag::index(fl);
+          const long source = upwind + shape.shift(axes & 1 ? L::c(q, 0) : 0, axes & 2 ? L::c(q, 1) : 0,
+                                                   axes & 4 ? L::c(q, 2) : 0);
+          f[q] = flags(fbase + source) == flag::fluid ? src(base + reflected_direction<L, q>(axes) * shape.cells + source)
+                                                      : own_post(opposite<L>(q));
+        } else {
+          f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, where);
+        }
       });
     }
     Collision::template collide<L>(f, params);
@@ -608,6 +620,7 @@ class AmrLattice final : public AmrSolver {
   std::vector<AmrLevel<L, Real>> levels_;
   std::vector<std::vector<std::uint8_t>> host_flags_;  // per level, every block of the forest
   BoundaryValues<Real> bc_;
+  InflowGenerator<Real> inflow_;  // a turbulent inlet's field (bc_.turbulence), on level 0 as every inlet
   CollisionKind collision_;
   mutable Comm comm_;
   ForestPartition partition_;

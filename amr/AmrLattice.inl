@@ -25,6 +25,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
       shape_(forest_.leaf_size(), forest_.two_dimensional()),
       cells0_(config.cells),
       periodic_{domain.periodic(0), domain.periodic(1), domain.periodic(2)},
+      inflow_(config),
       collision_(config.collision),
       comm_(comm),
       overlap_(config.parallel.overlap),
@@ -32,6 +33,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
   if ((L::D == 2) != forest_.two_dimensional())
     throw Error(std::string("AMR: lattice ") + L::name + " needs a " + (L::D == 2 ? "2D domain (nz = 1)" : "3D domain"));
   bc_ = CellPhysics<Real>::make(config).bc;
+  bc_.turbulence = inflow_.turbulence();
   levels_.resize(forest_.levels());
   host_flags_.resize(forest_.levels());
   const long S = shape_.cells;
@@ -649,6 +651,10 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
 template <class L, class Real>
 void AmrLattice<L, Real>::advance(long coarse_steps) {
   for (long s = 0; s < coarse_steps; ++s) {
+    {
+      auto t = timers_.scope("LBM");
+      inflow_.update(step_);  // the field of the level-0 step about to be computed
+    }
     advance_level(0, Real(0));
     ++step_;
   }
@@ -920,8 +926,9 @@ double AmrLattice<L, Real>::mass() const {
 }
 
 // Halfway bounce-back (the leaves' walls) returns f*_q(x) along a link into a body: the body
-// takes 2 c_q f*_q(x) per step of its level (lbm/field/BodyForces.hpp). A ghost closed because its
-// coarse cell is solid belongs to the body holding that coarse cell.
+// takes 2 c_q f*_q(x) per step of its level (lbm/field/BodyForces.hpp), along the reflected
+// direction where a free-slip face turned the link into it. A ghost closed because its coarse cell
+// is solid belongs to the body holding that coarse cell.
 template <class L, class Real>
 void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
   bodies_ = domain.bodies();
@@ -943,19 +950,29 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
         const int p[3] = {box.lo[0] + int(i & (n - 1)), box.lo[1] + int((i >> shape_.log_n) & (n - 1)),
                           box.lo[2] + int(i >> (2 * shape_.log_n))};
         for (int q = 1; q < L::Q; ++q) {
-          if (fl[cell + shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))] != flag::wall) continue;
+          // The cell the link ends in: x + c_q, or where a free-slip face reflects it (the cell
+          // beside x + c_q, along which the link then pushes the body in the reflected direction).
+          int target[3] = {p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2)};
+          int direction = q;
+          const std::uint8_t end = fl[cell + shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))];
+          long target_cell = cell + shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+          if (flag::kind(end) == flag::free_slip) {
+            const int axes = flag::index(end);
+            for (int d = 0; d < 3; ++d)
+              if (axes >> d & 1) target[d] = p[d];
+            target_cell = cell + shape_.shift(axes & 1 ? 0 : L::c(q, 0), axes & 2 ? 0 : L::c(q, 1), axes & 4 ? 0 : L::c(q, 2));
+            direction = reflected<L>(q, axes);
+          }
+          if (fl[target_cell] != flag::wall) continue;
           int body = -1;
           for (int level = l; level >= 0 && body < 0; --level) {
             const int r = 1 << (l - level);
-            const auto coarse = [&](int d) {
-              const int x = p[d] + L::c(q, d);
-              return x >= 0 ? x / r : -((-x + r - 1) / r);
-            };
+            const auto coarse = [&](int d) { return target[d] >= 0 ? target[d] / r : -((-target[d] + r - 1) / r); };
             body = domain.body_at_level(level, coarse(0), coarse(1), coarse(2));
           }
           if (body < 0) continue;  // a domain face
           slots.push_back(long(s) * QS + q * S + cell);
-          directions.push_back(std::uint8_t(q));
+          directions.push_back(std::uint8_t(direction));
           bodies.push_back(std::uint8_t(body));
         }
       }
@@ -979,7 +996,8 @@ std::vector<std::array<double, 3>> AmrLattice<L, Real>::body_forces() const {
   for (int l = 0; l < int(levels_.size()); ++l) {
     std::vector<ExactSum> sums(3 * std::size_t(bodies_));
     add_body_forces<L>(body_links_[l], levels_[l].f[levels_[l].cur], sums);
-    for (std::size_t k = 0; k < sums.size(); ++k) forces[k / 3][k % 3] += std::ldexp(comm_.sum(sums[k]), l * (1 - L::D));
+    const std::vector<double> totals = comm_.sum(sums);
+    for (std::size_t k = 0; k < sums.size(); ++k) forces[k / 3][k % 3] += std::ldexp(totals[k], l * (1 - L::D));
   }
   return forces;
 }

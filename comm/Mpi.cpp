@@ -61,13 +61,22 @@ double Comm::sum(double v) const {
   MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, comm_);
   return out;
 }
-double Comm::sum(const ExactSum& v) const {
-  ExactSum all;
-  all.whole = sum(v.whole);
-  all.high = sum(v.high);
-  all.low = sum(v.low);
-  all.not_finite = sum(v.not_finite);
-  return all.value();
+double Comm::sum(const ExactSum& v) const { return sum(std::vector<ExactSum>{v})[0]; }
+std::vector<double> Comm::sum(const std::vector<ExactSum>& v) const {
+  std::vector<long long> words;
+  for (const ExactSum& s : v) words.insert(words.end(), {s.whole, s.high, s.low, s.not_finite});
+  std::vector<long long> all(words.size());
+  MPI_Allreduce(words.data(), all.data(), int(words.size()), MPI_LONG_LONG, MPI_SUM, comm_);
+  std::vector<double> totals;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    ExactSum s;
+    s.whole = all[4 * k];
+    s.high = all[4 * k + 1];
+    s.low = all[4 * k + 2];
+    s.not_finite = all[4 * k + 3];
+    totals.push_back(s.value());
+  }
+  return totals;
 }
 long long Comm::min(long long v) const {
   long long out = 0;

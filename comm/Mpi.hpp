@@ -32,6 +32,7 @@ class Comm {
   long long sum(long long v) const;
   double sum(double v) const;
   double sum(const ExactSum& v) const;  // the total, the same bits on every rank count
+  std::vector<double> sum(const std::vector<ExactSum>& v) const;  // the same, in one reduction
   long long min(long long v) const;
   double max(double v) const;
   std::vector<double> gather(double v) const;  // one value per rank, on every rank

@@ -631,17 +631,15 @@ std::string pull_kernel_refusal(const std::string& what, const std::string& read
 }
 
 // A free-slip face reflects from the cell beside the receiving one (lbm/scheme/PullStep.hpp): the
-// pull kernel still holds that population; the AMR levels' kernel does not apply the rule.
+// pull kernel still holds that population (so do the AMR leaves, which always pull).
 void free_slip_face(Checker& c, const Tbl& ft, int face, bool amr, const Config& cfg) {
   const std::string what = "boundary." + face_names[face] + ".type: a free-slip (symmetry) face";
-  if (amr)
-    c.at(ft.get("type"), what + " does not run on AMR levels yet; remove [amr] or use a wall");
-  else if (!runs_on_pull(cfg) && cfg.storage == StorageKind::Dense)
+  if (!amr && !runs_on_pull(cfg) && cfg.storage == StorageKind::Dense)
     c.at(ft.get("type"), pull_kernel_refusal(what, "reads the post-collision population of the neighbour along the face", cfg));
 }
 
 // Synthetic turbulence of velocity inlet `face` (lbm/physics/InflowTurbulence.hpp): one inlet, the
-// pull kernel (its field is refreshed before every step), dense storage, no AMR.
+// pull kernel (its field is refreshed before every step; the AMR leaves always pull), dense storage.
 void inflow_turbulence(Checker& c, const Tbl& ft, int face, bool amr, Config& cfg) {
   FaceCondition& fc = cfg.faces[face];
   const std::string key = ft.key("turbulence_intensity");
@@ -663,9 +661,7 @@ void inflow_turbulence(Checker& c, const Tbl& ft, int face, bool amr, Config& cf
                                                face_names[other] + " does already)");
       return;
     }
-  if (amr)
-    c.at(ft.get("turbulence_intensity"), key + ": inflow turbulence does not run on AMR levels yet; remove [amr]");
-  else if (!runs_on_pull(cfg))
+  if (!amr && !runs_on_pull(cfg))
     c.at(ft.get("turbulence_intensity"), key + ": inflow turbulence is verified on the \"ab_pull\" kernel only; "
                                              "simulation.kernel is \"" + scheme_name(cfg.kernel) +
                                              "\" (\"auto\" takes \"ab_pull\")");

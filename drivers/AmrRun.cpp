@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "amr/AmrSolver.hpp"
 #include "comm/Mpi.hpp"
@@ -262,9 +264,11 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     solver->advance(next - from);
     const AgreedClock clock = agree_on_clock(options.comm, seconds_since(chunk_start) / double(next - from), checkpoints);
     poll = std::max(1L, long(1.0 / std::max(clock.seconds_per_step, 1e-9)));
-    if (forces && solver->step() % config.forces.every == 0) {  // before a regrid: the grid that made this state
+    // Before a regrid: the forces of the grid that made this state (recorded once it is finite).
+    std::optional<std::vector<std::array<double, 3>>> sampled_forces;
+    if (forces && solver->step() % config.forces.every == 0) {
       auto t = solver->timers().scope("others");
-      forces->add(solver->step(), solver->body_forces());
+      sampled_forces = solver->body_forces();
     }
     // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
     // uninterrupted) then hold the same state at that step.
@@ -286,6 +290,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       status = "unstable";
       break;
     }
+    if (sampled_forces) forces->add(solver->step(), *sampled_forces);
     stopped_by = clock.stopped_by;
     const bool at_checkpoint =
         stopped_by != 0 || (config.checkpoint.every > 0 && solver->step() % config.checkpoint.every == 0) ||

@@ -120,7 +120,8 @@ std::vector<std::vector<double>> GridSimulation::local_vorticity_magnitude(const
 
 std::vector<std::array<double, 3>> GridSimulation::forces_over_ranks(const std::vector<ExactSum>& local) const {
   std::vector<std::array<double, 3>> forces(local.size() / 3);
-  for (std::size_t k = 0; k < local.size(); ++k) forces[k / 3][k % 3] = comm_.sum(local[k]);
+  const std::vector<double> totals = comm_.sum(local);
+  for (std::size_t k = 0; k < local.size(); ++k) forces[k / 3][k % 3] = totals[k];
   return forces;
 }
 

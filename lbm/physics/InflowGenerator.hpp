@@ -57,6 +57,7 @@ class InflowGenerator {
   static constexpr int modes_count = 102;  // 34 drawn, each with its two cyclic permutations
   static constexpr std::uint64_t seed = 20011;  // any fixed value: the same modes on every run
 
+  InflowGenerator() = default;  // no turbulent inlet
   explicit InflowGenerator(const Config& config) {
     const int face = config.turbulent_inflow();
     if (face < 0) return;

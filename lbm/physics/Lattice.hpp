@@ -135,6 +135,22 @@ KOKKOS_INLINE_FUNCTION constexpr int reflected(int q, int axes) {
   return q;
 }
 
+// reflected<L>(q, axes) for a compile-time q and a run-time `axes` (1-7): constants, no search.
+template <class L, int q>
+KOKKOS_FORCEINLINE_FUNCTION int reflected_direction(int axes) {
+  constexpr int r1 = reflected<L>(q, 1), r2 = reflected<L>(q, 2), r3 = reflected<L>(q, 3), r4 = reflected<L>(q, 4),
+                r5 = reflected<L>(q, 5), r6 = reflected<L>(q, 6), r7 = reflected<L>(q, 7);
+  switch (axes) {
+    case 1: return r1;
+    case 2: return r2;
+    case 3: return r3;
+    case 4: return r4;
+    case 5: return r5;
+    case 6: return r6;
+    default: return r7;
+  }
+}
+
 // Calls f(std::integral_constant<int, 0>) ... f(std::integral_constant<int, N-1>): loops over
 // lattice directions unroll at compile time, so velocities and weights become constants.
 template <int N, class F, int... I>

@@ -45,27 +45,12 @@ struct PullGather {
   KOKKOS_FORCEINLINE_FUNCTION Real specular_reflection(long cell, long upwind, int axes) const {
     const long source = upwind + normal_shift<q>(axes);
     if (flags(source) != flag::fluid) return src(opposite<L>(q), cell);
-    return src(reflected_direction<q>(axes), source);
+    return src(reflected_direction<L, q>(axes), source);
   }
   // c_q's components along `axes` as a cell offset.
   template <int q>
   KOKKOS_FORCEINLINE_FUNCTION long normal_shift(int axes) const {
     return geom.shift(axes & 1 ? L::c(q, 0) : 0, axes & 2 ? L::c(q, 1) : 0, axes & 4 ? L::c(q, 2) : 0);
-  }
-  template <int q>
-  KOKKOS_FORCEINLINE_FUNCTION static int reflected_direction(int axes) {
-    constexpr int r1 = reflected<L>(q, 1), r2 = reflected<L>(q, 2), r3 = reflected<L>(q, 3),
-                  r4 = reflected<L>(q, 4), r5 = reflected<L>(q, 5), r6 = reflected<L>(q, 6),
-                  r7 = reflected<L>(q, 7);
-    switch (axes) {
-      case 1: return r1;
-      case 2: return r2;
-      case 3: return r3;
-      case 4: return r4;
-      case 5: return r5;
-      case 6: return r6;
-      default: return r7;
-    }
   }
 
   // Incoming (post-streaming, pre-collision) populations of `cell`.

@@ -705,8 +705,7 @@ TEST(DeckErrors, PullOnlyFacesAndModels) {
   const std::string top = "[boundary.z_max]\ntype = \"free_slip\"\n";
   EXPECT_CONTAINS(error_of(head + physics + top, {"simulation.kernel=\"swap\""}),
                   "boundary.z_max.type: a free-slip (symmetry) face is applied by the \"ab_pull\" kernel");
-  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + top),
-                  "boundary.z_max.type: a free-slip (symmetry) face does not run on AMR levels yet");
+  EXPECT_EQ(error_of(head + physics + "[amr]\n" + top), "");  // the AMR leaves always pull
   EXPECT_CONTAINS(error_of(head + physics + top, {"simulation.storage=\"sparse\""}),
                   "boundary.z_max.type with simulation.storage = \"sparse\": only \"wall\" and \"periodic\" faces");
   EXPECT_CONTAINS(error_of(head + physics + top + "velocity = [0.1, 0, 0]\n"),

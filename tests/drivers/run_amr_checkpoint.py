@@ -85,6 +85,14 @@ def main(argv):
     check("forces.csv of the restarted run is the uninterrupted run's, byte for byte (40 samples)",
           forces_full.exists() and forces_part.exists() and forces_part.read_bytes() == forces_full.read_bytes()
           and len(forces_full.read_text().splitlines()) == 41)
+    # a restart from a regrid step: the sample at that step was taken on the grid before the regrid
+    again = tmp / "from_regrid_step"
+    run(again, "simulation.steps=250", "checkpoint.every=100")
+    at_200 = [f for f in checkpoint_files(again) if f.name == f"{NAME}_step00000200.bchk"]
+    p = run(again, "simulation.steps=400", restart=str(at_200[0]) if at_200 else "missing")
+    check("a restart from the regrid step 200 ends with the uninterrupted fields_hash and forces.csv",
+          p.returncode == 0 and report(again).get("fields_hash") == f.get("fields_hash")
+          and (again / "forces.csv").read_bytes() == forces_full.read_bytes(), p.stderr[-300:])
     pvd = (part / f"{NAME}.pvd").read_text()
     check("the .pvd lists every output of both runs once (the first run's end, 250, included)",
           all(f"{NAME}_{s:06d}.vthb" in pvd for s in (0, 100, 200, 250, 300, 400)) and pvd.count("<DataSet") == 6, pvd)

@@ -32,7 +32,7 @@ struct AmrDeck {
 // A cylinder wake (parabolic inlet, forces on the body) refined twice around the body, regridded
 // by vorticity every 20 steps; a
 // periodic 3D Taylor-Green box with a refined slab and a refined corner (3 levels); the D3Q27
-// lid-driven cube in float with walls refined, cumulant collision and Smagorinsky model.
+// lid-driven cube in float with walls refined, a free-slip face, cumulant collision and Smagorinsky model.
 const AmrDeck amr_decks[] = {
     {"cylinder_d2q9_regrid", R"(
 [lattice]
@@ -120,6 +120,8 @@ tau = 0.6
 [boundary.y_max]
 type = "moving_wall"
 velocity = [0.05, 0.0, 0.0]
+[boundary.z_max]
+type = "free_slip"
 [amr]
 leaf_size = 4
 max_level = 1
