@@ -1574,8 +1574,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
           c.missing(pt, "point", "a point [x, y(, z)] in cell coordinates, or from/to/points for a line");
         }
       }
-      if (root.get("amr") && !cfg.probes.empty())
-        c.at(pn, "[[probe]] does not run on AMR levels yet; remove [amr] or the probes");
     }
   }
 

@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "drivers/ForceSeries.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
+#include "drivers/RunPlots.hpp"
 #include "io/AmrSeries.hpp"
 #include "io/BoxFile.hpp"
 #include "io/Checkpoint.hpp"
@@ -166,6 +169,45 @@ std::vector<std::pair<double, double>> amr_line_profile(const std::vector<AmrBlo
   return out;
 }
 
+std::vector<double> amr_probe_values(const std::vector<AmrBlockSample>& samples, const std::vector<Probe>& probes,
+                                     int dimensions) {
+  std::vector<double> volume(probes.size()), mass(probes.size()), momentum(3 * probes.size());
+  for (const AmrBlockSample& b : samples) {
+    if (!b.leaf) continue;
+    const int r = 1 << b.level;
+    const double weight = std::ldexp(1.0, -dimensions * b.level);
+    const int nx = b.box.extent(0), ny = b.box.extent(1);
+    for (std::size_t p = 0; p < probes.size(); ++p) {
+      int lo[3], hi[3];  // the probe's level-0 cell in this level's cells, within the block
+      bool overlaps = true;
+      for (int d = 0; d < 3; ++d) {
+        const int s = d < dimensions ? r : 1;
+        lo[d] = std::max(probes[p].cell[d] * s, b.box.lo[d]);
+        hi[d] = std::min((probes[p].cell[d] + 1) * s, b.box.hi[d]);
+        overlaps = overlaps && lo[d] < hi[d];
+      }
+      if (!overlaps) continue;
+      for (int z = lo[2]; z < hi[2]; ++z)
+        for (int y = lo[1]; y < hi[1]; ++y)
+          for (int x = lo[0]; x < hi[0]; ++x) {
+            const std::size_t i = (std::size_t(z - b.box.lo[2]) * ny + (y - b.box.lo[1])) * nx + (x - b.box.lo[0]);
+            if (b.flags[i] != flag::fluid) continue;
+            volume[p] += weight;
+            mass[p] += weight * b.density[i];
+            for (int d = 0; d < 3; ++d) momentum[3 * p + d] += weight * b.density[i] * b.velocity[3 * i + d];
+          }
+    }
+  }
+  std::vector<double> values;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t p = 0; p < probes.size(); ++p) {
+    const bool fluid = volume[p] > 0;
+    values.push_back(fluid ? mass[p] / volume[p] : nan);
+    for (int d = 0; d < 3; ++d) values.push_back(fluid ? momentum[3 * p + d] / mass[p] : nan);
+  }
+  return values;
+}
+
 Json amr_observables(const Config& config, const AmrSolver& solver) {
   Json out = Json::object();
   for (const std::string& name : config.observables) {
@@ -236,6 +278,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   };
   std::optional<ForceSeries> forces;
   if (config.forces.enabled) forces.emplace(config, body_names(config), rank == 0, first_step);
+  std::optional<CsvSeries> probes;
+  if (!config.probes.empty()) probes.emplace(probe_series(config, rank == 0, first_step));
   long long updates = solver->updates_per_step();
   // Level-weighted updates done so far (the grid, and with it the count per step, changes at regrids).
   double updates_done = 0;
@@ -258,17 +302,24 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     const long from = solver->step(), every = config.amr.regrid_every;
     const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
                                 next_multiple(every), next_multiple(config.checkpoint.every),
-                                forces ? next_multiple(config.forces.every) : config.steps, from + poll});
+                                forces ? next_multiple(config.forces.every) : config.steps,
+                                probes ? next_multiple(config.probes_every) : config.steps, from + poll});
     const auto chunk_start = std::chrono::steady_clock::now();
     updates_done += double(updates) * double(next - from);
     solver->advance(next - from);
     const AgreedClock clock = agree_on_clock(options.comm, seconds_since(chunk_start) / double(next - from), checkpoints);
     poll = std::max(1L, long(1.0 / std::max(clock.seconds_per_step, 1e-9)));
-    // Before a regrid: the forces of the grid that made this state (recorded once it is finite).
+    // Before a regrid: the forces and probes of the grid that made this state (recorded once it
+    // is finite).
     std::optional<std::vector<std::array<double, 3>>> sampled_forces;
+    std::optional<std::vector<double>> sampled_probes;
     if (forces && solver->step() % config.forces.every == 0) {
       auto t = solver->timers().scope("others");
       sampled_forces = solver->body_forces();
+    }
+    if (probes && solver->step() % config.probes_every == 0) {
+      auto t = solver->timers().scope("others");
+      sampled_probes = amr_probe_values(solver->sample(), config.probes, config.dimensions());
     }
     // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
     // uninterrupted) then hold the same state at that step.
@@ -291,6 +342,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       break;
     }
     if (sampled_forces) forces->add(solver->step(), *sampled_forces);
+    if (sampled_probes) probes->append(solver->step(), *sampled_probes);
     stopped_by = clock.stopped_by;
     const bool at_checkpoint =
         stopped_by != 0 || (config.checkpoint.every > 0 && solver->step() % config.checkpoint.every == 0) ||
@@ -426,6 +478,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["output_files"] = Json::array();
   for (const auto& f : series.files_written()) r["output_files"].push_back(f);
   if (forces) finish_forces(*forces, r, rank == 0, options.progress, config.output_dir);
+  if (probes) finish_probes(*probes, config, r, rank == 0);
   if (rank == 0) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << r.dump(2) << "\n";
   return r;
 }

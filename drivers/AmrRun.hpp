@@ -1,6 +1,6 @@
 #pragma once
-// A deck with an [amr] table run to the end on one rank (issue 13 A): progress lines, the
-// vtkOverlappingAMR series (io/AmrSeries.hpp), stability checks and report.json with the cells
+// A deck with an [amr] table run to the end (issue 13): progress lines, the vtkOverlappingAMR
+// series (io/AmrSeries.hpp), forces and probes, stability checks and report.json with the cells
 // per level, level-weighted MLUPS and seed 000's timing categories.
 #include <array>
 #include <utility>
@@ -22,6 +22,13 @@ Json run_amr_deck(const Config& config, const RunOptions& options);
 // cells: 2 in 2D, 4 in 3D, where one level lies on every side), sorted by position.
 std::vector<std::pair<double, double>> amr_line_profile(const std::vector<AmrBlockSample>& samples, int along,
                                                         const std::array<double, 3>& through, int component);
+
+// Density and velocity (rho, ux, uy, uz per probe) of the level-0 cells the probes name, from the
+// fluid leaf cells covering each (finer levels' cells weighted by their volume): rho their mean,
+// u = sum rho u / sum rho, as the restriction's moments; NaN where no fluid cell covers it.
+// `samples`: AmrSolver::sample(), the same on every rank.
+std::vector<double> amr_probe_values(const std::vector<AmrBlockSample>& samples, const std::vector<Probe>& probes,
+                                     int dimensions);
 
 // The [validation] observables that apply to AMR runs: mass, ghia_centerline (2D cavities).
 Json amr_observables(const Config& config, const AmrSolver& solver);

@@ -1,7 +1,10 @@
 #include "drivers/RunPlots.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 
+#include "core/Error.hpp"
 #include "io/LinePlot.hpp"
 
 namespace boreas {
@@ -34,6 +37,32 @@ void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int di
   if (int(list.size()) > shown)
     panels.front().title += " (first " + std::to_string(shown) + " of " + std::to_string(list.size()) + " probes)";
   plot_csv(probes, panels, path);
+}
+
+CsvSeries probe_series(const Config& config, bool writer, long first_step) {
+  std::vector<std::string> columns;
+  for (const Probe& p : config.probes)
+    for (const char* q : probe_quantities) columns.push_back(p.name + "_" + q);
+  return CsvSeries((std::filesystem::path(config.output_dir) / "probes.csv").string(), columns, writer, first_step);
+}
+
+void finish_probes(const CsvSeries& probes, const Config& config, Json& report, bool writer) {
+  Json p = Json::object();
+  p["file"] = probes.path();
+  p["every"] = config.probes_every;
+  p["probes"] = long(config.probes.size());
+  p["samples"] = long(probes.steps().size());
+  report["probes"] = p;
+  if (!writer) return;
+  const std::string path = (std::filesystem::path(config.output_dir) / "probes.png").string();
+  try {
+    plot_probes(probes, config.probes, config.dimensions(), path);
+    if (!report.contains("plots")) report["plots"] = Json::array();
+    report["plots"].push_back(path);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "boreas: warning: %s\n", e.what());
+    report["plots_error"] = e.what();
+  }
 }
 
 }  // namespace boreas

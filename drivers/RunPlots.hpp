@@ -7,6 +7,7 @@
 
 #include "core/Config.hpp"
 #include "io/CsvSeries.hpp"
+#include "io/Json.hpp"
 
 namespace boreas {
 
@@ -24,5 +25,10 @@ constexpr int plotted_probes = 8;
 constexpr const char* probe_quantities[] = {"rho", "ux", "uy", "uz"};
 constexpr int quantities_per_probe = int(std::size(probe_quantities));
 void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int dimensions, const std::string& path);
+// probes.csv of a run with [[probe]] (rank 0 writes: `writer`; a restart at `first_step` continues it).
+CsvSeries probe_series(const Config& config, bool writer, long first_step);
+// The end of such a run: report["probes"] and, from the writer, probes.png listed under
+// report["plots"] (a plot that cannot be drawn costs a warning and report["plots_error"]).
+void finish_probes(const CsvSeries& probes, const Config& config, Json& report, bool writer);
 
 }  // namespace boreas

@@ -511,12 +511,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   std::optional<ForceSeries> forces;
   if (config.forces.enabled) forces.emplace(config, body_names(config), root, first_step);
   std::optional<CsvSeries> probes;
-  if (!config.probes.empty()) {
-    std::vector<std::string> columns;
-    for (const Probe& p : config.probes)
-      for (const char* q : probe_quantities) columns.push_back(p.name + "_" + q);
-    probes.emplace((std::filesystem::path(config.output_dir) / "probes.csv").string(), columns, root, first_step);
-  }
+  if (!config.probes.empty()) probes.emplace(probe_series(config, root, first_step));
   // Time averages per local block, from statistics.start on; a restart continues those of its
   // checkpoint.
   const long sample_start = config.statistics.start, sample_every = config.statistics.every;
@@ -677,14 +672,6 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "interrupted") report["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
-  if (probes) {
-    Json p = Json::object();
-    p["file"] = probes->path();
-    p["every"] = config.probes_every;
-    p["probes"] = long(config.probes.size());
-    p["samples"] = long(probes->steps().size());
-    report["probes"] = p;
-  }
   if (config.statistics.enabled) {
     Json st = Json::object();
     st["start"] = sample_start;
@@ -698,18 +685,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   for (const VtkSeries& piece : series)
     for (const auto& f : piece.files_written()) report["output_files"].push_back(f);
   if (forces) finish_forces(*forces, report, root, options.progress, config.output_dir);
-  if (root && probes) {
-    // A plot that cannot be drawn costs a warning, never the report.
-    const std::string path = (std::filesystem::path(config.output_dir) / "probes.png").string();
-    try {
-      plot_probes(*probes, config.probes, config.dimensions(), path);
-      if (!report.contains("plots")) report["plots"] = Json::array();
-      report["plots"].push_back(path);
-    } catch (const Error& e) {
-      std::fprintf(stderr, "boreas: warning: %s\n", e.what());
-      report["plots_error"] = e.what();
-    }
-  }
+  if (probes) finish_probes(*probes, config, report, root);
   if (root) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << report.dump(2) << "\n";
   return report;
 }

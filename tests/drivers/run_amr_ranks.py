@@ -5,8 +5,8 @@ Usage: run_amr_ranks.py BOREAS_EXE MPIEXEC AMR_DECK
 
 AMR_DECK: a deck with [amr] and dynamic regridding (inputs/cylinder2d_amr.toml), run to step 300
 (regrids at 100, 200 and 300).
-- On 3 ranks: the one-rank fields_hash and mass, every .vthb/.vti output byte for byte the
-  one-rank run's, the report's partition (3 ranks, imbalance per level, messages per step) and
+- On 3 ranks: the one-rank fields_hash and mass, every .vthb/.vti output, forces.csv and
+  probes.csv (30 samples) byte for byte the one-rank run's, the report's partition (3 ranks, imbalance per level, messages per step) and
   its MPI time; the same with CRMT on leaves (amr.crmt), which exchanges every k >= 2 steps.
 - Checkpointed on 3 ranks at step 200, stopped at 250 and continued on 2 ranks: the one-rank
   fields_hash and outputs.
@@ -38,7 +38,8 @@ def main(argv):
         return subprocess.run(line, capture_output=True, text=True, timeout=600, env=MPI_ENV)
 
     def outputs(out):
-        return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.vt[hi]*"))}
+        files = sorted(out.rglob("*.vt[hi]*")) + [out / "forces.csv", out / "probes.csv"]
+        return {str(p.relative_to(out)): p.read_bytes() if p.exists() else None for p in files}
 
     one = tmp / "one"
     p = run(one, 1, "simulation.steps=300")
@@ -53,8 +54,9 @@ def main(argv):
     m1, m3 = r1.get("mass", {}).get("final", 0), r3.get("mass", {}).get("final", 1)
     check("3 ranks give the one-rank mass (to 1e-12)", abs(m1 - m3) <= 1e-12 * abs(m1), f"{m1} {m3}")
     a, b = outputs(one), outputs(three)
-    check("every .vthb/.vti output of 3 ranks is the one-rank run's, byte for byte",
-          len(a) > 5 and a == b, f"differing: {[k for k in a if a[k] != b.get(k)][:3]} {len(a)} {len(b)}")
+    check("every .vthb/.vti output, forces.csv and probes.csv of 3 ranks is the one-rank run's, byte for byte",
+          len(a) > 5 and a == b and a["forces.csv"] and a["probes.csv"] and a["probes.csv"].count(b"\n") == 31,
+          f"differing: {[k for k in a if a[k] != b.get(k)][:3]} {len(a)} {len(b)}")
     part = r3.get("amr", {}).get("partition", {})
     check("the report gives the partition: ranks, imbalance per level, messages per step",
           part.get("ranks") == 3 and len(part.get("level_imbalance", [])) == len(r3["amr"]["levels"]) and
