@@ -62,6 +62,24 @@ inline std::vector<std::array<double, 3>> two_step_mean_forces(Simulation& sim) 
 }
 
 // Observed order of convergence between two resolutions a factor `ratio` apart.
+// The parabolic inlet's shape 4 s (1 - s), s = (y + 1/2) / ny (walls at -1/2 and ny - 1/2), and
+// the mass flux a D2Q9 inlet of ny cells imposes with it: into row y the links (1, 0) from
+// (-1, y), weight 1/9, and (1, +-1) from (-1, y -+ 1), 1/36, unless that ghost is a wall corner,
+// each carrying 6 w rho0 u(midpoint).
+inline double inlet_parabola(double y, int ny) {
+  const double t = (y + 0.5) / ny;
+  return 4 * t * (1 - t);
+}
+inline double parabolic_inlet_flux(int ny, double rho0, double u_max) {
+  double imposed = 0;
+  for (int y = 0; y < ny; ++y) {
+    imposed += 6.0 / 9 * inlet_parabola(y, ny);
+    if (y > 0) imposed += 6.0 / 36 * inlet_parabola(y - 0.5, ny);
+    if (y < ny - 1) imposed += 6.0 / 36 * inlet_parabola(y + 0.5, ny);
+  }
+  return imposed * rho0 * u_max;
+}
+
 inline double order(double coarse_error, double fine_error, double ratio = 2.0) {
   return std::log(coarse_error / fine_error) / std::log(ratio);
 }

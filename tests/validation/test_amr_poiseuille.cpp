@@ -27,6 +27,7 @@
 
 #include "amr/AmrSolver.hpp"
 #include "tests/amr/AmrCase.hpp"
+#include "tests/validation/Harness.hpp"
 
 namespace boreas {
 namespace {
@@ -162,7 +163,7 @@ TEST(AmrChannel, FineLevelAtTauOneIsContinuous) {
 // fine columns in the middle of the slab carry the parabola. The inlet's coordinates come from
 // each leaf's origin: a uniform inlet, or a profile read at the wrong place, imposes another flux.
 TEST(AmrChannel, ParabolicInletCrossesLevels) {
-  const int nx = 64, ny = 16;
+  const int ny = 16;
   const double u_max = 0.03, rho0 = 1;
   testing::AmrCase run(
       "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [64, 16]\n[collision]\nmodel = \"TRT\"\n"
@@ -171,17 +172,8 @@ TEST(AmrChannel, ParabolicInletCrossesLevels) {
       "[[amr.region]]\nlevel = 1\nlo = [24, 0]\nhi = [39, 15]\n");
   AmrSolver& solver = *run.solver;
   ASSERT_EQ(solver.forest().levels(), 2);
-  const auto parabola = [&](double y) {  // y in level-0 cells, walls at -1/2 and ny - 1/2
-    const double t = (y + 0.5) / ny;
-    return 4 * t * (1 - t);
-  };
-  double imposed = 0;
-  for (int y = 0; y < ny; ++y) {
-    imposed += 6.0 / 9 * parabola(y);
-    if (y > 0) imposed += 6.0 / 36 * parabola(y - 0.5);
-    if (y < ny - 1) imposed += 6.0 / 36 * parabola(y + 0.5);
-  }
-  imposed *= rho0 * u_max;
+  const auto parabola = [&](double y) { return testing::inlet_parabola(y, ny); };  // y in level-0 cells
+  const double imposed = testing::parabolic_inlet_flux(ny, rho0, u_max);
   // Mass flux per column (level, x) of the leaves, in level-0 units (cell height 2^-level).
   const auto column_fluxes = [&] {
     std::map<std::pair<int, int>, double> flux;

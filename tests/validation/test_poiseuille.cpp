@@ -183,19 +183,8 @@ TEST(Poiseuille, ParabolicInletEntersDeveloped) {
   auto sim = Simulation::create(config);
   const long steps = run_to_steady_state(*sim, 1000, 1e-11, 400000);
   const State s(*sim);
-  auto parabola = [&](double y) {
-    const double t = (y + 0.5) / ny;
-    return 4 * t * (1 - t);
-  };
-  // Links into row y: (1, 0) from (-1, y), weight 1/9; (1, +-1) from (-1, y -+ 1), 1/36, unless
-  // that ghost is a wall corner. Each carries 6 w rho0 u(midpoint).
-  double imposed = 0;
-  for (int y = 0; y < ny; ++y) {
-    imposed += 6.0 / 9 * parabola(y);
-    if (y > 0) imposed += 6.0 / 36 * parabola(y - 0.5);
-    if (y < ny - 1) imposed += 6.0 / 36 * parabola(y + 0.5);
-  }
-  imposed *= config.density * u_max;
+  const auto parabola = [&](double y) { return inlet_parabola(y, ny); };
+  const double imposed = parabolic_inlet_flux(ny, config.density, u_max);
   double worst_flux = 0, inflow_error = 0;
   for (int x = 0; x < nx; ++x) {
     double flux = 0;
