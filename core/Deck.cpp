@@ -1550,8 +1550,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
             }
           return true;
         };
-        auto nearest = [](const std::array<double, 3>& p) {
-          return std::array<int, 3>{int(std::lround(p[0])), int(std::lround(p[1])), int(std::lround(p[2]))};
+        auto nearest = [&](const std::array<double, 3>& p) {  // a point on the domain's face: its first cell
+          std::array<int, 3> cell{};
+          for (int d = 0; d < 3; ++d) cell[d] = std::clamp(int(std::lround(p[d])), 0, std::max(0, cfg.cells[d] - 1));
+          return cell;
         };
         if (pt.get("point")) {
           for (auto k : {"from", "to", "points"})

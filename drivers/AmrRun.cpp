@@ -317,15 +317,19 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       auto t = solver->timers().scope("others");
       sampled_forces = solver->body_forces();
     }
+    const bool at_regrid = every > 0 && solver->step() % every == 0;
+    std::vector<AmrBlockSample> samples;  // gathered once for the probes and the regrid
     if (probes && solver->step() % config.probes_every == 0) {
       auto t = solver->timers().scope("others");
-      sampled_probes = amr_probe_values(solver->sample(), config.probes, config.dimensions());
+      samples = solver->sample();
+      sampled_probes = amr_probe_values(samples, config.probes, config.dimensions());
     }
     // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
     // uninterrupted) then hold the same state at that step.
-    if (every > 0 && solver->step() % every == 0) {
+    if (at_regrid) {
       const auto start = std::chrono::steady_clock::now();
-      Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
+      if (samples.empty()) samples = solver->sample();
+      Forest forest = regrid_forest(config, domain, solver->forest(), samples);
       if (!(forest == solver->forest())) {
         solver = solver->regridded(config, domain, std::move(forest));  // carries the timers
         updates = solver->updates_per_step();

@@ -1,6 +1,7 @@
 #include "io/CsvSeries.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -31,10 +32,18 @@ CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool wr
     }
   }
   if (!writer_) return;
-  std::ofstream out(path_, std::ios::trunc);
-  out << header << "\n";
-  for (std::size_t i = 0; i < rows_.size(); ++i) write_row(out, steps_[i], rows_[i]);
-  if (!out) throw Error(path_ + ": cannot write");
+  // Written beside and renamed over the old file: the other ranks, reading it at the same time,
+  // see the old rows or the new ones, never a row half written.
+  const std::string fresh = path_ + ".new";
+  {
+    std::ofstream out(fresh, std::ios::trunc);
+    out << header << "\n";
+    for (std::size_t i = 0; i < rows_.size(); ++i) write_row(out, steps_[i], rows_[i]);
+    if (!out) throw Error(fresh + ": cannot write");
+  }
+  std::error_code error;
+  std::filesystem::rename(fresh, path_, error);
+  if (error) throw Error(path_ + ": cannot write (" + error.message() + ")");
 }
 
 void CsvSeries::append(long step, const std::vector<double>& values) {

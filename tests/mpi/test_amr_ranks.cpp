@@ -29,7 +29,7 @@ struct AmrDeck {
   int crmt_period;  // the exchange period CRMT on leaves reaches at least on this deck
 };
 
-// A cylinder wake (parabolic inlet, forces on the body) refined twice around the body, regridded
+// A cylinder wake (parabolic inlet with synthetic turbulence, forces on the body) refined twice around the body, regridded
 // by vorticity every 20 steps; a
 // periodic 3D Taylor-Green box with a refined slab and a refined corner (3 levels); the D3Q27
 // lid-driven cube in float with walls refined, a free-slip face, cumulant collision and Smagorinsky model.
@@ -48,6 +48,8 @@ tau = 0.56
 type = "velocity_inlet"
 velocity = [0.06, 0.0]
 profile = "parabolic"
+turbulence_intensity = 0.05
+turbulence_length = 4
 [boundary.x_max]
 type = "pressure_outlet"
 density = 1.0

@@ -61,7 +61,6 @@ inline std::vector<std::array<double, 3>> two_step_mean_forces(Simulation& sim) 
   return f;
 }
 
-// Observed order of convergence between two resolutions a factor `ratio` apart.
 // The parabolic inlet's shape 4 s (1 - s), s = (y + 1/2) / ny (walls at -1/2 and ny - 1/2), and
 // the mass flux a D2Q9 inlet of ny cells imposes with it: into row y the links (1, 0) from
 // (-1, y), weight 1/9, and (1, +-1) from (-1, y -+ 1), 1/36, unless that ghost is a wall corner,
@@ -80,6 +79,7 @@ inline double parabolic_inlet_flux(int ny, double rho0, double u_max) {
   return imposed * rho0 * u_max;
 }
 
+// Observed order of convergence between two resolutions a factor `ratio` apart.
 inline double order(double coarse_error, double fine_error, double ratio = 2.0) {
   return std::log(coarse_error / fine_error) / std::log(ratio);
 }
