@@ -290,7 +290,6 @@ std::string hash_hex(std::uint64_t h) {
 
 namespace {
 
-// One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
 // Density and velocity at the probes' cells (rho, ux, uy, uz per probe) on every rank, from the
 // local blocks' `moments` (Simulation::local_moments): each probe's values come from the block
 // holding its cell, the other ranks add zeros (exact).
@@ -334,6 +333,7 @@ void add_statistics_arrays(CellFields& fields, const RunningStatistics& statisti
   fields.extra.push_back({"reynolds_stress", 6, std::move(s.reynolds_stress)});
 }
 
+// One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
 void write_output(std::vector<VtkSeries>& series, const Simulation& sim,
                   const std::vector<RunningStatistics>& statistics) {
   const Config& c = sim.config();
