@@ -578,8 +578,11 @@ template <class L, class Real>
 std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, const DomainGeometry& domain,
                                                            Forest forest) const {
   if (distributed()) {
-    // On a replica of the whole forest (every rank alike), then shared out again.
-    std::unique_ptr<AmrSolver> whole = gathered().regridded(config, domain, forest);
+    // On a replica of the whole forest (every rank alike), then shared out again; the replica
+    // only carries the state over, so it needs no body links.
+    Config transfer = config;
+    transfer.forces.enabled = false;
+    std::unique_ptr<AmrSolver> whole = gathered().regridded(transfer, domain, forest);
     auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest), comm_.get());
     next->take_blocks(static_cast<const AmrLattice&>(*whole));
     next->step_ = step_;
