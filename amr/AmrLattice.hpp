@@ -62,8 +62,16 @@ struct LeafShape {
   KOKKOS_INLINE_FUNCTION long cell(int x, int y, int z) const { return (x + 1) + sx * ((y + 1) + long(sy) * (z + gz)); }
   KOKKOS_INLINE_FUNCTION long interior() const { return long(n) * n * nz; }
   // Interior cell number i of a block (x fastest) as a cell index.
+  // Interior cell number i's coordinates (x, y, z) in its block.
+  KOKKOS_INLINE_FUNCTION void coordinates(long i, int (&p)[3]) const {
+    p[0] = int(i & (n - 1));
+    p[1] = int((i >> log_n) & (n - 1));
+    p[2] = int(i >> (2 * log_n));
+  }
   KOKKOS_INLINE_FUNCTION long interior_cell(long i) const {
-    return cell(int(i & (n - 1)), int((i >> log_n) & (n - 1)), int(i >> (2 * log_n)));
+    int p[3];
+    coordinates(i, p);
+    return cell(p[0], p[1], p[2]);
   }
   // Item i of a sweep over blocks' interiors: its block's place in the sweep and cell number.
   KOKKOS_INLINE_FUNCTION long block_of(long i) const { return i >> log_interior; }
@@ -198,9 +206,8 @@ struct AmrLeafStep {
       // Inlet and outlet faces stay on level 0 (amr/AmrSolver.cpp), so a profiled inlet cell's
       // coordinates are level-0 cells, which the profile takes.
       const auto where = [&](int (&p)[3]) {
-        p[0] = origin(3 * b) + int(number & (shape.n - 1));
-        p[1] = origin(3 * b + 1) + int((number >> shape.log_n) & (shape.n - 1));
-        p[2] = origin(3 * b + 2) + int(number >> (2 * shape.log_n));
+        shape.coordinates(number, p);
+        for (int d = 0; d < 3; ++d) p[d] += origin(3 * b + d);
       };
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;

@@ -937,7 +937,6 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
   bodies_ = domain.bodies();
   if (bodies_ > 256) throw Error("forces: " + std::to_string(bodies_) + " bodies; at most 256 are told apart");
   const long S = shape_.cells, QS = long(L::Q) * S;
-  const int n = shape_.n;
   body_links_.assign(levels_.size(), BodyLinks{});
   for (int l = 0; l < int(levels_.size()); ++l) {
     const auto leaves = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), levels_[l].leaves);
@@ -950,15 +949,16 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
       for (long i = 0; i < shape_.interior(); ++i) {
         const long cell = shape_.interior_cell(i);
         if (fl[cell] != flag::fluid) continue;
-        const int p[3] = {box.lo[0] + int(i & (n - 1)), box.lo[1] + int((i >> shape_.log_n) & (n - 1)),
-                          box.lo[2] + int(i >> (2 * shape_.log_n))};
+        int p[3];
+        shape_.coordinates(i, p);
+        for (int d = 0; d < 3; ++d) p[d] += box.lo[d];
         for (int q = 1; q < L::Q; ++q) {
           // The cell the link ends in: x + c_q, or where a free-slip face reflects it (the cell
           // beside x + c_q, along which the link then pushes the body in the reflected direction).
           int target[3] = {p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2)};
           int direction = q;
-          const std::uint8_t end = fl[cell + shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))];
           long target_cell = cell + shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+          const std::uint8_t end = fl[target_cell];
           if (flag::kind(end) == flag::free_slip) {
             const int axes = flag::index(end);
             for (int d = 0; d < 3; ++d)
@@ -970,8 +970,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
           int body = -1;
           for (int level = l; level >= 0 && body < 0; --level) {
             const int r = 1 << (l - level);
-            const auto coarse = [&](int d) { return target[d] >= 0 ? target[d] / r : -((-target[d] + r - 1) / r); };
-            body = domain.body_at_level(level, coarse(0), coarse(1), coarse(2));
+            body = domain.body_at_level(level, floor_div(target[0], r), floor_div(target[1], r), floor_div(target[2], r));
           }
           if (body < 0) continue;  // a domain face
           slots.push_back(long(s) * QS + q * S + cell);

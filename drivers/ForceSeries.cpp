@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <limits>
 
-#include "core/Error.hpp"
 #include "drivers/RunPlots.hpp"
 
 namespace boreas {
@@ -109,15 +108,8 @@ void finish_forces(const ForceSeries& forces, Json& report, bool writer, bool pr
   report["forces"] = forces.report();
   if (!writer) return;
   if (progress) std::fputs(forces_summary(report["forces"]).c_str(), stderr);
-  const std::string path = (std::filesystem::path(output_dir) / "forces.png").string();
-  try {
-    forces.plot(path);
-    if (!report.contains("plots")) report["plots"] = Json::array();
-    report["plots"].push_back(path);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "boreas: warning: %s\n", e.what());
-    report["plots_error"] = e.what();
-  }
+  plot_into_report(report, (std::filesystem::path(output_dir) / "forces.png").string(),
+                   [&](const std::string& path) { forces.plot(path); });
 }
 
 Json ForceSeries::report() const {

@@ -54,9 +54,13 @@ void finish_probes(const CsvSeries& probes, const Config& config, Json& report, 
   p["samples"] = long(probes.steps().size());
   report["probes"] = p;
   if (!writer) return;
-  const std::string path = (std::filesystem::path(config.output_dir) / "probes.png").string();
+  plot_into_report(report, (std::filesystem::path(config.output_dir) / "probes.png").string(),
+                   [&](const std::string& path) { plot_probes(probes, config.probes, config.dimensions(), path); });
+}
+
+void plot_into_report(Json& report, const std::string& path, const std::function<void(const std::string&)>& draw) {
   try {
-    plot_probes(probes, config.probes, config.dimensions(), path);
+    draw(path);
     if (!report.contains("plots")) report["plots"] = Json::array();
     report["plots"].push_back(path);
   } catch (const Error& e) {

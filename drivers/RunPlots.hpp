@@ -1,6 +1,7 @@
 #pragma once
 // The plots a run draws beside its CSV series (io/LinePlot.hpp): probes.png (velocity components
 // and density of the first probe cells against the step) here, forces.png by ForceSeries::plot.
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ constexpr int plotted_probes = 8;
 constexpr const char* probe_quantities[] = {"rho", "ux", "uy", "uz"};
 constexpr int quantities_per_probe = int(std::size(probe_quantities));
 void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int dimensions, const std::string& path);
+// Draws `draw(path)` for report.json: the path listed under report["plots"], or, when the plot
+// cannot be drawn, a warning and report["plots_error"] (never the report's failure).
+void plot_into_report(Json& report, const std::string& path, const std::function<void(const std::string&)>& draw);
 // probes.csv of a run with [[probe]] (rank 0 writes: `writer`; a restart at `first_step` continues it).
 CsvSeries probe_series(const Config& config, bool writer, long first_step);
 // The end of such a run: report["probes"] and, from the writer, probes.png listed under
