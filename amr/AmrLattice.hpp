@@ -31,11 +31,13 @@
 #include "comm/ExecInstances.hpp"
 #include "comm/LeafHalo.hpp"
 #include "lbm/field/BodyForces.hpp"
+#include "lbm/field/WallLinks.hpp"
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
 #include "lbm/physics/InflowGenerator.hpp"
 #include "lbm/physics/Lattice.hpp"
 #include "lbm/scheme/BulkRows.hpp"
+#include "lbm/scheme/PullStep.hpp"
 #include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
@@ -161,6 +163,12 @@ struct AmrLevel {
   // One ghost's stencil per coarse cell holding ghosts (InterpPoint::fit), and their fits.
   DeviceView<InterpPoint*> fit_stencils;
   DeviceView<CoarseFit<Real>*> fits;
+  // Per cell of the held blocks (slot * S + cell): the per-link data of obstacles with interpolated
+  // bounce-back or rotation (lbm/field/WallLinks.hpp), for the interior cells of held leaves.
+  WallLinks walls;
+  // The coherent-structure model: the velocity of every fluid cell of the held blocks, ghosts
+  // included, from the current lattice after its ghosts are filled (AmrCellVelocity).
+  CellVelocity<Real> velocity;
   CollisionParams<Real> params;
   CouplingRates<Real> rates;
   double tau = 1;
@@ -188,6 +196,8 @@ struct AmrLeafStep {
   CollisionParams<Real> params;
   BoundaryValues<Real> bc;
   DeviceView<const int*> origin;  // AmrLevel::origin, read by profiled inlets
+  WallLinks walls;                 // AmrLevel::walls
+  CellVelocity<Real> velocity;     // AmrLevel::velocity (CSM)
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const int b = leaves(shape.block_of(i));
@@ -213,8 +223,17 @@ struct AmrLeafStep {
         constexpr int q = decltype(qc)::value;
         const long upwind = cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
         const std::uint8_t fl = flags(fbase + upwind);
+        const int row = fl == flag::wall && walls.any() ? walls.row(fbase + cell) : -1;
         if (fl == flag::fluid) {
           f[q] = src(base + q * shape.cells + upwind);
+        } else if (row >= 0) {
+          // Interpolated bounce-back as the uniform grid's (lbm/scheme/PullStep.hpp): the second
+          // node downstream lies in the leaf or its ghost ring, filled at this step's time.
+          const long downstream = cell + shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+          f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), own_post,
+                                                flags(fbase + downstream) == flag::fluid, [&] {
+                                                  return src(base + opposite<L>(q) * shape.cells + downstream);
+                                                });
         } else if (flag::kind(fl) == flag::free_slip) {
           // Specular reflection as the uniform grid's (lbm/scheme/PullStep.hpp): from the cell
           // beside, in the leaf or its ghost ring; bounced back where that cell is not fluid.
@@ -228,7 +247,12 @@ struct AmrLeafStep {
         }
       });
     }
-    Collision::template collide<L>(f, params);
+    if (params.has_csm)
+      Collision::template collide<L>(f, csm_params<L::D>(params, fbase + cell, flags, velocity, [&](int a) {
+                                       return shape.shift(a == 0, a == 1, a == 2);
+                                     }));
+    else
+      Collision::template collide<L>(f, params);
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
       dst(base + q * shape.cells + cell) = f[q];
@@ -242,7 +266,7 @@ struct AmrLeafStep {
     const long first = r << shape.log_n;
     const int b = leaves(shape.block_of(first));
     const long number = shape.number_in_block(first);
-    if (!plain_rows(shape.row_of(b, number))) {
+    if (!plain_rows(shape.row_of(b, number)) || params.has_csm) {  // CSM reads its neighbours' velocities
       for (long i = first; i < first + shape.n; ++i) (*this)(i);
       return;
     }
@@ -276,6 +300,39 @@ struct AmrGhostCopy {
   long cells;
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     for (int q = 0; q < L::Q; ++q) f(dst(i) + q * cells) = f(src(i) + q * cells);
+  }
+};
+
+// The post-collision velocity (u = (sum c f* - F / 2) / rho, the previous step's) of every fluid
+// cell of a level's held blocks, which the coherent-structure model differentiates
+// (lbm/scheme/PullScheme.hpp update_velocity on the uniform grid).
+template <class L, class Real>
+struct AmrCellVelocity {
+  DeviceView<const Real*> f;
+  DeviceView<const std::uint8_t*> flags;
+  CellVelocity<Real> velocity;
+  CollisionParams<Real> params;
+  long cells;  // per block
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    if (flags(i) != flag::fluid) return;
+    const long at = (i / cells) * L::Q * cells + i % cells;
+    Real u[3];
+    post_collision_velocity<L>([&](int q) { return f(at + q * cells); }, params, u);
+    for (int d = 0; d < 3; ++d) velocity(d, i) = u[d];
+  }
+};
+
+// Adds shift[q] to population q of every fluid cell of a level's held blocks (AmrLattice::restore_mass).
+template <class L, class Real>
+struct AmrShiftDensity {
+  DeviceView<Real*> f;
+  DeviceView<const std::uint8_t*> flags;
+  long cells;  // per block
+  Kokkos::Array<Real, L::Q> shift;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    if (flags(i) != flag::fluid) return;
+    const long at = (i / cells) * L::Q * cells + i % cells;
+    for (int q = 0; q < L::Q; ++q) f(at + q * cells) += shift[q];
   }
 };
 
@@ -583,8 +640,16 @@ class AmrLattice final : public AmrSolver {
   AmrLattice(const AmrLattice& of, Replica);
   // The collision parameters and coupling rates of level l.
   void set_level_parameters(int l, const Config& config);
-  // Per level, the links from the fluid cells of the leaves this rank owns into bodies.
+  // Per level, the per-link data of the held leaves' fluid cells next to obstacles with
+  // interpolated bounce-back or rotation (AmrLevel::walls).
+  void build_wall_links(const DomainGeometry& domain, double rho0);
+  // Per level, the links from the fluid cells of the leaves this rank owns into bodies, weighted
+  // as the walls' rules return populations.
   void build_body_links(const DomainGeometry& domain);
+  // Interpolated bounce-back does not conserve mass: a deck without open faces (Config::
+  // restores_mass) gets its initial state's mass back every Config::mass_restoration_period
+  // level-0 steps by a uniform density shift, as the uniform grid does (drivers/Simulation.cpp).
+  void restore_mass();
   // Partition, held blocks, index tables, device arrays (`lattices` of them per level) and leaf
   // halos from forest_ and host_flags_.
   void build(int lattices = 2);
@@ -635,6 +700,8 @@ class AmrLattice final : public AmrSolver {
   std::vector<std::vector<int>> slot_;  // per level: block -> slot, -1 where not held
   std::vector<LeafHalo<Real>> halos_;   // per level
   std::vector<BodyLinks> body_links_;   // per level, with [forces] (build_body_links)
+  bool restores_mass_ = false;
+  double mass_target_ = 0, fluid_volume_ = 0;  // restore_mass(): the initial state's, in level-0 cells
   int bodies_ = 0;
   OverlapKind overlap_ = OverlapKind::None;
   bool crmt_ = false;    // amr.crmt and several ranks

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/Error.hpp"
+#include "core/ExactSum.hpp"
 #include "lbm/field/CellHash.hpp"
 #include "lbm/field/FieldOps.hpp"
 
@@ -53,11 +54,19 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
     }
   }
   build();
+  if (config.wall_links()) build_wall_links(domain, config.density);
   if (config.forces.enabled) build_body_links(domain);
   if (crmt_) period_ = derive_exchange_period();
   set_state([&](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
     initial_macroscopic(config, x, rho, u);
   });
+  // The target of a regridded or restarted forest is the initial state's on that forest, as the
+  // uninterrupted run's.
+  restores_mass_ = config.restores_mass();
+  if (restores_mass_) {
+    mass_target_ = mass();
+    for (int l = 0; l < forest_.levels(); ++l) fluid_volume_ += std::ldexp(double(levels_[l].fluid_leaf_cells), -L::D * l);
+  }
 }
 
 template <class L, class Real>
@@ -86,9 +95,11 @@ void AmrLattice<L, Real>::set_level_parameters(int l, const Config& config) {
   lv.tau = level_tau(config.tau, l);
   const std::array<double, 3> force = level_force(config.force, l);
   // Smagorinsky's filter width is each level's dx: the same constant in every level's units.
+  // So is the coherent-structure model's (its constant C' is dimensionless).
   const double c_s = config.sgs == SgsModel::Smagorinsky ? config.smagorinsky_constant : 0.0;
-  lv.params = CollisionParams<Real>::make(lv.tau, config.trt_magic, force, c_s);
-  lv.rates = CouplingRates<Real>::of(config.collision, lv.tau, config.trt_magic, force, c_s);
+  const double csm = config.sgs == SgsModel::Csm ? config.csm_constant : 0.0;
+  lv.params = CollisionParams<Real>::make(lv.tau, config.trt_magic, force, c_s, csm);
+  lv.rates = CouplingRates<Real>::of(config.collision, lv.tau, config.trt_magic, force, c_s, csm);
 }
 
 template <class L, class Real>
@@ -299,6 +310,7 @@ void AmrLattice<L, Real>::build(int lattices) {
     lv.blocks = int(held_[l].size());
     for (int k = 0; k < lattices; ++k)
       lv.f[k] = DeviceView<Real*>("amr level " + std::to_string(l), std::size_t(lv.blocks) * QS);
+    if (lv.params.has_csm) lv.velocity = CellVelocity<Real>("amr cell velocity", 3, std::size_t(lv.blocks) * S);
     std::vector<std::uint8_t> flags(std::size_t(lv.blocks) * S);
     for (int s = 0; s < lv.blocks; ++s)
       std::copy_n(host_flags_[l].begin() + long(held_[l][s]) * S, S, flags.begin() + long(s) * S);
@@ -660,7 +672,22 @@ void AmrLattice<L, Real>::advance(long coarse_steps) {
     }
     advance_level(0, Real(0));
     ++step_;
+    if (restores_mass_ && step_ % Config::mass_restoration_period == 0) restore_mass();
   }
+}
+
+// Every held block's fluid cells, ghosts and refined blocks included, so that the copies a rank
+// holds of others' leaves (CRMT steps them) shift as their owners' do.
+template <class L, class Real>
+void AmrLattice<L, Real>::restore_mass() {
+  auto t = timers_.scope("mass restoration");
+  const double delta = (mass_target_ - mass()) / fluid_volume_;
+  Kokkos::Array<Real, L::Q> shift;
+  for (int q = 0; q < L::Q; ++q) shift[q] = Real(L::w(q) * delta);
+  for (const AmrLevel<L, Real>& lv : levels_)
+    Kokkos::parallel_for("amr mass restoration", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * shape_.cells),
+                         AmrShiftDensity<L, Real>{lv.f[lv.cur], lv.flags, shape_.cells, shift});
+  Kokkos::fence();
 }
 
 template <class L, class Real>
@@ -698,6 +725,11 @@ template <class L, class Real>
 void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   AmrLevel<L, Real>& lv = levels_[l];
   fill_ghosts(l, alpha);
+  if (lv.params.has_csm) {
+    auto t = timers_.scope("LBM");
+    Kokkos::parallel_for("amr cell velocity", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * shape_.cells),
+                         AmrCellVelocity<L, Real>{lv.f[lv.cur], lv.flags, lv.velocity, lv.params, shape_.cells});
+  }
   step_and_exchange(l);
   if (l + 1 < int(levels_.size())) {
     advance_level(l + 1, Real(0));
@@ -716,7 +748,7 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
   dispatch_collision<L>(collision_, [&](auto coll) {
     using Collision = decltype(coll);
     const AmrLeafStep<L, Real, Collision> step{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.plain_rows,
-                                               which, shape_, lv.params, bc_, lv.origin};
+                                               which, shape_, lv.params, bc_, lv.origin, lv.walls, lv.velocity};
     const long cells = long(which.extent(0)) * shape_.interior();
     if constexpr (exec_is_host)
       Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(space, 0, cells >> shape_.log_n),
@@ -904,34 +936,70 @@ void AmrLattice<L, Real>::restrict_all() const {
   Kokkos::fence();
 }
 
+// Summed exactly (core/ExactSum.hpp), each population scaled by its level's cell volume (exact):
+// the same on every rank count and decomposition.
 template <class L, class Real>
 double AmrLattice<L, Real>::mass() const {
-  double total = 0;
+  ExactSum total;
   for (int l = 0; l < int(levels_.size()); ++l) {
     const AmrLevel<L, Real>& lv = levels_[l];
     const DeviceView<const Real*> f = lv.f[lv.cur];
     const DeviceView<const std::uint8_t*> flags = lv.flags;
     const DeviceView<const int*> leaves = lv.leaves;
     const LeafShape shape = shape_;
-    double level_mass = 0;
+    const double volume = std::ldexp(1.0, -L::D * l);  // a power of 2: the products are exact
+    ExactSum level_mass;
     Kokkos::parallel_reduce(
         "amr mass", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
-        KOKKOS_LAMBDA(long i, double& sum) {
+        KOKKOS_LAMBDA(long i, ExactSum& sum) {
           const int b = leaves(i / shape.interior());
           const long cell = shape.interior_cell(i % shape.interior());
           if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
-          for (int q = 0; q < L::Q; ++q) sum += double(f((long(b) * L::Q + q) * shape.cells + cell));
+          for (int q = 0; q < L::Q; ++q) sum.add(volume * double(f((long(b) * L::Q + q) * shape.cells + cell)));
         },
         level_mass);
-    total += std::ldexp(level_mass, -L::D * l);
+    total += level_mass;
   }
   return comm_.sum(total);
 }
 
-// Halfway bounce-back (the leaves' walls) returns f*_q(x) along a link into a body: the body
-// takes 2 c_q f*_q(x) per step of its level (lbm/field/BodyForces.hpp), along the reflected
-// direction where a free-slip face turned the link into it. A ghost closed because its coarse cell
-// is solid belongs to the body holding that coarse cell.
+template <class L, class Real>
+void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double rho0) {
+  const long S = shape_.cells;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    AmrLevel<L, Real>& lv = levels_[l];
+    std::vector<int> row(std::size_t(lv.blocks) * S, -1);
+    std::vector<double> fraction, momentum;
+    int rows = 0;
+    for (int s = 0; s < lv.blocks; ++s) {
+      const int b = held_[l][s];
+      if (!forest_.level(l)[b].leaf()) continue;
+      const Box box = forest_.box(forest_.level(l)[b]);
+      const std::uint8_t* fl = host_flags_[l].data() + long(b) * S;
+      for (long i = 0; i < shape_.interior(); ++i) {
+        const long cell = shape_.interior_cell(i);
+        if (fl[cell] != flag::fluid) continue;
+        int x[3];
+        shape_.coordinates(i, x);
+        const std::array<int, 3> p{box.lo[0] + x[0], box.lo[1] + x[1], box.lo[2] + x[2]};
+        const auto upwind_wall = [&](int q) { return fl[cell - shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))] == flag::wall; };
+        double fr[L::Q], mo[L::Q];
+        if (!cell_wall_links<L>(domain, p, l, rho0, upwind_wall, fr, mo)) continue;
+        row[long(s) * S + cell] = rows++;
+        fraction.insert(fraction.end(), fr, fr + L::Q);
+        momentum.insert(momentum.end(), mo, mo + L::Q);
+      }
+    }
+    lv.walls = upload_wall_links<L>(row, fraction, momentum);
+  }
+}
+
+// A link from fluid cell x along q into a body carries f*_q(x) into the wall and brings back what
+// the wall's rule returns as the opposite population (lbm/field/BodyForces.hpp): halfway at rest
+// 2 c_q f*_q(x) per step of its level; interpolated bounce-back and moving walls weigh two
+// populations and add the wall's momentum as the leaf step does (AmrLevel::walls). Along the
+// reflected direction where a free-slip face turned the link into the body. A ghost closed because
+// its coarse cell is solid belongs to the body holding that coarse cell.
 template <class L, class Real>
 void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
   bodies_ = domain.bodies();
@@ -939,8 +1007,13 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
   const long S = shape_.cells, QS = long(L::Q) * S;
   body_links_.assign(levels_.size(), BodyLinks{});
   for (int l = 0; l < int(levels_.size()); ++l) {
-    const auto leaves = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), levels_[l].leaves);
-    std::vector<long> slots;
+    const AmrLevel<L, Real>& lv = levels_[l];
+    const auto leaves = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.leaves);
+    const auto wall_row = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.walls.row);
+    const auto wall_fraction = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.walls.fraction);
+    const auto wall_momentum = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.walls.momentum);
+    std::vector<long> slots, seconds;
+    std::vector<double> own_weights, second_weights, walls;
     std::vector<std::uint8_t> directions, bodies;
     for (std::size_t k = 0; k < leaves.extent(0); ++k) {
       const int s = leaves(k), b = held_[l][s];
@@ -952,6 +1025,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
         int p[3];
         shape_.coordinates(i, p);
         for (int d = 0; d < 3; ++d) p[d] += box.lo[d];
+        const int row = wall_row.extent(0) > 0 ? wall_row(long(s) * S + cell) : -1;
         for (int q = 1; q < L::Q; ++q) {
           // The cell the link ends in: x + c_q, or where a free-slip face reflects it (the cell
           // beside x + c_q, along which the link then pushes the body in the reflected direction).
@@ -959,7 +1033,8 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
           int direction = q;
           long target_cell = cell + shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
           const std::uint8_t end = fl[target_cell];
-          if (flag::kind(end) == flag::free_slip) {
+          const bool mirrored = flag::kind(end) == flag::free_slip;
+          if (mirrored) {
             const int axes = flag::index(end);
             for (int d = 0; d < 3; ++d)
               if (axes >> d & 1) target[d] = p[d];
@@ -973,18 +1048,36 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
             body = domain.body_at_level(level, floor_div(target[0], r), floor_div(target[1], r), floor_div(target[2], r));
           }
           if (body < 0) continue;  // a domain face
-          slots.push_back(long(s) * QS + q * S + cell);
+          const long own = long(s) * QS + q * S + cell;
+          double own_weight = 2, second_weight = 0, wall = 0;
+          long second = own;
+          if (row >= 0 && !mirrored) {
+            const int qb = opposite<L>(q);
+            const long away = cell - shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+            const ReturnedMomentum r = returned_momentum(wall_fraction(row, qb), wall_momentum(row, qb), fl[away] == flag::fluid);
+            own_weight = r.own;
+            second_weight = r.second;
+            wall = r.wall;
+            if (r.source == ReturnedMomentum::Away) second = long(s) * QS + q * S + away;
+            if (r.source == ReturnedMomentum::Opposite) second = long(s) * QS + qb * S + cell;
+          }
+          slots.push_back(own);
+          seconds.push_back(second);
+          own_weights.push_back(own_weight);
+          second_weights.push_back(second_weight);
+          walls.push_back(wall);
           directions.push_back(std::uint8_t(direction));
           bodies.push_back(std::uint8_t(body));
         }
       }
     }
-    BodyLinks& links = body_links_[l];
-    links.slot = links.second = to_device_view("amr body link slots", slots);
-    links.own_weight = to_device_view("amr body link weights", std::vector<double>(slots.size(), 2.0));
-    links.second_weight = links.wall = DeviceView<double*>("amr body link zeros", slots.size());
-    links.direction = to_device_view("amr body link directions", directions);
-    links.body = to_device_view("amr body link bodies", bodies);
+    body_links_[l] = {to_device_view("amr body link slots", slots),
+                      to_device_view("amr body link seconds", seconds),
+                      to_device_view("amr body link own weights", own_weights),
+                      to_device_view("amr body link second weights", second_weights),
+                      to_device_view("amr body link walls", walls),
+                      to_device_view("amr body link directions", directions),
+                      to_device_view("amr body link bodies", bodies)};
   }
 }
 

@@ -50,9 +50,9 @@ struct CouplingRates {
   Real omega = 1, omega_odd = 1;
   Real force[3] = {0, 0, 0};
   bool bulk_at_one = false;  // the trace relaxes at rate 1 (cumulant)
-  // Smagorinsky: C_s^2 (0: none), and how the odd rate follows the cell's tau (BGK: 1/tau, TRT:
-  // the magic parameter held, cumulant: 1).
-  Real smagorinsky = 0, tau = 1, magic = 0;
+  // Smagorinsky: C_s^2 (0: none); the coherent-structure model: C' (0: none); and how the odd
+  // rate follows the cell's tau (BGK: 1/tau, TRT: the magic parameter held, cumulant: 1).
+  Real smagorinsky = 0, csm = 0, tau = 1, magic = 0;
   enum class Odd : std::uint8_t { Fixed, InverseTau, Magic } odd = Odd::Fixed;
 
   static CouplingRates make(double tau, double omega_odd, const std::array<double, 3>& force) {
@@ -64,15 +64,17 @@ struct CouplingRates {
     for (int d = 0; d < 3; ++d) r.force[d] = Real(force[d]);
     return r;
   }
-  // The rates of `kind` at tau (TRT with `magic`), with Smagorinsky constant c_s (0: no model).
+  // The rates of `kind` at tau (TRT with `magic`), with Smagorinsky constant c_s or the
+  // coherent-structure model's C' (0: no model).
   static CouplingRates of(CollisionKind kind, double tau, double magic, const std::array<double, 3>& force,
-                          double c_s) {
+                          double c_s, double csm = 0) {
     const double omega_odd = kind == CollisionKind::TRT ? 1 / (magic / (tau - 0.5) + 0.5)
                              : kind == CollisionKind::Cumulant ? 1.0
                                                                : 1 / tau;
     CouplingRates r = make(tau, omega_odd, force);
     r.bulk_at_one = kind == CollisionKind::Cumulant;
     r.smagorinsky = Real(c_s * c_s);
+    r.csm = Real(csm);
     r.magic = Real(magic);
     r.odd = kind == CollisionKind::TRT ? Odd::Magic : kind == CollisionKind::Cumulant ? Odd::Fixed : Odd::InverseTau;
     return r;
@@ -97,7 +99,8 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
   const Real uF = u[0] * r.force[0] + u[1] * r.force[1] + u[2] * r.force[2];
   const Real trace_third = (G[0][0] + G[1][1] + G[2][2]) / Real(3);
   Real tau_minus_one = r.tau_minus_one, omega_odd = r.omega_odd;
-  if (r.smagorinsky > Real(0)) {
+  if (r.smagorinsky > Real(0) || r.csm > Real(0)) {
+    // The eddy viscosity of the cell's gradient: tau + 3 nu_t, as the leaves' collision takes it.
     using std::sqrt;
     Real ss = 0;
     for (int a = 0; a < 3; ++a)
@@ -105,7 +108,8 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
         const Real s = Real(0.5) * (G[a][b] + G[b][a]);
         ss += s * s;
       }
-    const Real extra = Real(3) * r.smagorinsky * sqrt(Real(2) * ss), tau = r.tau + extra;
+    const Real nu_t = r.csm > Real(0) ? csm_viscosity(G, r.csm) : r.smagorinsky * sqrt(Real(2) * ss);
+    const Real extra = Real(3) * nu_t, tau = r.tau + extra;
     tau_minus_one += extra;
     if (r.odd == CouplingRates<Real>::Odd::InverseTau) omega_odd = Real(1) / tau;
     if (r.odd == CouplingRates<Real>::Odd::Magic) omega_odd = Real(1) / (r.magic / (tau - Real(0.5)) + Real(0.5));

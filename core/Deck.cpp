@@ -872,15 +872,13 @@ bool obstacle_walls(Checker& c, const Tbl& ot, const std::string& name, const Co
       good = false;
     }
   }
-  if (good && ob.needs_wall_links()) {
+  // The AMR leaves keep per-link data and always pull (amr/AmrLattice.hpp).
+  if (good && ob.needs_wall_links() && !amr) {
     const toml::node* n = ot.get("bounce_back") ? ot.get("bounce_back") : ot.get("angular_velocity");
     const std::string what = name + (ob.bounce_back == Obstacle::BounceBack::Interpolated
                                          ? ": interpolated bounce-back"
                                          : ": a rotating obstacle");
-    if (amr) {
-      c.at(n, what + " does not run on AMR levels yet; remove [amr] or use a resting, halfway obstacle");
-      good = false;
-    } else if (cfg.storage == StorageKind::Sparse) {
+    if (cfg.storage == StorageKind::Sparse) {
       c.at(n, what + " needs simulation.storage = \"dense\" (the sparse storage keeps no per-link data)");
       good = false;
     } else if (!runs_on_pull(cfg)) {
@@ -1089,13 +1087,12 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (col.get("sgs")) {
     if (auto m = c.choice(col, "sgs", {"none", "smagorinsky", "csm"})) {
       cfg.sgs = SgsModel(*m);
-      if (cfg.sgs == SgsModel::Csm && root.get("amr"))
-        c.at(col.get("sgs"), "collision.sgs = \"csm\" does not run on AMR levels yet (it reads the neighbours' "
-                             "velocities, which the leaves do not keep); use \"smagorinsky\" with [amr]");
-      else if (cfg.sgs == SgsModel::Csm && cfg.storage == StorageKind::Sparse)
+      // On AMR levels the leaves keep the velocities and always pull (amr/AmrLattice.hpp).
+      const bool uniform_csm = cfg.sgs == SgsModel::Csm && !root.get("amr");
+      if (uniform_csm && cfg.storage == StorageKind::Sparse)
         c.at(col.get("sgs"), "collision.sgs = \"csm\" needs simulation.storage = \"dense\" (the model reads the "
                              "velocities of the neighbouring cells)");
-      else if (cfg.sgs == SgsModel::Csm && !runs_on_pull(cfg))
+      else if (uniform_csm && !runs_on_pull(cfg))
         c.at(col.get("sgs"), pull_kernel_refusal("collision.sgs = \"csm\"",
                                                "keeps the previous step's populations the model's velocity "
                                                "gradient is taken from",

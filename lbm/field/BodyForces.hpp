@@ -37,6 +37,32 @@ struct BodyLinks {
   DeviceView<std::uint8_t*> direction, body;
 };
 
+// The momentum a link from fluid cell x along q carries per step, in units of c_q, when the wall
+// returns the opposite population by interpolated bounce-back with fraction d and wall momentum
+// term m (Boundary.hpp interpolated_bounce_back, its q the opposite of this q): own f*_q(x) +
+// second (f*_q one cell away from the wall if `second_node` is fluid and d < 1/2; else f*_qb(x)
+// for d >= 1/2) + wall.
+struct ReturnedMomentum {
+  enum Second { None, Away, Opposite };
+  double own = 2, second = 0, wall = 0;
+  Second source = None;
+};
+inline ReturnedMomentum returned_momentum(double d, double m, bool second_node) {
+  ReturnedMomentum r;
+  r.wall = m;
+  if (d < 0.5 && second_node) {
+    r.own = 1 + 2 * d;
+    r.second = 1 - 2 * d;
+    r.source = ReturnedMomentum::Away;
+  } else if (d >= 0.5) {
+    r.own = 1 + 1 / (2 * d);
+    r.second = (2 * d - 1) / (2 * d);
+    r.wall = m / (2 * d);
+    r.source = ReturnedMomentum::Opposite;
+  }
+  return r;
+}
+
 // The body that the link from fluid cell p along direction q meets after a free-slip face reflects
 // it, and the direction it then travels (lbm/scheme/PullStep.hpp: the link is bounced back halfway
 // and pushes that body along the reflected direction, as its mirror image across the face does);
@@ -80,22 +106,14 @@ BodyLinks body_links(const DomainGeometry& domain, const Config& config, long ce
       double own_weight = 2, second_weight = 0, wall = 0;
       long second = own;
       if (per_link && !reflected) {
-        // The returning population's rule, Boundary.hpp interpolated_bounce_back with its q the
-        // opposite of this q: d < 1/2 reads f*_q one cell away from the wall (if fluid).
         const WallLink l = wall_link<L>(domain, p, opposite<L>(q), config.density);
-        const double d = l.fraction, m = l.momentum;
-        const bool second_node = domain.flag_at(p[0] - c[0], p[1] - c[1], p[2] - c[2]) == flag::fluid;
-        wall = m;
-        if (d < 0.5 && second_node) {
-          own_weight = 1 + 2 * d;
-          second = slot(q, i, {-c[0], -c[1], -c[2]});
-          second_weight = 1 - 2 * d;
-        } else if (d >= 0.5) {
-          own_weight = 1 + 1 / (2 * d);
-          second = slot(opposite<L>(q), i, here);
-          second_weight = (2 * d - 1) / (2 * d);
-          wall = m / (2 * d);
-        }
+        const ReturnedMomentum r =
+            returned_momentum(l.fraction, l.momentum, domain.flag_at(p[0] - c[0], p[1] - c[1], p[2] - c[2]) == flag::fluid);
+        own_weight = r.own;
+        second_weight = r.second;
+        wall = r.wall;
+        if (r.source == ReturnedMomentum::Away) second = slot(q, i, {-c[0], -c[1], -c[2]});
+        if (r.source == ReturnedMomentum::Opposite) second = slot(opposite<L>(q), i, here);
       }
       slots.push_back(own);
       seconds.push_back(second);

@@ -125,7 +125,7 @@ namespace {
 
 // The parameters t of the segment a + t c where it meets the closed box [lo, hi] (enter <= leave),
 // or false when it misses the box's lines.
-bool box_span(const Obstacle& o, const std::array<double, 3>& a, const std::array<int, 3>& c, double& enter,
+bool box_span(const Obstacle& o, const std::array<double, 3>& a, const std::array<double, 3>& c, double& enter,
               double& leave) {
   enter = -std::numeric_limits<double>::infinity();
   leave = std::numeric_limits<double>::infinity();
@@ -144,13 +144,13 @@ bool box_span(const Obstacle& o, const std::array<double, 3>& a, const std::arra
 
 // The same for the ball or the infinite cylinder of radius r (components along `axis` ignored;
 // axis -1: a ball).
-bool round_span(const Obstacle& o, int axis, const std::array<double, 3>& a, const std::array<int, 3>& c,
+bool round_span(const Obstacle& o, int axis, const std::array<double, 3>& a, const std::array<double, 3>& c,
                 double& enter, double& leave) {
   double A = 0, B = 0, C = -o.radius * o.radius;
   for (int d = 0; d < 3; ++d) {
     if (d == axis) continue;
     const double r = a[d] - o.center[d];
-    A += double(c[d]) * c[d];
+    A += c[d] * c[d];
     B += 2 * r * c[d];
     C += r * r;
   }
@@ -167,7 +167,7 @@ bool round_span(const Obstacle& o, int axis, const std::array<double, 3>& a, con
 }  // namespace
 
 double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>& a,
-                                      const std::array<int, 3>& c) const {
+                                      const std::array<double, 3>& c) const {
   const Obstacle& o = obstacles_[k];
   double enter = 0, leave = 0;
   bool met = false;
@@ -182,7 +182,7 @@ double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>
       met = round_span(o, o.axis, a, c, enter, leave);
       break;
     case Obstacle::Shape::Surface: {
-      const double t = surfaces_[k]->first_hit({a[0], a[1], a[2]}, {double(c[0]), double(c[1]), double(c[2])});
+      const double t = surfaces_[k]->first_hit({a[0], a[1], a[2]}, {c[0], c[1], c[2]});
       return t >= 0 ? t : bisected_entry(k, a, c);  // a segment through a hole of the mesh
     }
     case Obstacle::Shape::HeightMap:
@@ -197,7 +197,7 @@ double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>
 }
 
 double DomainGeometry::bisected_entry(std::size_t k, const std::array<double, 3>& a,
-                                      const std::array<int, 3>& c) const {
+                                      const std::array<double, 3>& c) const {
   const auto at = [&](double t) { return std::array<double, 3>{a[0] + t * c[0], a[1] + t * c[1], a[2] + t * c[2]}; };
   if (!obstacle_contains(k, at(1.0))) return -1;
   double out = 0, in = 1;
@@ -209,10 +209,20 @@ double DomainGeometry::bisected_entry(std::size_t k, const std::array<double, 3>
 }
 
 WallCrossing DomainGeometry::wall_crossing(const std::array<int, 3>& fluid, const std::array<int, 3>& c) const {
+  return wall_crossing_at_level(0, fluid, c);
+}
+
+WallCrossing DomainGeometry::wall_crossing_at_level(int level, const std::array<int, 3>& fluid,
+                                                    const std::array<int, 3>& link) const {
   WallCrossing w;
-  std::array<int, 3> s{fluid[0] + c[0], fluid[1] + c[1], fluid[2] + c[2]};
-  if (!wrap(s)) return w;
-  const std::array<double, 3> a{double(s[0] - c[0]), double(s[1] - c[1]), double(s[2] - c[2])};
+  // The link's solid end wrapped as its flag was found, its centre in level-0 coordinates; the
+  // link itself 2^-level level-0 cells per unit (never along z in 2D, which is not refined).
+  std::array<int, 3> p{};
+  std::array<double, 3> end{};
+  if (!level_cell(level, {fluid[0] + link[0], fluid[1] + link[1], fluid[2] + link[2]}, p, end)) return w;
+  const double h = std::ldexp(1.0, -level);
+  const std::array<double, 3> c{link[0] * h, link[1] * h, cells_[2] == 1 ? double(link[2]) : link[2] * h};
+  const std::array<double, 3> a{end[0] - c[0], end[1] - c[1], end[2] - c[2]};
   double best = 2;
   std::size_t closer = obstacles_.size();
   for (std::size_t k = 0; k < obstacles_.size(); ++k) {

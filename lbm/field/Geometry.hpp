@@ -59,6 +59,9 @@ class DomainGeometry {
   // a segment that slips through a hole of an STL surface). A voxel, or an obstacle closed
   // halfway, is met at the middle of the link.
   WallCrossing wall_crossing(const std::array<int, 3>& fluid, const std::array<int, 3>& c) const;
+  // The same for the link from fluid cell `fluid` of AMR level `level` (2^level cells per level-0
+  // cell and axis) along c, whose solid end flag_at_level found: the fraction is of that link.
+  WallCrossing wall_crossing_at_level(int level, const std::array<int, 3>& fluid, const std::array<int, 3>& c) const;
   bool periodic(int axis) const { return periodic_[axis]; }
   bool free_slip() const {
     for (const FaceCondition& f : faces_)
@@ -95,9 +98,9 @@ class DomainGeometry {
   bool level_cell(int level, const std::array<int, 3>& fine, std::array<int, 3>& p, std::array<double, 3>& centre) const;
   bool obstacle_contains(std::size_t k, const std::array<double, 3>& p) const;
   // Where the segment a + t c, t in [0, 1], from outside obstacle k first enters it; < 0: never.
-  double obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<int, 3>& c) const;
+  double obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const;
   // The same by bisection of the inside test between the segment's outside and inside ends.
-  double bisected_entry(std::size_t k, const std::array<double, 3>& a, const std::array<int, 3>& c) const;
+  double bisected_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const;
 
   std::array<int, 3> cells_{};
   std::array<bool, 3> periodic_{};

@@ -25,17 +25,63 @@ struct WallLinks {
   KOKKOS_INLINE_FUNCTION bool any() const { return row.extent(0) > 0; }
 };
 
-// The link of incoming direction q at global fluid cell p, whose upwind cell p - c_q is a body
-// cell: where it crosses the wall (1/2 for halfway obstacles and voxels) and the wall's momentum
-// term 6 w_q rho0 (c_q . u_wall) there.
+// The link of incoming direction q at global fluid cell p (of AMR level `level`), whose upwind
+// cell p - c_q is a body cell: where it crosses the wall (1/2 for halfway obstacles and voxels)
+// and the wall's momentum term 6 w_q rho0 (c_q . u_wall) there (lattice velocities are the same
+// on every level under acoustic scaling).
 struct WallLink {
   double fraction, momentum;
 };
 template <class L>
-WallLink wall_link(const DomainGeometry& domain, const std::array<int, 3>& p, int q, double rho0) {
+WallLink wall_link(const DomainGeometry& domain, const std::array<int, 3>& p, int q, double rho0, int level = 0) {
   const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
-  const WallCrossing w = domain.wall_crossing(p, {-c[0], -c[1], -c[2]});
+  const WallCrossing w = domain.wall_crossing_at_level(level, p, {-c[0], -c[1], -c[2]});
   return {w.fraction, 6 * L::w(q) * rho0 * (c[0] * w.velocity[0] + c[1] * w.velocity[1] + c[2] * w.velocity[2])};
+}
+
+// The per-link data of fluid cell p (global, of AMR level `level`), whose upwind cell along
+// incoming direction q is flagged a wall where upwind_wall(q): false when every such link into a
+// body is halfway at rest (the flag's rule applies; a wall without a body is a domain face or a
+// ghost closed by a solid coarse cell).
+template <class L, class UpwindWall>
+bool cell_wall_links(const DomainGeometry& domain, const std::array<int, 3>& p, int level, double rho0,
+                     const UpwindWall& upwind_wall, double (&fraction)[L::Q], double (&momentum)[L::Q]) {
+  bool needed = false;
+  for (int q = 0; q < L::Q; ++q) {
+    fraction[q] = 0.5;
+    momentum[q] = 0;
+    if (q == 0 || !upwind_wall(q) ||
+        domain.body_at_level(level, p[0] - L::c(q, 0), p[1] - L::c(q, 1), p[2] - L::c(q, 2)) < 0)
+      continue;
+    const WallLink l = wall_link<L>(domain, p, q, rho0, level);
+    if (l.fraction == 0.5 && l.momentum == 0) continue;
+    fraction[q] = l.fraction;
+    momentum[q] = l.momentum;
+    needed = true;
+  }
+  return needed;
+}
+
+// The device tables of per-cell rows (-1: none) and the rows' Q fractions and momenta each.
+template <class L>
+WallLinks upload_wall_links(const std::vector<int>& row, const std::vector<double>& fraction,
+                            const std::vector<double>& momentum) {
+  WallLinks links;
+  const long rows = long(fraction.size()) / L::Q;
+  if (rows == 0) return links;
+  links.row = to_device_view("boreas::wall_link_rows", row);
+  links.fraction = DeviceView<double**>("boreas::wall_link_fractions", rows, L::Q);
+  links.momentum = DeviceView<double**>("boreas::wall_link_momentum", rows, L::Q);
+  auto hf = Kokkos::create_mirror_view(links.fraction);
+  auto hm = Kokkos::create_mirror_view(links.momentum);
+  for (long r = 0; r < rows; ++r)
+    for (int q = 0; q < L::Q; ++q) {
+      hf(r, q) = fraction[std::size_t(r) * L::Q + q];
+      hm(r, q) = momentum[std::size_t(r) * L::Q + q];
+    }
+  Kokkos::deep_copy(links.fraction, hf);
+  Kokkos::deep_copy(links.momentum, hm);
+  return links;
 }
 
 // The rows of a block's fluid cells, ghosts included but for the outermost layer, which no step
@@ -59,40 +105,13 @@ WallLinks wall_links(const DenseGeometry& g, const DeviceView<std::uint8_t*>& de
         if (flags(cell) != flag::fluid) continue;
         const std::array<int, 3> p{g.origin[0] + x, g.origin[1] + y, g.origin[2] + z};
         double fr[L::Q], mo[L::Q];
-        bool needed = false;
-        for (int q = 0; q < L::Q; ++q) {
-          fr[q] = 0.5;
-          mo[q] = 0;
-          const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
-          if (q == 0 || flags(cell - g.shift(c[0], c[1], c[2])) != flag::wall ||
-              domain.body_at(p[0] - c[0], p[1] - c[1], p[2] - c[2]) < 0)
-            continue;
-          const WallLink l = wall_link<L>(domain, p, q, rho0);
-          if (l.fraction == 0.5 && l.momentum == 0) continue;  // halfway at rest: the flag's rule
-          fr[q] = l.fraction;
-          mo[q] = l.momentum;
-          needed = true;
-        }
-        if (!needed) continue;
+        const auto upwind_wall = [&](int q) { return flags(cell - g.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))) == flag::wall; };
+        if (!cell_wall_links<L>(domain, p, 0, rho0, upwind_wall, fr, mo)) continue;
         row[cell] = rows++;
         fraction.insert(fraction.end(), fr, fr + L::Q);
         momentum.insert(momentum.end(), mo, mo + L::Q);
       }
-  WallLinks links;
-  if (rows == 0) return links;
-  links.row = to_device_view("boreas::wall_link_rows", row);
-  links.fraction = DeviceView<double**>("boreas::wall_link_fractions", rows, L::Q);
-  links.momentum = DeviceView<double**>("boreas::wall_link_momentum", rows, L::Q);
-  auto hf = Kokkos::create_mirror_view(links.fraction);
-  auto hm = Kokkos::create_mirror_view(links.momentum);
-  for (int r = 0; r < rows; ++r)
-    for (int q = 0; q < L::Q; ++q) {
-      hf(r, q) = fraction[std::size_t(r) * L::Q + q];
-      hm(r, q) = momentum[std::size_t(r) * L::Q + q];
-    }
-  Kokkos::deep_copy(links.fraction, hf);
-  Kokkos::deep_copy(links.momentum, hm);
-  return links;
+  return upload_wall_links<L>(row, fraction, momentum);
 }
 
 }  // namespace boreas

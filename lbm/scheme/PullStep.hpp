@@ -85,6 +85,32 @@ struct PullGather {
 template <class Real>
 using CellVelocity = Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>;
 
+// G[a][b] = d u_b / d x_a at `cell` of the previous step's velocity: central differences,
+// one-sided next to a cell that is not fluid (nothing across it: zero); shift(a) is the cell
+// offset along axis a. The neighbours are one cell away, as the pull's, so the model adds nothing
+// to the reach CRMT counts (also on AMR leaves, amr/AmrLattice.hpp).
+template <int D, class Real, class Flags, class Shift>
+KOKKOS_INLINE_FUNCTION void cell_velocity_gradient(long cell, const Flags& flags, const CellVelocity<Real>& velocity,
+                                                   const Shift& shift, Real (&G)[3][3]) {
+  for (int a = 0; a < 3; ++a) {
+    const long s = a < D ? shift(a) : 0;
+    const bool up = a < D && flags(cell + s) == flag::fluid;
+    const bool down = a < D && flags(cell - s) == flag::fluid;
+    const long hi = up ? cell + s : cell, lo = down ? cell - s : cell;
+    const Real span = up && down ? Real(0.5) : Real(1);
+    for (int b = 0; b < 3; ++b) G[a][b] = up || down ? span * (velocity(b, hi) - velocity(b, lo)) : Real(0);
+  }
+}
+
+// The collision rates of `cell` under the coherent-structure model: tau_0 + 3 nu_t.
+template <int D, class Real, class Flags, class Shift>
+KOKKOS_INLINE_FUNCTION CollisionParams<Real> csm_params(const CollisionParams<Real>& params, long cell, const Flags& flags,
+                                                        const CellVelocity<Real>& velocity, const Shift& shift) {
+  Real G[3][3];
+  cell_velocity_gradient<D>(cell, flags, velocity, shift, G);
+  return params.with_tau(params.tau + Real(3) * csm_viscosity(G, params.csm));
+}
+
 template <class L, class Real, class Collision>
 struct PullStep {
   PullGather<L, Real> gather;
@@ -97,33 +123,15 @@ struct PullStep {
     Real f[L::Q];
     gather(cell, f);
     if (gather.params.has_csm)
-      Collision::template collide<L>(f, gather.params.with_tau(csm_tau(cell)));
+      Collision::template collide<L>(f, csm_params<L::D>(gather.params, cell, gather.flags, velocity, [&](int a) {
+                                       return gather.geom.shift(a == 0, a == 1, a == 2);
+                                     }));
     else
       Collision::template collide<L>(f, gather.params);
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
       dst(q, cell) = f[q];
     });
-  }
-
-  // G[a][b] = d u_b / d x_a of the previous step's velocity: central differences, one-sided
-  // next to a cell that is not fluid (nothing across it: zero). The neighbours are one cell away,
-  // as the pull's, so the model adds nothing to the reach CRMT counts.
-  KOKKOS_INLINE_FUNCTION void velocity_gradient(long cell, Real (&G)[3][3]) const {
-    for (int a = 0; a < 3; ++a) {
-      const long s = gather.geom.shift(a == 0, a == 1, a == 2);
-      const bool up = a < L::D && gather.flags(cell + s) == flag::fluid;
-      const bool down = a < L::D && gather.flags(cell - s) == flag::fluid;
-      const long hi = up ? cell + s : cell, lo = down ? cell - s : cell;
-      const Real span = up && down ? Real(0.5) : Real(1);
-      for (int b = 0; b < 3; ++b) G[a][b] = up || down ? span * (velocity(b, hi) - velocity(b, lo)) : Real(0);
-    }
-  }
-  // tau_0 + 3 nu_t of the coherent-structure model.
-  KOKKOS_INLINE_FUNCTION Real csm_tau(long cell) const {
-    Real G[3][3];
-    velocity_gradient(cell, G);
-    return gather.params.tau + Real(3) * csm_viscosity(G, gather.params.csm);
   }
 
   // `count` consecutive cells of one row starting at `first` (host backends): bulk runs take

@@ -696,8 +696,8 @@ TEST(DeckErrors, ObstacleWalls) {
                                             "angular_velocity = 0.01\n"),
                   "obstacle[0].angular_velocity: only a cylinder rotates (about its axis)");
   EXPECT_CONTAINS(error_of(head + physics + cylinder + "invert = 1\n"), "obstacle[0].invert");
-  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + cylinder + "bounce_back = \"interpolated\"\n"),
-                  "obstacle[0]: interpolated bounce-back does not run on AMR levels yet");
+  // the AMR leaves apply interpolated bounce-back and turning walls (tests/validation/test_amr_walls.cpp)
+  EXPECT_EQ(error_of(head + physics + "[amr]\n" + cylinder + "bounce_back = \"interpolated\"\nangular_velocity = 0.01\n"), "");
 }
 
 TEST(DeckErrors, PullOnlyFacesAndModels) {
@@ -715,7 +715,7 @@ TEST(DeckErrors, PullOnlyFacesAndModels) {
                   "collision.sgs = \"csm\" is applied by the \"ab_pull\" kernel");
   EXPECT_CONTAINS(error_of(head + physics + csm, {"simulation.storage=\"sparse\""}),
                   "collision.sgs = \"csm\" needs simulation.storage = \"dense\"");
-  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + csm), "collision.sgs = \"csm\" does not run on AMR levels yet");
+  EXPECT_EQ(error_of(head + physics + "[amr]\n" + csm), "");  // the AMR leaves keep the velocities
   EXPECT_CONTAINS(error_of(head + physics + "[collision]\ncsm_constant = 0.05\n"),
                   "collision.csm_constant: csm_constant is only used by collision.sgs = \"csm\"");
   const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";
