@@ -31,6 +31,7 @@
 #include "comm/ExecInstances.hpp"
 #include "comm/LeafHalo.hpp"
 #include "lbm/field/BodyForces.hpp"
+#include "lbm/field/RunningStatistics.hpp"
 #include "lbm/field/WallLinks.hpp"
 #include "lbm/physics/Boundary.hpp"
 #include "lbm/physics/Collision.hpp"
@@ -319,6 +320,27 @@ struct AmrCellVelocity {
     Real u[3];
     post_collision_velocity<L>([&](int q) { return f(at + q * cells); }, params, u);
     for (int d = 0; d < 3; ++d) velocity(d, i) = u[d];
+  }
+};
+
+// Density and velocity (as AmrLattice::sample gives them; 0 outside the fluid) of the interior
+// cells of a level's leaves `leaves`, one row per cell (leaf by leaf).
+template <class L, class Real>
+struct AmrLeafMoments {
+  DeviceView<const Real*> f;
+  DeviceView<const std::uint8_t*> flags;
+  DeviceView<const int*> leaves;
+  LeafShape shape;
+  Real force[3];
+  CellMoments moments;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const int b = leaves(i / shape.interior());
+    const long cell = shape.interior_cell(i % shape.interior());
+    Real rho = 0, j[3] = {0, 0, 0};
+    if (flags(long(b) * shape.cells + cell) == flag::fluid)
+      moments_at<L>([&](int q) { return f((long(b) * L::Q + q) * shape.cells + cell); }, force, rho, j);
+    moments(i, 0) = double(rho);
+    for (int d = 0; d < 3; ++d) moments(i, 1 + d) = rho != Real(0) ? double(j[d] / rho) : 0.0;
   }
 };
 
@@ -614,6 +636,10 @@ class AmrLattice final : public AmrSolver {
   int cells_per_block() const override { return int(shape_.cells); }
   std::vector<unsigned char> populations() const override;
   void load_populations(const std::vector<unsigned char>& bytes, long step) override;
+  void add_statistics_sample() override;
+  long statistics_samples() const override { return statistics_samples_; }
+  std::vector<double> statistics_state() const override;
+  void load_statistics_state(const std::vector<double>& state, long samples) override;
   double messages_per_step() const override;
   double bytes_per_step() const override;
   long long messages_planned(long coarse_steps) const override;
@@ -700,6 +726,11 @@ class AmrLattice final : public AmrSolver {
   std::vector<std::vector<int>> slot_;  // per level: block -> slot, -1 where not held
   std::vector<LeafHalo<Real>> halos_;   // per level
   std::vector<BodyLinks> body_links_;   // per level, with [forces] (build_body_links)
+  // Per level, the averages of the owned leaves' interior cells (leaves in forest order), made
+  // at the first sample or load.
+  std::vector<RunningStatistics> statistics_;
+  long statistics_samples_ = 0;
+  void make_statistics();
   bool restores_mass_ = false;
   double mass_target_ = 0, fluid_volume_ = 0;  // restore_mass(): the initial state's, in level-0 cells
   int bodies_ = 0;

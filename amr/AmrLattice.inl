@@ -1262,6 +1262,91 @@ void AmrLattice<L, Real>::take_blocks(const AmrLattice& replica) {
 }
 
 template <class L, class Real>
+void AmrLattice<L, Real>::make_statistics() {
+  if (!statistics_.empty()) return;
+  for (const AmrLevel<L, Real>& lv : levels_) statistics_.emplace_back(long(lv.leaves.extent(0)) * shape_.interior());
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::add_statistics_sample() {
+  make_statistics();
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const AmrLevel<L, Real>& lv = levels_[l];
+    const long cells = long(lv.leaves.extent(0)) * shape_.interior();
+    if (cells == 0) continue;
+    AmrLeafMoments<L, Real> m{lv.f[lv.cur], lv.flags, lv.leaves, shape_, {}, CellMoments("amr statistics sample", cells, 4)};
+    for (int d = 0; d < 3; ++d) m.force[d] = lv.params.force[d];
+    Kokkos::parallel_for("amr statistics sample", Kokkos::RangePolicy<ExecSpace>(0, cells), m);
+    statistics_[l].add(m.moments);
+  }
+  ++statistics_samples_;
+}
+
+template <class L, class Real>
+std::vector<double> AmrLattice<L, Real>::statistics_state() const {
+  constexpr int columns = RunningStatistics::state_columns;
+  const long per_leaf = shape_.interior() * columns;
+  // This rank's leaves, level by level in forest order, cell by cell.
+  std::vector<double> mine;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const long leaves = long(levels_[l].leaves.extent(0)), n = leaves * shape_.interior();
+    const std::vector<double> state = statistics_.empty() ? std::vector<double>(std::size_t(n) * columns) : statistics_[l].state();
+    for (long i = 0; i < n; ++i)
+      for (int c = 0; c < columns; ++c) mine.push_back(state[std::size_t(c) * n + i]);
+  }
+  const auto* bytes = reinterpret_cast<const unsigned char*>(mine.data());
+  const std::vector<unsigned char> all = comm_.allgather(std::vector<unsigned char>(bytes, bytes + mine.size() * sizeof(double)));
+  // Rank by rank, level by level: place each leaf at its place in the forest's order of leaves.
+  std::vector<std::vector<long>> place(levels_.size());
+  long leaves = 0;
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    place[l].assign(forest_.level(l).size(), -1);
+    for (int b = 0; b < int(forest_.level(l).size()); ++b)
+      if (forest_.level(l)[b].leaf()) place[l][b] = leaves++;
+  }
+  std::vector<double> out(std::size_t(leaves * per_leaf));
+  std::size_t at = 0;
+  for (int r = 0; r < comm_.size(); ++r)
+    for (int l = 0; l < int(levels_.size()); ++l)
+      for (int b = 0; b < int(forest_.level(l).size()); ++b)
+        if (place[l][b] >= 0 && partition_.owner[l][b] == r) {
+          std::memcpy(out.data() + place[l][b] * per_leaf, all.data() + at, per_leaf * sizeof(double));
+          at += per_leaf * sizeof(double);
+        }
+  return out;
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::load_statistics_state(const std::vector<double>& state, long samples) {
+  constexpr int columns = RunningStatistics::state_columns;
+  const long per_leaf = shape_.interior() * columns;
+  make_statistics();
+  long leaves = 0, at = 0;
+  for (int l = 0; l < int(levels_.size()); ++l)
+    for (const ForestBlock& b : forest_.level(l)) leaves += b.leaf();
+  if (long(state.size()) != leaves * per_leaf)
+    throw Error("statistics: " + std::to_string(state.size()) + " values for " + std::to_string(leaves) +
+                " leaves of " + std::to_string(per_leaf) + " each");
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const long n = long(levels_[l].leaves.extent(0)) * shape_.interior();
+    std::vector<double> level(std::size_t(n) * columns);
+    long k = 0;  // owned leaves so far (AmrLevel::leaves is in forest order)
+    for (int b = 0; b < int(forest_.level(l).size()); ++b) {
+      if (!forest_.level(l)[b].leaf()) continue;
+      if (partition_.owner[l][b] == comm_.rank()) {
+        for (long i = 0; i < shape_.interior(); ++i)
+          for (int c = 0; c < columns; ++c)
+            level[std::size_t(c) * n + k * shape_.interior() + i] = state[std::size_t(at + i * columns + c)];
+        ++k;
+      }
+      at += per_leaf;
+    }
+    statistics_[l].load(level, samples);
+  }
+  statistics_samples_ = samples;
+}
+
+template <class L, class Real>
 double AmrLattice<L, Real>::messages_per_step() const {
   double n = 0;
   for (int l = 0; l < int(halos_.size()); ++l) n += std::ldexp(double(halos_[l].messages()), l) / period_;

@@ -74,6 +74,16 @@ class AmrSolver {
   virtual std::vector<unsigned char> populations() const = 0;
   // Collective; the bytes of rank 0 count (other ranks may pass none).
   virtual void load_populations(const std::vector<unsigned char>& bytes, long step) = 0;
+  // Time averages ([statistics]; lbm/field/RunningStatistics.hpp) of the leaves' fluid cells,
+  // accumulated on the device by each leaf's owner: one more sample of the current state (density
+  // and velocity as sample() gives them). The state of every leaf of the forest, level by level in
+  // forest order, cell by cell (interior cells x fastest, RunningStatistics::state_columns values
+  // each), on every rank (collective); and its replacement (every rank passes the same), which
+  // continues the averages bit for bit. The forest must not change while they are taken.
+  virtual void add_statistics_sample() = 0;
+  virtual long statistics_samples() const = 0;
+  virtual std::vector<double> statistics_state() const = 0;
+  virtual void load_statistics_state(const std::vector<double>& state, long samples) = 0;
   // Ghost leaves this rank sends per level-0 step on average (sum over levels of 2^l / k x
   // its peers on level l, k the CRMT exchange period, 1 without) and their bytes, as planned; the
   // messages the plan sends in the first `coarse_steps` level-0 steps of this solver; the messages

@@ -1581,7 +1581,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   c.unknown_keys(sta, schema_keys().at("statistics"));
   if (sta.t) {
     cfg.statistics.enabled = true;
-    if (root.get("amr")) c.at(sta.t, "[statistics] does not run on AMR levels yet; remove [amr] or [statistics]");
     if (auto v = c.integer(sta, "start", "an integer >= 0 (the first step sampled)", 0)) cfg.statistics.start = long(*v);
     if (auto v = c.integer(sta, "every", "an integer >= 1 (steps between samples)", 1)) cfg.statistics.every = long(*v);
     if (cfg.steps > 0 && cfg.statistics.start >= cfg.steps)
@@ -1681,6 +1680,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (root.get("amr")) {
     parse_amr(c, root, cfg, sim, cells_ok);
     check_amr_parallel(c, cfg, par);
+    // The averages are kept per leaf cell (AmrSolver::add_statistics_sample).
+    if (cfg.statistics.enabled && cfg.amr.regrid_every > 0)
+      c.at(root.get("statistics"), "[statistics] with amr.regrid_every > 0: the averages are kept per leaf cell and a "
+                                   "regrid changes the leaves; set amr.regrid_every = 0 (refine by [[amr.region]]) "
+                                   "or remove [statistics]");
   }
 
   // Mach check over every velocity the run will impose.

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -25,6 +26,7 @@
 #include "io/AmrSeries.hpp"
 #include "io/BoxFile.hpp"
 #include "io/Checkpoint.hpp"
+#include "lbm/field/RunningStatistics.hpp"
 
 namespace boreas {
 
@@ -35,16 +37,37 @@ double stepping_seconds(const Timers& t) {
   return t.get("LBM") + t.get("AMR interpolation") + t.get("AMR restriction") + t.get("ghost copies") + t.get("MPI");
 }
 
+// The time averages of one block as cell arrays: the leaf's from its state (RunningStatistics::
+// state_columns values per cell), zeros for a refined block (its cells are blanked).
+std::vector<AmrPatch::Array> statistics_arrays(const double* state, long cells) {
+  const RunningStatistics::HostFields f =
+      state ? RunningStatistics::fields_of_cells(std::vector<double>(state, state + cells * RunningStatistics::state_columns))
+            : RunningStatistics::fields_of_cells(std::vector<double>(cells * RunningStatistics::state_columns));
+  return {{"mean_density", 1, f.mean_density},
+          {"mean_velocity", 3, f.mean_velocity},
+          {"rms_velocity", 3, f.rms_velocity},
+          {"reynolds_stress", 6, f.reynolds_stress}};
+}
+
 // Collective (the samples are gathered); rank 0 writes, and a failure there is every rank's.
+// With time averages taken, they are written beside the instantaneous fields.
 void write_output(AmrSeries& series, const AmrSolver& solver, MPI_Comm comm) {
   std::vector<AmrBlockSample> samples = solver.sample();
+  const std::vector<double> statistics = solver.statistics_samples() > 0 ? solver.statistics_state() : std::vector<double>{};
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string error;
   if (rank == 0) try {
       std::vector<AmrPatch> patches;
+      long leaf = 0;
       for (AmrBlockSample& b : samples) {
         AmrPatch p;
+        if (!statistics.empty()) {
+          const long cells = long(b.density.size());
+          p.arrays = statistics_arrays(b.leaf ? statistics.data() + leaf * cells * RunningStatistics::state_columns : nullptr,
+                                       cells);
+          leaf += b.leaf;
+        }
         p.level = b.level;
         p.lo = b.box.lo;
         p.hi = b.box.hi;
@@ -63,15 +86,17 @@ void write_output(AmrSeries& series, const AmrSolver& solver, MPI_Comm comm) {
 constexpr const char* amr_kernel_name = "ab_pull (AMR leaves)";
 
 // An AMR run's state at one step on the host: what a checkpoint holds, and what an unstable run
-// falls back to.
+// falls back to; with [statistics] the averages of that step and how they were sampled.
 struct AmrState {
   long step = 0;
   std::vector<std::array<int, 4>> refined;  // Forest::refined_blocks()
   int cells_per_block = 0, cell_bytes = 0;
   std::vector<unsigned char> populations;  // AmrSolver::populations()
   std::uint64_t fields_hash = 0;
+  std::vector<double> statistics;  // AmrSolver::statistics_state()
+  Sampling sampling{0, 1, 0, 0};
 
-  static AmrState of(const AmrSolver& solver) {
+  static AmrState of(const AmrSolver& solver, const Sampling* sampling) {
     AmrState s;
     s.step = solver.step();
     s.refined = solver.forest().refined_blocks();
@@ -79,9 +104,57 @@ struct AmrState {
     s.cell_bytes = solver.cell_bytes();
     s.populations = solver.populations();
     s.fields_hash = solver.fields_hash();
+    if (sampling) {
+      s.statistics = solver.statistics_state();
+      s.sampling = *sampling;
+    }
     return s;
   }
 };
+
+// The averages beside an AMR checkpoint (statistics_path): one row per leaf of the forest (level
+// by level in forest order) of its interior cells, RunningStatistics::state_columns doubles each.
+constexpr int amr_statistics_cell_bytes = RunningStatistics::state_columns * int(sizeof(double));
+
+void write_amr_statistics(MPI_Comm comm, const std::string& path, const AmrState& state, long leaf_cells) {
+  Json meta = state.sampling.json();
+  meta["step"] = state.step;
+  BoxBytes rows;
+  rows.hi = {int(leaf_cells), int(long(state.statistics.size()) / RunningStatistics::state_columns / leaf_cells), 1};
+  const auto* bytes = reinterpret_cast<const unsigned char*>(state.statistics.data());
+  rows.values.assign(bytes, bytes + state.statistics.size() * sizeof(double));
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  write_checkpoint(comm, path, std::move(meta), rows.hi, amr_statistics_cell_bytes,
+                   rank == 0 ? std::vector<BoxBytes>{rows} : std::vector<BoxBytes>{});
+}
+
+// Continues the averages kept beside `checkpoint` and returns "", or returns why they start again
+// (statistics_header).
+std::string read_amr_statistics(MPI_Comm comm, const std::string& checkpoint, AmrSolver& solver, Sampling& sampling,
+                                long leaf_cells) {
+  std::string why;
+  const Json header = statistics_header(comm, checkpoint, sampling, solver.step(), amr_statistics_cell_bytes, why);
+  if (!why.empty()) return why;
+  long long leaves = 0;
+  for (int l = 0; l < solver.forest().levels(); ++l) leaves += solver.forest().leaves(l);
+  BoxBytes rows;
+  rows.hi = {int(leaf_cells), int(leaves), 1};
+  const std::string path = statistics_path(checkpoint);
+  if (header.value("cells", Json()) != Json(rows.hi))
+    throw Error(path + ": corrupt statistics: its rows do not fit the forest of the checkpoint");
+  const Comm c(comm);
+  std::vector<BoxBytes> pieces;
+  if (c.rank() == 0) pieces.push_back(rows);
+  read_checkpoint_values(comm, path, header, pieces);
+  const std::vector<unsigned char> bytes = c.broadcast(c.rank() == 0 ? pieces[0].values : std::vector<unsigned char>{});
+  std::vector<double> state(bytes.size() / sizeof(double));
+  std::memcpy(state.data(), bytes.data(), state.size() * sizeof(double));
+  sampling.samples = header.at("samples").get<long>();
+  sampling.first_sample = header.at("first_sample").get<long>();
+  solver.load_statistics_state(state, sampling.samples);
+  return "";
+}
 
 // The checkpoint file (io/Checkpoint.hpp) of an AMR run: the forest in the header ("amr_forest":
 // its refined blocks), the populations as an array of one row per block (every level's blocks in
@@ -263,6 +336,22 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     initial_mass = solver->mass();
   }
   const long first_step = solver->step();
+  // Time averages from statistics.start on; a restart continues those of its checkpoint.
+  const long leaf_cells = std::lround(std::pow(config.amr.leaf_size, config.dimensions()));
+  std::optional<Sampling> sampling;
+  if (config.statistics.enabled) {
+    sampling = Sampling{config.statistics.start, config.statistics.every, 0, 0};
+    sampling->first_sample = sampling->next_after(first_step);
+    if (!restarted.is_null()) {
+      const std::string why =
+          read_amr_statistics(options.comm, restarted["checkpoint"].get<std::string>(), *solver, *sampling, leaf_cells);
+      restarted["statistics_continued"] = why.empty();
+      if (!why.empty() && rank == 0)
+        std::fprintf(stderr, "boreas: warning: [statistics] averages start again at step %ld: %s\n",
+                     sampling->next_after(first_step), why.c_str());
+    }
+  }
+  const Sampling* const sampled = sampling ? &*sampling : nullptr;
   AmrSeries series(config.output_dir, config.name, config.dimensions() == 2);
   if (first_step > 0) series.resume(double(first_step));
   Checkpoints checkpoints(config, initial_mass);
@@ -272,7 +361,9 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     meta["kernel"] = amr_kernel_name;
     meta["ranks"] = ranks;
     meta["fields_hash"] = hash_hex(state.fields_hash);
+    // The averages first: a checkpoint that exists has them.
     return checkpoints.write(state.step, rank == 0, meta, [&](const std::string& path, const Json& full) {
+      if (sampled) write_amr_statistics(options.comm, statistics_path(path), state, leaf_cells);
       write_amr_checkpoint(options.comm, path, full, state);
     });
   };
@@ -292,7 +383,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     auto t = solver->timers().scope("output");
     write_output(series, *solver, options.comm);
   }
-  AmrState last_good = AmrState::of(*solver);  // what an instability falls back to
+  AmrState last_good = AmrState::of(*solver, sampled);  // what an instability falls back to
   std::string status = "completed";
   double mass = initial_mass;
   int stopped_by = 0;
@@ -303,7 +394,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
                                 next_multiple(every), next_multiple(config.checkpoint.every),
                                 forces ? next_multiple(config.forces.every) : config.steps,
-                                probes ? next_multiple(config.probes_every) : config.steps, from + poll});
+                                probes ? next_multiple(config.probes_every) : config.steps,
+                                sampling ? sampling->next_after(from) : config.steps, from + poll});
     const auto chunk_start = std::chrono::steady_clock::now();
     updates_done += double(updates) * double(next - from);
     solver->advance(next - from);
@@ -345,6 +437,11 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       status = "unstable";
       break;
     }
+    if (sampling && sampling->at(solver->step())) {
+      auto t = solver->timers().scope("others");
+      solver->add_statistics_sample();
+      ++sampling->samples;
+    }
     if (sampled_forces) forces->add(solver->step(), *sampled_forces);
     if (sampled_probes) probes->append(solver->step(), *sampled_probes);
     stopped_by = clock.stopped_by;
@@ -355,7 +452,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     const bool at_output = config.write_vtk && config.output_every > 0 && solver->step() % config.output_every == 0;
     if (at_check || at_output || at_checkpoint) {
       auto t = solver->timers().scope("others");
-      last_good = AmrState::of(*solver);
+      last_good = AmrState::of(*solver, sampled);
     }
     if (at_output) {
       auto t = solver->timers().scope("output");
@@ -399,7 +496,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   // --restart latest to run it further).
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
   if (status == "completed" && checkpointing && checkpoints.last_step() != solver->step())
-    checkpoint(AmrState::of(*solver));
+    checkpoint(AmrState::of(*solver, sampled));
   if (status != "interrupted" && config.write_vtk && (config.output_every == 0 || solver->step() % config.output_every != 0)) {
     auto t = solver->timers().scope("output");
     write_output(series, *solver, options.comm);
@@ -479,6 +576,11 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (!restarted.is_null()) r["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) r["checkpoints"] = checkpoints.report();
   r["observables"] = amr_observables(config, *solver);
+  if (sampling) {
+    Json st = sampling->json();
+    st["arrays"] = Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"});
+    r["statistics"] = st;
+  }
   r["output_files"] = Json::array();
   for (const auto& f : series.files_written()) r["output_files"].push_back(f);
   if (forces) finish_forces(*forces, r, rank == 0, options.progress, config.output_dir);

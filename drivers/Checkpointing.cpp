@@ -68,6 +68,40 @@ std::string checkpoint_path(const Config& config, long step) {
 
 std::string statistics_path(const std::string& checkpoint) { return checkpoint + ".statistics"; }
 
+Json statistics_header(MPI_Comm comm, const std::string& checkpoint, const Sampling& sampling, long step,
+                       int cell_bytes, std::string& why) {
+  const std::string path = statistics_path(checkpoint);
+  const Comm c(comm);
+  int present = c.rank() == 0 && fs::exists(path);
+  MPI_Bcast(&present, 1, MPI_INT, 0, comm);
+  why.clear();
+  if (!present) {
+    why = "the checkpoint has no " + path;
+    return Json();
+  }
+  const Json header = read_checkpoint_header(comm, path);
+  const long start = header.value("start", -1L), every = header.value("every", -1L);
+  if (start != sampling.start || every != sampling.every) {
+    why = path + " sampled from step " + std::to_string(start) + " every " + std::to_string(every) +
+          ", this deck from step " + std::to_string(sampling.start) + " every " + std::to_string(sampling.every);
+    return Json();
+  }
+  if (header.value("step", -1L) != step || header.value("cell_bytes", 0) != cell_bytes)
+    throw Error(path + ": not the averages of step " + std::to_string(step) + " (step " +
+                std::to_string(header.value("step", -1L)) + ", " + std::to_string(header.value("cell_bytes", 0)) +
+                " bytes per cell)");
+  return header;
+}
+
+Json Sampling::json() const {
+  Json j = Json::object();
+  j["start"] = start;
+  j["every"] = every;
+  j["samples"] = samples;
+  j["first_sample"] = first_sample;
+  return j;
+}
+
 std::vector<std::string> list_checkpoints(const Config& config) {
   std::vector<std::string> paths;
   for (const auto& f : checkpoints_by_step(config)) paths.push_back(f.second);

@@ -21,6 +21,24 @@ std::string checkpoint_path(const Config& config, long step);
 // The time averages ([statistics]) of the checkpoint at `checkpoint`: <checkpoint>.statistics,
 // in the same file format, pruned with it.
 std::string statistics_path(const std::string& checkpoint);
+// Sampling of a run's averages: the deck's start and every, the samples so far and the step of
+// the first (a restart that continues them keeps the original run's).
+struct Sampling {
+  long start, every, samples, first_sample;
+  // The first sampled step after `step` (or statistics.start).
+  long next_after(long step) const {
+    return step < start ? start : start + ((step - start) / every + 1) * every;
+  }
+  bool at(long step) const { return step >= start && (step - start) % every == 0; }
+  // report.json's "statistics" and a statistics file's header keys.
+  Json json() const;
+};
+// The header of the averages kept beside `checkpoint` (statistics_path), "" in `why`; or why the
+// averages start again: no such file (a checkpoint of a run without [statistics]) or other
+// sampling than `sampling`'s start and every. A file that is there but not of step `step` with
+// `cell_bytes` per cell is an Error (every rank): averages are not dropped silently. Collective.
+Json statistics_header(MPI_Comm comm, const std::string& checkpoint, const Sampling& sampling, long step,
+                       int cell_bytes, std::string& why);
 // This deck's checkpoints, oldest first (by step), temporary files of interrupted writes left out.
 std::vector<std::string> list_checkpoints(const Config& config);
 // Removes all but the newest `checkpoint.keep` of those up to `step` (rank 0 only); newer ones,

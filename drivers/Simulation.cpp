@@ -391,12 +391,6 @@ std::vector<BoxBytes> statistics_pieces(const Simulation& sim) {
   return pieces;
 }
 
-// Sampling of a run's averages: the deck's start and every, the samples so far and the step of
-// the first (a restart that continues them keeps the original run's).
-struct Sampling {
-  long start, every, samples, first_sample;
-};
-
 void write_statistics(MPI_Comm comm, const std::string& path, const Simulation& sim,
                       const std::vector<RunningStatistics>& statistics, const Sampling& sampling) {
   std::vector<BoxBytes> pieces = statistics_pieces(sim);
@@ -408,12 +402,8 @@ void write_statistics(MPI_Comm comm, const std::string& path, const Simulation& 
       for (int k = 0; k < RunningStatistics::state_columns; ++k)
         cells[c * RunningStatistics::state_columns + k] = columns[std::size_t(k) * n + c];
   }
-  Json meta = Json::object();
+  Json meta = sampling.json();
   meta["step"] = sim.step();
-  meta["start"] = sampling.start;
-  meta["every"] = sampling.every;
-  meta["samples"] = sampling.samples;
-  meta["first_sample"] = sampling.first_sample;
   boreas::write_checkpoint(comm, path, meta, sim.config().cells, statistics_cell_bytes, pieces);
 }
 
@@ -422,20 +412,10 @@ void write_statistics(MPI_Comm comm, const std::string& path, const Simulation& 
 // that is there but damaged is an error (Error, every rank): averages are not dropped silently.
 std::string read_statistics(MPI_Comm comm, const std::string& checkpoint, const Simulation& sim,
                             std::vector<RunningStatistics>& statistics, Sampling& sampling) {
+  std::string why;
+  const Json header = statistics_header(comm, checkpoint, sampling, sim.step(), statistics_cell_bytes, why);
+  if (!why.empty()) return why;
   const std::string path = statistics_path(checkpoint);
-  const Comm c(comm);
-  int present = c.rank() == 0 && std::filesystem::exists(path);
-  MPI_Bcast(&present, 1, MPI_INT, 0, comm);
-  if (!present) return "the checkpoint has no " + path;
-  const Json header = read_checkpoint_header(comm, path);
-  const long start = header.value("start", -1L), every = header.value("every", -1L);
-  if (start != sampling.start || every != sampling.every)
-    return path + " sampled from step " + std::to_string(start) + " every " + std::to_string(every) +
-           ", this deck from step " + std::to_string(sampling.start) + " every " + std::to_string(sampling.every);
-  if (header.value("step", -1L) != sim.step() || header.value("cell_bytes", 0) != statistics_cell_bytes)
-    throw Error(path + ": not the averages of step " + std::to_string(sim.step()) + " (step " +
-                std::to_string(header.value("step", -1L)) + ", " + std::to_string(header.value("cell_bytes", 0)) +
-                " bytes per cell)");
   std::vector<BoxBytes> pieces = statistics_pieces(sim);
   read_checkpoint_values(comm, path, header, pieces);
   sampling.samples = header.at("samples").get<long>();
@@ -514,12 +494,9 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (!config.probes.empty()) probes.emplace(probe_series(config, root, first_step));
   // Time averages per local block, from statistics.start on; a restart continues those of its
   // checkpoint.
-  const long sample_start = config.statistics.start, sample_every = config.statistics.every;
-  auto next_sample = [&](long step) {
-    return step < sample_start ? sample_start : sample_start + ((step - sample_start) / sample_every + 1) * sample_every;
-  };
   std::vector<RunningStatistics> statistics;
-  Sampling sampling{sample_start, sample_every, 0, next_sample(first_step)};
+  Sampling sampling{config.statistics.start, config.statistics.every, 0, 0};
+  sampling.first_sample = sampling.next_after(first_step);
   if (config.statistics.enabled) {
     for (int id : sim->local_blocks()) statistics.emplace_back(sim->all_boxes()[id].cells());
     if (!restarted.is_null()) {
@@ -527,7 +504,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
       restarted["statistics_continued"] = why.empty();
       if (!why.empty() && root)
         std::fprintf(stderr, "boreas: warning: [statistics] averages start again at step %ld: %s\n",
-                     next_sample(first_step), why.c_str());
+                     sampling.next_after(first_step), why.c_str());
     }
   }
 
@@ -558,7 +535,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     const long next = std::min({config.steps, next_multiple(check_every), next_multiple(config.output_every),
                                 next_multiple(config.checkpoint.every), from + poll,
                                 forces ? next_multiple(config.forces.every) : config.steps,
-                                !config.statistics.enabled ? config.steps : next_sample(from),
+                                !config.statistics.enabled ? config.steps : sampling.next_after(from),
                                 probes ? next_multiple(config.probes_every) : config.steps});
     const auto chunk_start = std::chrono::steady_clock::now();
     sim->advance(next - from);
@@ -584,8 +561,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
       auto t = timers.scope("others");
       sim->save_state();
     }
-    const bool at_sample =
-        config.statistics.enabled && sim->step() >= sample_start && (sim->step() - sample_start) % sample_every == 0;
+    const bool at_sample = config.statistics.enabled && sampling.at(sim->step());
     const bool at_probe = probes && sim->step() % config.probes_every == 0;
     if (at_sample || at_probe) {
       auto t = timers.scope("others");
@@ -673,11 +649,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
   if (config.statistics.enabled) {
-    Json st = Json::object();
-    st["start"] = sample_start;
-    st["every"] = sample_every;
-    st["samples"] = sampling.samples;
-    st["first_sample"] = sampling.first_sample;
+    Json st = sampling.json();
     st["arrays"] = Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"});
     report["statistics"] = st;
   }

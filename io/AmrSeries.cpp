@@ -109,6 +109,9 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
       const std::size_t cells = std::size_t(n[0]) * n[1] * n[2];
       std::vector<double> density(cells), velocity(3 * cells), level(cells, l);
       std::vector<std::uint8_t> flags(cells);
+      const AmrPatch& first = *by_corner[l].at(blo);
+      std::vector<AmrPatch::Array> arrays;
+      for (const AmrPatch::Array& a : first.arrays) arrays.push_back({a.name, a.components, std::vector<double>(a.components * cells)});
       for (int bz = blo[2]; bz < bhi[2]; ++bz)
         for (int by = blo[1]; by < bhi[1]; ++by)
           for (int bx = blo[0]; bx < bhi[0]; ++bx) {
@@ -123,6 +126,10 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
                   density[dst] = p.density[src];
                   for (int d = 0; d < 3; ++d) velocity[3 * dst + d] = p.velocity[3 * src + d];
                   flags[dst] = p.flags[src];
+                  for (std::size_t k = 0; k < arrays.size(); ++k) {
+                    const int c = arrays[k].components;
+                    for (int d = 0; d < c; ++d) arrays[k].values[c * dst + d] = p.arrays.at(k).values[c * src + d];
+                  }
                 }
           }
       vtkNew<vtkUniformGrid> grid;
@@ -135,6 +142,7 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
       add_cell_array(cd, "velocity", velocity, 3);
       add_cell_array(cd, "level", level, 1);
       add_cell_array(cd, "flags", flags, 1);
+      for (const AmrPatch::Array& a : arrays) add_cell_array(cd, a.name.c_str(), a.values, a.components);
       cd->SetActiveScalars("density");
       cd->SetActiveVectors("velocity");
       amr->SetDataSet(l, i, grid);

@@ -4,7 +4,7 @@
 // (VTK's vtkXMLUniformGridAMRWriter layout): the blocks of each level are merged into as few
 // boxes as a greedy sweep finds (x runs, then y, then z), not one file per leaf. Cells covered by
 // a finer level are blanked (vtkGhostType), so ParaView shows each point once. Arrays on cells:
-// density, velocity, flags, level. <dir>/<base>.pvd lists the outputs (rewritten atomically).
+// density, velocity, flags, level and the patches' further arrays (time averages). <dir>/<base>.pvd lists the outputs (rewritten atomically).
 //
 // Geometry: level-0 cells have size 1 and the domain starts at 0; a level-l cell has size 2^-l
 // (along z too, except in 2D, where every level is one layer of thickness 1).
@@ -22,12 +22,19 @@
 
 namespace boreas {
 
-// One block of one level: a box of cells in that level's coordinates, x fastest.
+// One block of one level: a box of cells in that level's coordinates, x fastest; `arrays` more
+// cell arrays (components values per cell; every patch of an output has the same ones).
 struct AmrPatch {
+  struct Array {
+    std::string name;
+    int components = 1;
+    std::vector<double> values;
+  };
   int level = 0;
   std::array<int, 3> lo{}, hi{};  // [lo, hi)
   std::vector<double> density, velocity;
   std::vector<std::uint8_t> flags;
+  std::vector<Array> arrays;
 };
 
 class AmrSeries {

@@ -28,24 +28,46 @@ void RunningStatistics::add(const CellMoments& sample) {
   }
 }
 
-RunningStatistics::HostFields RunningStatistics::host_fields() const {
-  const auto mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean_);
-  const auto products = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), products_);
-  const long n = long(mean.extent(0));
-  HostFields out;
+namespace {
+// Cell i's fields from its means of rho, u (mean[0..3]) and of the products u_a u_b (products[k]).
+template <class Mean, class Products>
+void derive_cell(long i, const Mean& mean, const Products& products, RunningStatistics::HostFields& out) {
+  out.mean_density[i] = mean(0);
+  for (int a = 0; a < 3; ++a) out.mean_velocity[3 * i + a] = mean(1 + a);
+  for (int k = 0; k < 6; ++k) {
+    const int a = product_axes[k][0], b = product_axes[k][1];
+    out.reynolds_stress[6 * i + k] = products(k) - mean(1 + a) * mean(1 + b);
+  }
+  // Rounding can leave a variance of a steady cell a few ulps below zero.
+  for (int a = 0; a < 3; ++a) out.rms_velocity[3 * i + a] = std::sqrt(std::max(0.0, out.reynolds_stress[6 * i + a]));
+}
+
+RunningStatistics::HostFields sized_fields(long n) {
+  RunningStatistics::HostFields out;
   out.mean_density.resize(n);
   out.mean_velocity.resize(3 * n);
   out.rms_velocity.resize(3 * n);
   out.reynolds_stress.resize(6 * n);
+  return out;
+}
+}  // namespace
+
+RunningStatistics::HostFields RunningStatistics::host_fields() const {
+  const auto mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean_);
+  const auto products = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), products_);
+  const long n = long(mean.extent(0));
+  HostFields out = sized_fields(n);
+  for (long i = 0; i < n; ++i)
+    derive_cell(i, [&](int c) { return mean(i, c); }, [&](int k) { return products(i, k); }, out);
+  return out;
+}
+
+RunningStatistics::HostFields RunningStatistics::fields_of_cells(const std::vector<double>& cell_states) {
+  const long n = long(cell_states.size()) / state_columns;
+  HostFields out = sized_fields(n);
   for (long i = 0; i < n; ++i) {
-    out.mean_density[i] = mean(i, 0);
-    for (int a = 0; a < 3; ++a) out.mean_velocity[3 * i + a] = mean(i, 1 + a);
-    for (int k = 0; k < 6; ++k) {
-      const int a = product_axes[k][0], b = product_axes[k][1];
-      out.reynolds_stress[6 * i + k] = products(i, k) - mean(i, 1 + a) * mean(i, 1 + b);
-    }
-    // Rounding can leave a variance of a steady cell a few ulps below zero.
-    for (int a = 0; a < 3; ++a) out.rms_velocity[3 * i + a] = std::sqrt(std::max(0.0, out.reynolds_stress[6 * i + a]));
+    const double* cell = cell_states.data() + i * state_columns;
+    derive_cell(i, [&](int c) { return cell[c]; }, [&](int k) { return cell[4 + k]; }, out);
   }
   return out;
 }

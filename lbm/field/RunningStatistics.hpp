@@ -31,6 +31,9 @@ class RunningStatistics {
     std::vector<double> reynolds_stress;  // 6 per cell: xx, yy, zz, xy, xz, yz
   };
   HostFields host_fields() const;
+  // The same fields of cells whose state is given cell by cell (state_columns values each, in
+  // state()'s column order): AMR leaves gathered from their owners (amr/AmrSolver.hpp).
+  static HostFields fields_of_cells(const std::vector<double>& cell_states);
 
   // The accumulated state on the host, state_columns values per cell (cell fastest within a
   // column), for checkpoints, and its replacement.

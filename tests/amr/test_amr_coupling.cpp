@@ -6,6 +6,7 @@
 // - the leaf step's vectorised rows equal its per-cell path bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -234,6 +235,7 @@ TEST(AmrSubcycling, MassDriftAcrossInterfacesIsBounded) {
 #include <map>
 
 #include "io/AmrSeries.hpp"
+#include "lbm/field/RunningStatistics.hpp"
 
 namespace boreas {
 namespace {
@@ -249,10 +251,27 @@ TEST(AmrOutput, VthbReadsBackAsTheSolverState) {
       "[[amr.region]]\nlo = [4, 10, 0]\nhi = [9, 15, 7]\nlevel = 2\n";
   testing::AmrCase run(text);
   std::unique_ptr<AmrSolver>& solver = run.solver;
-  solver->advance(5);
+  for (int k = 0; k < 5; ++k) {
+    solver->advance(1);
+    solver->add_statistics_sample();
+  }
   const std::vector<AmrBlockSample> samples = solver->sample();
+  // Time averages as the driver writes them: the leaves' RMS velocity (zeros on refined blocks).
+  const RunningStatistics::HostFields averages = RunningStatistics::fields_of_cells(solver->statistics_state());
   std::vector<AmrPatch> patches;
-  for (const AmrBlockSample& b : samples) patches.push_back({b.level, b.box.lo, b.box.hi, b.density, b.velocity, b.flags});
+  std::vector<std::vector<double>> rms;  // per block, x component per cell
+  std::size_t leaf_cells = 0;
+  for (const AmrBlockSample& b : samples) {
+    patches.push_back({b.level, b.box.lo, b.box.hi, b.density, b.velocity, b.flags, {}});
+    std::vector<double> values(3 * b.density.size());
+    if (b.leaf)
+      std::copy_n(averages.rms_velocity.begin() + 3 * leaf_cells, values.size(), values.begin());
+    leaf_cells += b.leaf ? b.density.size() : 0;
+    patches.back().arrays.push_back({"rms_velocity", 3, values});
+    rms.emplace_back();
+    for (std::size_t i = 0; i < b.density.size(); ++i) rms.back().push_back(values[3 * i]);
+  }
+  EXPECT_EQ(3 * leaf_cells, averages.rms_velocity.size());
   const std::string dir = (std::filesystem::temp_directory_path() / "boreas_amr_output").string();
   std::filesystem::remove_all(dir);
   AmrSeries series(dir, "out", false);
@@ -266,8 +285,8 @@ TEST(AmrOutput, VthbReadsBackAsTheSolverState) {
   ASSERT_NE(amr, nullptr);
   const int levels = solver->forest().levels();
   ASSERT_EQ(int(amr->GetNumberOfLevels()), levels);
-  // Level-l cell (x, y, z) -> (density, vx, level, blanked) as read.
-  std::map<std::array<int, 4>, std::array<double, 4>> read;
+  // Level-l cell (x, y, z) -> (density, vx, level, blanked, RMS vx) as read.
+  std::map<std::array<int, 4>, std::array<double, 5>> read;
   for (int l = 0; l < levels; ++l) {
     EXPECT_LT(boxes[l], int(solver->forest().level(l).size())) << "level " << l << " not merged";
     for (unsigned i = 0; i < amr->GetNumberOfDataSets(l); ++i) {
@@ -282,7 +301,8 @@ TEST(AmrOutput, VthbReadsBackAsTheSolverState) {
       vtkDataArray* rho = g->GetCellData()->GetArray("density");
       vtkDataArray* vel = g->GetCellData()->GetArray("velocity");
       vtkDataArray* lev = g->GetCellData()->GetArray("level");
-      ASSERT_TRUE(rho && vel && lev);
+      vtkDataArray* fluctuation = g->GetCellData()->GetArray("rms_velocity");
+      ASSERT_TRUE(rho && vel && lev && fluctuation);
       const int n[3] = {dims[0] - 1, dims[1] - 1, dims[2] - 1};
       for (int z = 0; z < n[2]; ++z)
         for (int y = 0; y < n[1]; ++y)
@@ -293,12 +313,14 @@ TEST(AmrOutput, VthbReadsBackAsTheSolverState) {
                                          int(std::lround(origin[2] / spacing[2])) + z};
             EXPECT_EQ(read.count(key), 0u);
             read[key] = {rho->GetComponent(c, 0), vel->GetComponent(c, 0), lev->GetComponent(c, 0),
-                         double(!g->IsCellVisible(c))};
+                         double(!g->IsCellVisible(c)), fluctuation->GetComponent(c, 0)};
           }
     }
   }
   std::size_t cells = 0;
-  for (const AmrBlockSample& b : samples) {
+  double largest_rms = 0;
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    const AmrBlockSample& b = samples[k];
     const int nx = b.box.extent(0), ny = b.box.extent(1);
     for (std::size_t i = 0; i < b.density.size(); ++i, ++cells) {
       const std::array<int, 4> key{b.level, b.box.lo[0] + int(i % nx), b.box.lo[1] + int(i / nx % ny),
@@ -309,9 +331,12 @@ TEST(AmrOutput, VthbReadsBackAsTheSolverState) {
       EXPECT_EQ(v[1], b.velocity[3 * i]);
       EXPECT_EQ(v[2], double(b.level));
       EXPECT_EQ(v[3], double(!b.leaf)) << "blanking at level " << b.level;
+      EXPECT_EQ(v[4], rms[k][i]);
+      largest_rms = std::max(largest_rms, v[4]);
     }
   }
   EXPECT_EQ(read.size(), cells);
+  EXPECT_GT(largest_rms, 0.0);  // the lid's start-up fluctuates
 }
 
 }  // namespace

@@ -16,6 +16,10 @@ deck without (its checkpoint must not continue an AMR run).
   truncated file, a forest that is no forest (a refined block dropped from a header whose hash is
   made to match), another [amr] table, a uniform-grid deck's checkpoint.
 - An unstable run checkpoints its last good state (exit 3).
+- [statistics] on AMR levels (inputs/cavity2d_amr.toml beside AMR_DECK: no regridding): the
+  averages are kept beside the checkpoint and continue through --restart latest: every .vthb
+  (with the mean, RMS and Reynolds-stress arrays) and report.json's statistics are the
+  uninterrupted run's; a checkpoint without them starts them again with a warning.
 Prints one line per check; exits non-zero if any fails.
 """
 import json
@@ -171,6 +175,32 @@ def main(argv):
         refused("a uniform-grid deck's checkpoint", uniform_checkpoints[-1], "written by another deck")
     else:
         check("the uniform-grid deck wrote a checkpoint", False)
+
+    # --- [statistics]: the averages continue through a restart
+    cavity = str(pathlib.Path(deck).parent / "cavity2d_amr.toml")
+    averages = ("statistics.start=50", "statistics.every=5")
+    sfull, spart = tmp / "statistics_full", tmp / "statistics_part"
+    run(sfull, "simulation.steps=300", *averages, which=cavity)
+    run(spart, "simulation.steps=150", "checkpoint.every=100", *averages, which=cavity)
+    stats_files = sorted(x.name for x in (spart / "checkpoints").glob("*.statistics"))
+    p = run(spart, "simulation.steps=300", *averages, restart="latest", which=cavity)
+    r, f = report(spart), report(sfull)
+    a, b = outputs(sfull), outputs(spart)
+    check("[statistics]: averages kept beside the checkpoints and continued through a restart (51 samples), every "
+          ".vthb byte for byte",
+          p.returncode == 0 and stats_files == ["cavity2d_amr_step00000100.bchk.statistics",
+                                                "cavity2d_amr_step00000150.bchk.statistics"]
+          and r.get("restarted_from", {}).get("statistics_continued") is True
+          and r.get("statistics") == f.get("statistics") and f.get("statistics", {}).get("samples") == 51
+          and len(a) > 4 and all(b.get(k) == v for k, v in a.items()),
+          f"{stats_files} exit {p.returncode} {r.get('statistics')} {f.get('statistics')} {p.stderr[-300:]}")
+    fresh = tmp / "statistics_fresh"
+    run(fresh, "simulation.steps=150", "checkpoint.every=100", which=cavity)
+    p = run(fresh, "simulation.steps=300", *averages, restart="latest", which=cavity)
+    check("[statistics] after a checkpoint without them: they start again, with a warning",
+          p.returncode == 0 and report(fresh).get("restarted_from", {}).get("statistics_continued") is False
+          and "averages start again" in p.stderr and report(fresh).get("statistics", {}).get("samples") == 30,
+          p.stderr[-300:])
 
     # --- instability: the last good state is checkpointed
     unstable = tmp / "unstable"

@@ -3,7 +3,8 @@
 // others stepped locally in between, k derived per forest). Every rank count gives the one-rank
 // run bit for bit (fields_hash over the leaves, keyed by level and cell), through regrids, on D2Q9/D3Q19/D3Q27,
 // double and float; the messages counted by the MPI wrapper are the ones the plan predicts; and
-// what users read (samples written to .vthb, mass, forces, checkpointed populations) equals one rank's.
+// what users read (samples written to .vthb, mass, forces, time averages, checkpointed populations)
+// equals one rank's.
 // Every overlap strategy, CRMT on and off. The binary runs under mpiexec with N ranks and tests
 // the rank counts n in {2, 3, 4, 8} with N / 2 <= n <= N.
 #include <gtest/gtest.h>
@@ -177,6 +178,7 @@ struct AmrRun {
   std::vector<unsigned char> populations;
   std::vector<AmrBlockSample> samples;
   std::vector<std::array<double, 3>> forces;  // with [forces]
+  std::vector<double> statistics;  // time averages of every step (decks without regridding)
   long long messages = 0, planned = 0;
   int regrids = 0, period = 1;
 };
@@ -201,6 +203,7 @@ AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none",
   for (long s = 0; s < d.steps; ++s) {
     solver->advance(1);
     ++stepped;
+    if (config.amr.regrid_every == 0) solver->add_statistics_sample();
     if (config.amr.regrid_every > 0 && solver->step() % config.amr.regrid_every == 0) {
       Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
       if (!(forest == solver->forest())) {
@@ -219,6 +222,7 @@ AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none",
   r.populations = solver->populations();
   r.samples = solver->sample();
   if (config.forces.enabled) r.forces = solver->body_forces();
+  if (config.amr.regrid_every == 0) r.statistics = solver->statistics_state();
   return r;
 }
 
@@ -245,6 +249,7 @@ TEST_P(AmrRanks, EveryRankCountGivesTheOneRankRun) {
       EXPECT_EQ(many.mass, one.mass);  // summed exactly
       EXPECT_EQ(many.populations, one.populations);
       EXPECT_EQ(many.forces, one.forces);
+      EXPECT_EQ(many.statistics, one.statistics);
       ASSERT_EQ(many.samples.size(), one.samples.size());
       for (std::size_t k = 0; k < one.samples.size(); ++k) {
         EXPECT_EQ(many.samples[k].density, one.samples[k].density);

@@ -1,0 +1,87 @@
+// Time averages on AMR levels ([statistics]; AmrSolver::add_statistics_sample): each owner
+// accumulates its leaves' cells on the device (lbm/field/RunningStatistics.hpp, Kokkos-Kernels
+// BLAS-1). The averages are the means of the states sample() gives at the sampled steps, leaf by
+// leaf in the forest's order; loaded into a solver that continues the same run, they continue bit
+// for bit (what a restart does; tests/drivers/run_amr_checkpoint.py runs it through boreas, and
+// tests/mpi/test_amr_ranks.cpp compares them on 2-8 ranks).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "amr/AmrSolver.hpp"
+#include "lbm/field/RunningStatistics.hpp"
+#include "tests/amr/AmrCase.hpp"
+
+namespace boreas {
+namespace {
+
+// The cavity start-up on 3 levels (walls on level 1, the band under the lid on level 2): unsteady.
+const char* const cavity =
+    "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n[collision]\nmodel = \"TRT\"\n"
+    "[physics]\ntau = 0.56\n[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.1, 0.0]\n"
+    "[amr]\nmax_level = 2\n[[amr.region]]\nnear = \"walls\"\ndistance = 2\nlevel = 1\n"
+    "[[amr.region]]\nlo = [0, 28]\nhi = [31, 31]\nlevel = 2\n";
+
+constexpr int columns = RunningStatistics::state_columns;
+
+TEST(AmrStatistics, AveragesAreTheMeansOfTheSamples) {
+  testing::AmrCase run(cavity);
+  AmrSolver& solver = *run.solver;
+  ASSERT_EQ(solver.forest().levels(), 3);
+  // Host sums of rho, u and u_a u_b per leaf cell, leaf by leaf in the order sample() gives.
+  std::vector<double> sums;
+  const int samples = 12;
+  for (int k = 0; k < samples; ++k) {
+    solver.advance(3);
+    solver.add_statistics_sample();
+    std::size_t at = 0;
+    for (const AmrBlockSample& b : solver.sample()) {
+      if (!b.leaf) continue;
+      for (std::size_t i = 0; i < b.density.size(); ++i) {
+        const double* u = &b.velocity[3 * i];
+        const double cell[columns] = {b.density[i], u[0], u[1], u[2], u[0] * u[0], u[1] * u[1], u[2] * u[2],
+                                      u[0] * u[1], u[0] * u[2], u[1] * u[2]};
+        if (sums.size() < at + columns) sums.resize(at + columns);
+        for (int c = 0; c < columns; ++c) sums[at + c] += cell[c];
+        at += columns;
+      }
+    }
+  }
+  EXPECT_EQ(solver.statistics_samples(), samples);
+  const std::vector<double> state = solver.statistics_state();
+  ASSERT_EQ(state.size(), sums.size());
+  double worst = 0, largest = 0;
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    worst = std::max(worst, std::abs(state[i] - sums[i] / samples));
+    largest = std::max(largest, std::abs(sums[i] / samples));
+  }
+  // The running mean (1 - 1/n) m + x / n rounds differently from the sum / n: a few ulps.
+  EXPECT_LE(worst, 1e-14 * largest);
+  // The fields users read: the velocity's RMS fluctuation is positive where the lid starts the flow.
+  const RunningStatistics::HostFields fields = RunningStatistics::fields_of_cells(state);
+  EXPECT_GT(*std::max_element(fields.rms_velocity.begin(), fields.rms_velocity.end()), 1e-3);
+}
+
+TEST(AmrStatistics, LoadedAveragesContinueBitForBit) {
+  testing::AmrCase first(cavity), second(cavity);
+  for (int k = 0; k < 5; ++k) {
+    first.solver->advance(2);
+    first.solver->add_statistics_sample();
+  }
+  second.solver->load_populations(first.solver->populations(), first.solver->step());
+  second.solver->load_statistics_state(first.solver->statistics_state(), first.solver->statistics_samples());
+  for (int k = 0; k < 5; ++k)
+    for (AmrSolver* s : {first.solver.get(), second.solver.get()}) {
+      s->advance(2);
+      s->add_statistics_sample();
+    }
+  EXPECT_EQ(second.solver->statistics_samples(), 10);
+  EXPECT_EQ(second.solver->statistics_state(), first.solver->statistics_state());
+  EXPECT_EQ(second.solver->fields_hash(), first.solver->fields_hash());
+}
+
+}  // namespace
+}  // namespace boreas
