@@ -323,6 +323,23 @@ struct AmrCellVelocity {
   }
 };
 
+// Density and momentum (post_collision_moments) of the cells at `cells` (slot * S + cell).
+template <class L, class Real>
+struct AmrCellMoments {
+  DeviceView<const Real*> f;
+  DeviceView<const long*> cells;
+  DeviceView<Real* [4]> moments;
+  long S;
+  Real force[3];
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const long at = (cells(i) / S) * L::Q * S + cells(i) % S;
+    Real rho, j[3];
+    moments_at<L>([&](int q) { return f(at + q * S); }, force, rho, j);
+    moments(i, 0) = rho;
+    for (int d = 0; d < 3; ++d) moments(i, 1 + d) = j[d];
+  }
+};
+
 // Density and velocity (as AmrLattice::sample gives them; 0 outside the fluid) of the interior
 // cells of a level's leaves `leaves`, one row per cell (leaf by leaf).
 template <class L, class Real>
@@ -636,6 +653,7 @@ class AmrLattice final : public AmrSolver {
   int cells_per_block() const override { return int(shape_.cells); }
   std::vector<unsigned char> populations() const override;
   void load_populations(const std::vector<unsigned char>& bytes, long step) override;
+  std::vector<double> probe_values(const std::vector<Probe>& probes) const override;
   void add_statistics_sample() override;
   long statistics_samples() const override { return statistics_samples_; }
   std::vector<double> statistics_state() const override;
@@ -729,6 +747,14 @@ class AmrLattice final : public AmrSolver {
   // Per level, the averages of the owned leaves' interior cells (leaves in forest order), made
   // at the first sample or load.
   std::vector<RunningStatistics> statistics_;
+  // probe_values(): per level, the owned leaves' fluid cells inside the probes' level-0 cells (cell
+  // offsets slot * S + cell, and the probe of each), for the probes they were made for.
+  struct ProbeCells {
+    DeviceView<long*> cells;
+    std::vector<int> probe;
+  };
+  mutable std::vector<ProbeCells> probe_cells_;
+  mutable std::vector<std::array<int, 3>> probe_points_;
   long statistics_samples_ = 0;
   void make_statistics();
   bool restores_mass_ = false;

@@ -1262,6 +1262,77 @@ void AmrLattice<L, Real>::take_blocks(const AmrLattice& replica) {
 }
 
 template <class L, class Real>
+std::vector<double> AmrLattice<L, Real>::probe_values(const std::vector<Probe>& probes) const {
+  const long S = shape_.cells;
+  std::vector<std::array<int, 3>> points;
+  for (const Probe& p : probes) points.push_back(p.cell);
+  if (points != probe_points_ || probe_cells_.size() != levels_.size()) {
+    probe_points_ = points;
+    probe_cells_.assign(levels_.size(), ProbeCells{});
+    for (int l = 0; l < int(levels_.size()); ++l) {
+      const int r = 1 << l;
+      std::vector<long> cells;
+      const auto leaves = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), levels_[l].leaves);
+      for (std::size_t k = 0; k < leaves.extent(0); ++k) {
+        const int s = leaves(k), b = held_[l][s];
+        const Box box = forest_.box(forest_.level(l)[b]);
+        for (std::size_t p = 0; p < points.size(); ++p) {
+          int lo[3], hi[3];  // the probe's level-0 cell in this level's cells, within the block
+          bool overlaps = true;
+          for (int d = 0; d < 3; ++d) {
+            const int scale = d < L::D ? r : 1;
+            lo[d] = std::max(points[p][d] * scale, box.lo[d]);
+            hi[d] = std::min((points[p][d] + 1) * scale, box.hi[d]);
+            overlaps = overlaps && lo[d] < hi[d];
+          }
+          if (!overlaps) continue;
+          for (int z = lo[2]; z < hi[2]; ++z)
+            for (int y = lo[1]; y < hi[1]; ++y)
+              for (int x = lo[0]; x < hi[0]; ++x) {
+                const long cell = shape_.cell(x - box.lo[0], y - box.lo[1], z - box.lo[2]);
+                if (host_flags_[l][long(b) * S + cell] != flag::fluid) continue;
+                cells.push_back(long(s) * S + cell);
+                probe_cells_[l].probe.push_back(int(p));
+              }
+        }
+      }
+      probe_cells_[l].cells = to_device_view("amr probe cells", cells);
+    }
+  }
+  // Per probe: volume, mass and momentum (3), summed exactly over levels and ranks.
+  std::vector<ExactSum> sums(5 * points.size());
+  for (int l = 0; l < int(levels_.size()); ++l) {
+    const ProbeCells& pc = probe_cells_[l];
+    const long n = long(pc.cells.extent(0));
+    if (n == 0) continue;
+    const AmrLevel<L, Real>& lv = levels_[l];
+    const DeviceView<Real* [4]> moments("amr probe moments", n);
+    Kokkos::parallel_for("amr probe moments", Kokkos::RangePolicy<ExecSpace>(0, n),
+                         AmrCellMoments<L, Real>{lv.f[lv.cur], pc.cells, moments, shape_.cells,
+                                                 {lv.params.force[0], lv.params.force[1], lv.params.force[2]}});
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), moments);
+    const double weight = std::ldexp(1.0, -L::D * l);
+    for (long i = 0; i < n; ++i) {
+      const int p = pc.probe[i];
+      // As sample() gives them: rho, then u = j / rho in the run's precision.
+      const double rho = double(host(i, 0));
+      sums[5 * p].add(weight);
+      sums[5 * p + 1].add(weight * rho);
+      for (int d = 0; d < 3; ++d) sums[5 * p + 2 + d].add(weight * rho * double(host(i, 1 + d) / host(i, 0)));
+    }
+  }
+  const std::vector<double> totals = comm_.sum(sums);
+  std::vector<double> values;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const double volume = totals[5 * p], mass = totals[5 * p + 1];
+    values.push_back(volume > 0 ? mass / volume : nan);
+    for (int d = 0; d < 3; ++d) values.push_back(volume > 0 ? totals[5 * p + 2 + d] / mass : nan);
+  }
+  return values;
+}
+
+template <class L, class Real>
 void AmrLattice<L, Real>::make_statistics() {
   if (!statistics_.empty()) return;
   for (const AmrLevel<L, Real>& lv : levels_) statistics_.emplace_back(long(lv.leaves.extent(0)) * shape_.interior());

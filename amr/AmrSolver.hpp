@@ -74,6 +74,12 @@ class AmrSolver {
   virtual std::vector<unsigned char> populations() const = 0;
   // Collective; the bytes of rank 0 count (other ranks may pass none).
   virtual void load_populations(const std::vector<unsigned char>& bytes, long step) = 0;
+  // Density and velocity (rho, ux, uy, uz per probe) of the level-0 cells the probes name, from
+  // the fluid leaf cells covering each (finer levels' cells weighted by their volume): rho their
+  // mean, u = sum rho u / sum rho, as the restriction's moments; NaN where no fluid cell covers it.
+  // Each owner sums its leaves' cells on the device, exactly (core/ExactSum.hpp): the same bits on
+  // every rank (collective).
+  virtual std::vector<double> probe_values(const std::vector<Probe>& probes) const = 0;
   // Time averages ([statistics]; lbm/field/RunningStatistics.hpp) of the leaves' fluid cells,
   // accumulated on the device by each leaf's owner: one more sample of the current state (density
   // and velocity as sample() gives them). The state of every leaf of the forest, level by level in

@@ -242,45 +242,6 @@ std::vector<std::pair<double, double>> amr_line_profile(const std::vector<AmrBlo
   return out;
 }
 
-std::vector<double> amr_probe_values(const std::vector<AmrBlockSample>& samples, const std::vector<Probe>& probes,
-                                     int dimensions) {
-  std::vector<double> volume(probes.size()), mass(probes.size()), momentum(3 * probes.size());
-  for (const AmrBlockSample& b : samples) {
-    if (!b.leaf) continue;
-    const int r = 1 << b.level;
-    const double weight = std::ldexp(1.0, -dimensions * b.level);
-    const int nx = b.box.extent(0), ny = b.box.extent(1);
-    for (std::size_t p = 0; p < probes.size(); ++p) {
-      int lo[3], hi[3];  // the probe's level-0 cell in this level's cells, within the block
-      bool overlaps = true;
-      for (int d = 0; d < 3; ++d) {
-        const int s = d < dimensions ? r : 1;
-        lo[d] = std::max(probes[p].cell[d] * s, b.box.lo[d]);
-        hi[d] = std::min((probes[p].cell[d] + 1) * s, b.box.hi[d]);
-        overlaps = overlaps && lo[d] < hi[d];
-      }
-      if (!overlaps) continue;
-      for (int z = lo[2]; z < hi[2]; ++z)
-        for (int y = lo[1]; y < hi[1]; ++y)
-          for (int x = lo[0]; x < hi[0]; ++x) {
-            const std::size_t i = (std::size_t(z - b.box.lo[2]) * ny + (y - b.box.lo[1])) * nx + (x - b.box.lo[0]);
-            if (b.flags[i] != flag::fluid) continue;
-            volume[p] += weight;
-            mass[p] += weight * b.density[i];
-            for (int d = 0; d < 3; ++d) momentum[3 * p + d] += weight * b.density[i] * b.velocity[3 * i + d];
-          }
-    }
-  }
-  std::vector<double> values;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (std::size_t p = 0; p < probes.size(); ++p) {
-    const bool fluid = volume[p] > 0;
-    values.push_back(fluid ? mass[p] / volume[p] : nan);
-    for (int d = 0; d < 3; ++d) values.push_back(fluid ? momentum[3 * p + d] / mass[p] : nan);
-  }
-  return values;
-}
-
 Json amr_observables(const Config& config, const AmrSolver& solver) {
   Json out = Json::object();
   for (const std::string& name : config.observables) {
@@ -410,18 +371,15 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       sampled_forces = solver->body_forces();
     }
     const bool at_regrid = every > 0 && solver->step() % every == 0;
-    std::vector<AmrBlockSample> samples;  // gathered once for the probes and the regrid
     if (probes && solver->step() % config.probes_every == 0) {
       auto t = solver->timers().scope("others");
-      samples = solver->sample();
-      sampled_probes = amr_probe_values(samples, config.probes, config.dimensions());
+      sampled_probes = solver->probe_values(config.probes);
     }
     // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
     // uninterrupted) then hold the same state at that step.
     if (at_regrid) {
       const auto start = std::chrono::steady_clock::now();
-      if (samples.empty()) samples = solver->sample();
-      Forest forest = regrid_forest(config, domain, solver->forest(), samples);
+      Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
       if (!(forest == solver->forest())) {
         solver = solver->regridded(config, domain, std::move(forest));  // carries the timers
         updates = solver->updates_per_step();

@@ -23,13 +23,6 @@ Json run_amr_deck(const Config& config, const RunOptions& options);
 std::vector<std::pair<double, double>> amr_line_profile(const std::vector<AmrBlockSample>& samples, int along,
                                                         const std::array<double, 3>& through, int component);
 
-// Density and velocity (rho, ux, uy, uz per probe) of the level-0 cells the probes name, from the
-// fluid leaf cells covering each (finer levels' cells weighted by their volume): rho their mean,
-// u = sum rho u / sum rho, as the restriction's moments; NaN where no fluid cell covers it.
-// `samples`: AmrSolver::sample(), the same on every rank.
-std::vector<double> amr_probe_values(const std::vector<AmrBlockSample>& samples, const std::vector<Probe>& probes,
-                                     int dimensions);
-
 // The [validation] observables that apply to AMR runs: mass, ghia_centerline (2D cavities).
 Json amr_observables(const Config& config, const AmrSolver& solver);
 

@@ -1,5 +1,5 @@
-// Probes on AMR levels (drivers/AmrRun.hpp amr_probe_values): a probe names a level-0 cell and
-// reads the leaf cells covering it. In a steady Couette flow across a level interface along the
+// Probes on AMR levels (AmrSolver::probe_values): a probe names a level-0 cell and reads the leaf
+// cells covering it, summed on the device by their owners. In a steady Couette flow across a level interface along the
 // flow (D2Q9, H = 8 level-0 cells, the lower half on level 1; exact to 1e-8 there, test
 // AmrChannel.CouetteIsExactAcrossInterfaces) the linear profile makes the mean of a level-0 cell's
 // fine cells its centre's value, so every probe of a column reads u_x = U (y + 1/2) / H on both
@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "amr/AmrSolver.hpp"
-#include "drivers/AmrRun.hpp"
 #include "tests/amr/AmrCase.hpp"
 
 namespace boreas {
@@ -31,7 +30,7 @@ TEST(AmrProbes, ReadTheLevelZeroCellsAcrossLevels) {
   std::vector<double> previous(4 * column.size(), 0.0), values;
   for (int chunk = 0; chunk < 200; ++chunk) {
     solver.advance(200);
-    values = amr_probe_values(solver.sample(), column, 2);
+    values = solver.probe_values(column);
     double change = 0;
     for (std::size_t i = 0; i < values.size(); ++i) change = std::max(change, std::abs(values[i] - previous[i]));
     previous = values;

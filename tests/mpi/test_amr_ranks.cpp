@@ -3,7 +3,7 @@
 // others stepped locally in between, k derived per forest). Every rank count gives the one-rank
 // run bit for bit (fields_hash over the leaves, keyed by level and cell), through regrids, on D2Q9/D3Q19/D3Q27,
 // double and float; the messages counted by the MPI wrapper are the ones the plan predicts; and
-// what users read (samples written to .vthb, mass, forces, time averages, checkpointed populations)
+// what users read (samples written to .vthb, mass, forces, probes, time averages, checkpointed populations)
 // equals one rank's.
 // Every overlap strategy, CRMT on and off. The binary runs under mpiexec with N ranks and tests
 // the rank counts n in {2, 3, 4, 8} with N / 2 <= n <= N.
@@ -179,6 +179,7 @@ struct AmrRun {
   std::vector<AmrBlockSample> samples;
   std::vector<std::array<double, 3>> forces;  // with [forces]
   std::vector<double> statistics;  // time averages of every step (decks without regridding)
+  std::vector<double> probes;      // two probes in the fluid
   long long messages = 0, planned = 0;
   int regrids = 0, period = 1;
 };
@@ -223,6 +224,8 @@ AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none",
   r.samples = solver->sample();
   if (config.forces.enabled) r.forces = solver->body_forces();
   if (config.amr.regrid_every == 0) r.statistics = solver->statistics_state();
+  const std::array<int, 3>& n = config.cells;
+  r.probes = solver->probe_values({{"corner", {1, 1, n[2] > 1 ? 1 : 0}}, {"side", {n[0] - 2, n[1] / 2, n[2] / 2}}});
   return r;
 }
 
@@ -250,6 +253,7 @@ TEST_P(AmrRanks, EveryRankCountGivesTheOneRankRun) {
       EXPECT_EQ(many.populations, one.populations);
       EXPECT_EQ(many.forces, one.forces);
       EXPECT_EQ(many.statistics, one.statistics);
+      EXPECT_EQ(many.probes, one.probes);
       ASSERT_EQ(many.samples.size(), one.samples.size());
       for (std::size_t k = 0; k < one.samples.size(); ++k) {
         EXPECT_EQ(many.samples[k].density, one.samples[k].density);
