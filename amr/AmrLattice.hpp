@@ -757,6 +757,8 @@ class AmrLattice final : public AmrSolver {
   mutable std::vector<std::array<int, 3>> probe_points_;
   long statistics_samples_ = 0;
   void make_statistics();
+  // A regridded solver's averages from this one's (regridded()).
+  void carry_statistics(AmrLattice& next) const;
   bool restores_mass_ = false;
   double mass_target_ = 0, fluid_volume_ = 0;  // restore_mass(): the initial state's, in level-0 cells
   int bodies_ = 0;

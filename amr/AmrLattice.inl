@@ -9,6 +9,7 @@
 
 #include "core/Error.hpp"
 #include "core/ExactSum.hpp"
+#include "amr/LeafValues.hpp"
 #include "lbm/field/CellHash.hpp"
 #include "lbm/field/FieldOps.hpp"
 
@@ -599,6 +600,7 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
     next->take_blocks(static_cast<const AmrLattice&>(*whole));
     next->step_ = step_;
     next->timers_ = timers_;
+    carry_statistics(*next);
     return next;
   }
   auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest), MPI_COMM_SELF);
@@ -612,7 +614,18 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
   next->restrict_all();
   next->step_ = step_;
   next->timers_ = timers_;
+  carry_statistics(*next);
   return next;
+}
+
+// The averages move with the leaves (amr/LeafValues.hpp): kept where a leaf stays, copied into
+// refined cells, averaged where cells merge.
+template <class L, class Real>
+void AmrLattice<L, Real>::carry_statistics(AmrLattice& next) const {
+  if (statistics_samples_ == 0) return;
+  next.load_statistics_state(
+      transfer_leaf_values(forest_, statistics_state(), next.forest_, RunningStatistics::state_columns),
+      statistics_samples_);
 }
 
 template <class L, class Real>

@@ -1680,11 +1680,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (root.get("amr")) {
     parse_amr(c, root, cfg, sim, cells_ok);
     check_amr_parallel(c, cfg, par);
-    // The averages are kept per leaf cell (AmrSolver::add_statistics_sample).
-    if (cfg.statistics.enabled && cfg.amr.regrid_every > 0)
-      c.at(root.get("statistics"), "[statistics] with amr.regrid_every > 0: the averages are kept per leaf cell and a "
-                                   "regrid changes the leaves; set amr.regrid_every = 0 (refine by [[amr.region]]) "
-                                   "or remove [statistics]");
   }
 
   // Mach check over every velocity the run will impose.

@@ -3,7 +3,8 @@
 // BLAS-1). The averages are the means of the states sample() gives at the sampled steps, leaf by
 // leaf in the forest's order; loaded into a solver that continues the same run, they continue bit
 // for bit (what a restart does; tests/drivers/run_amr_checkpoint.py runs it through boreas, and
-// tests/mpi/test_amr_ranks.cpp compares them on 2-8 ranks).
+// tests/mpi/test_amr_ranks.cpp compares them on 2-8 ranks, through regrids); a regrid carries them
+// to the new leaves keeping every region's means (amr/LeafValues.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "amr/AmrSolver.hpp"
+#include "amr/LeafValues.hpp"
 #include "lbm/field/RunningStatistics.hpp"
 #include "tests/amr/AmrCase.hpp"
 
@@ -81,6 +83,46 @@ TEST(AmrStatistics, LoadedAveragesContinueBitForBit) {
   EXPECT_EQ(second.solver->statistics_samples(), 10);
   EXPECT_EQ(second.solver->statistics_state(), first.solver->statistics_state());
   EXPECT_EQ(second.solver->fields_hash(), first.solver->fields_hash());
+}
+
+// The volume-weighted integral of each averaged quantity over the leaves (level-0 cell volumes).
+std::vector<double> integrals(const Forest& forest, const std::vector<double>& state) {
+  std::vector<double> sum(columns, 0.0);
+  const long cells = long(forest.leaf_size()) * forest.leaf_size() * (forest.two_dimensional() ? 1 : forest.leaf_size());
+  std::size_t at = 0;
+  for (int l = 0; l < forest.levels(); ++l) {
+    const double volume = std::ldexp(1.0, -(forest.two_dimensional() ? 2 : 3) * l);
+    for (long k = 0; k < forest.leaves(l) * cells; ++k)
+      for (int c = 0; c < columns; ++c) sum[c] += volume * state[at++];
+  }
+  return sum;
+}
+
+TEST(AmrStatistics, RegridCarriesTheAveragesKeepingTheirMeans) {
+  testing::AmrCase run(cavity);
+  for (int k = 0; k < 6; ++k) {
+    run.solver->advance(3);
+    run.solver->add_statistics_sample();
+  }
+  const std::vector<double> before = run.solver->statistics_state();
+  // Onto the same forest: every value stays, bit for bit.
+  EXPECT_EQ(transfer_leaf_values(run.solver->forest(), before, run.solver->forest(), columns), before);
+  // Onto another: the lid band coarsened to level 1, a level-2 box in the lower left refined.
+  std::string other = cavity;
+  other.replace(other.find("lo = [0, 28]\nhi = [31, 31]"), 26, "lo = [2, 2]\nhi = [9, 9]");
+  const Config config = parse_deck_string(other, "other.toml", "");
+  const DomainGeometry domain(config);
+  Forest forest = build_forest(config, domain);
+  ASSERT_FALSE(forest == run.solver->forest());
+  const std::unique_ptr<AmrSolver> next = run.solver->regridded(run.config, run.domain, std::move(forest));
+  EXPECT_EQ(next->statistics_samples(), 6);
+  const std::vector<double> after = next->statistics_state();
+  const std::vector<double> a = integrals(run.solver->forest(), before), b = integrals(next->forest(), after);
+  for (int c = 0; c < columns; ++c) EXPECT_NEAR(b[c], a[c], 1e-13 * std::max(1.0, std::abs(a[c]))) << "column " << c;
+  // The averages go on from there.
+  next->advance(3);
+  next->add_statistics_sample();
+  EXPECT_EQ(next->statistics_samples(), 7);
 }
 
 }  // namespace

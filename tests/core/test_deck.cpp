@@ -716,9 +716,7 @@ TEST(DeckErrors, PullOnlyFacesAndModels) {
   EXPECT_CONTAINS(error_of(head + physics + csm, {"simulation.storage=\"sparse\""}),
                   "collision.sgs = \"csm\" needs simulation.storage = \"dense\"");
   EXPECT_EQ(error_of(head + physics + "[amr]\n" + csm), "");  // the AMR leaves keep the velocities
-  EXPECT_EQ(error_of(head + physics + "[amr]\n[statistics]\nevery = 5\n"), "");
-  EXPECT_CONTAINS(error_of(head + physics + "[amr]\nregrid_every = 10\nrefine_above = 0.01\n[statistics]\n"),
-                  "[statistics] with amr.regrid_every > 0: the averages are kept per leaf cell");
+  EXPECT_EQ(error_of(head + physics + "[amr]\nregrid_every = 10\nrefine_above = 0.01\n[statistics]\nevery = 5\n"), "");
   EXPECT_CONTAINS(error_of(head + physics + "[collision]\ncsm_constant = 0.05\n"),
                   "collision.csm_constant: csm_constant is only used by collision.sgs = \"csm\"");
   const std::string inlet = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.02, 0, 0]\n";

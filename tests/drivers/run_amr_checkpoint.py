@@ -16,10 +16,10 @@ deck without (its checkpoint must not continue an AMR run).
   truncated file, a forest that is no forest (a refined block dropped from a header whose hash is
   made to match), another [amr] table, a uniform-grid deck's checkpoint.
 - An unstable run checkpoints its last good state (exit 3).
-- [statistics] on AMR levels (inputs/cavity2d_amr.toml beside AMR_DECK: no regridding): the
-  averages are kept beside the checkpoint and continue through --restart latest: every .vthb
-  (with the mean, RMS and Reynolds-stress arrays) and report.json's statistics are the
-  uninterrupted run's; a checkpoint without them starts them again with a warning.
+- [statistics] on AMR levels (the regridded cylinder, and inputs/cavity2d_amr.toml beside
+  AMR_DECK without regridding): the averages are kept beside the checkpoint and continue through
+  --restart latest: every .vthb (with the mean, RMS and Reynolds-stress arrays) and report.json's
+  statistics are the uninterrupted run's; a checkpoint without them starts them again with a warning.
 Prints one line per check; exits non-zero if any fails.
 """
 import json
@@ -66,16 +66,18 @@ def main(argv):
     def outputs(out):
         return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.vt[hi]*"))}
 
-    # --- checkpoints at steps 100 and 200 (regrid steps), stopped at 250, continued to 400
+    # --- checkpoints at steps 100 and 200 (regrid steps), stopped at 250, continued to 400; time
+    # averages from step 50 on, carried through the regrids and the restart
+    averages = ("statistics.start=50", "statistics.every=5")
     full = tmp / "full"
-    run(full, "simulation.steps=400")
+    run(full, "simulation.steps=400", *averages)
     part = tmp / "part"
-    p = run(part, "simulation.steps=250", "checkpoint.every=100")
+    p = run(part, "simulation.steps=250", "checkpoint.every=100", *averages)
     names = [f.name for f in checkpoint_files(part)]
     check("checkpoints at step 200 and at the end (250), keep = 2",
           p.returncode == 0 and names == [f"{NAME}_step00000200.bchk", f"{NAME}_step00000250.bchk"],
           f"{names} {p.stderr[-300:]}")
-    p = run(part, "simulation.steps=400", "checkpoint.every=100", restart="latest")
+    p = run(part, "simulation.steps=400", "checkpoint.every=100", *averages, restart="latest")
     r, f = report(part), report(full)
     check("--restart latest continues to the uninterrupted fields_hash",
           p.returncode == 0 and r.get("fields_hash") == f.get("fields_hash") and f.get("amr", {}).get("regrids", 0) >= 3,
@@ -83,8 +85,11 @@ def main(argv):
     check("the restarted report names its checkpoint and step", r.get("restarted_from", {}).get("step") == 250)
     check("mass drift counts from the original initial mass", r.get("mass") == f.get("mass"))
     a, b = outputs(full), outputs(part)
-    check("every .vthb/.vti output of the uninterrupted run is the restarted run's, byte for byte",
+    check("every .vthb/.vti output of the uninterrupted run is the restarted run's, byte for byte (averages included)",
           len(a) > 5 and all(b.get(k) == v for k, v in a.items()), f"differing: {[k for k in a if a[k] != b.get(k)][:3]}")
+    check("the averages continued through the restart and 3 regrids (71 samples)",
+          r.get("statistics") == f.get("statistics") and f.get("statistics", {}).get("samples") == 71
+          and r.get("restarted_from", {}).get("statistics_continued") is True, f"{r.get('statistics')}")
     forces_full, forces_part = full / "forces.csv", part / "forces.csv"
     check("forces.csv of the restarted run is the uninterrupted run's, byte for byte (40 samples)",
           forces_full.exists() and forces_part.exists() and forces_part.read_bytes() == forces_full.read_bytes()
@@ -176,9 +181,8 @@ def main(argv):
     else:
         check("the uniform-grid deck wrote a checkpoint", False)
 
-    # --- [statistics]: the averages continue through a restart
+    # --- [statistics] without regridding: the averages continue through a restart
     cavity = str(pathlib.Path(deck).parent / "cavity2d_amr.toml")
-    averages = ("statistics.start=50", "statistics.every=5")
     sfull, spart = tmp / "statistics_full", tmp / "statistics_part"
     run(sfull, "simulation.steps=300", *averages, which=cavity)
     run(spart, "simulation.steps=150", "checkpoint.every=100", *averages, which=cavity)

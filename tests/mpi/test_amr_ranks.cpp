@@ -178,7 +178,7 @@ struct AmrRun {
   std::vector<unsigned char> populations;
   std::vector<AmrBlockSample> samples;
   std::vector<std::array<double, 3>> forces;  // with [forces]
-  std::vector<double> statistics;  // time averages of every step (decks without regridding)
+  std::vector<double> statistics;  // time averages of every step, carried through regrids
   std::vector<double> probes;      // two probes in the fluid
   long long messages = 0, planned = 0;
   int regrids = 0, period = 1;
@@ -204,7 +204,7 @@ AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none",
   for (long s = 0; s < d.steps; ++s) {
     solver->advance(1);
     ++stepped;
-    if (config.amr.regrid_every == 0) solver->add_statistics_sample();
+    solver->add_statistics_sample();
     if (config.amr.regrid_every > 0 && solver->step() % config.amr.regrid_every == 0) {
       Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
       if (!(forest == solver->forest())) {
@@ -223,7 +223,7 @@ AmrRun run(const AmrDeck& d, MPI_Comm comm, const std::string& overlap = "none",
   r.populations = solver->populations();
   r.samples = solver->sample();
   if (config.forces.enabled) r.forces = solver->body_forces();
-  if (config.amr.regrid_every == 0) r.statistics = solver->statistics_state();
+  r.statistics = solver->statistics_state();
   const std::array<int, 3>& n = config.cells;
   r.probes = solver->probe_values({{"corner", {1, 1, n[2] > 1 ? 1 : 0}}, {"side", {n[0] - 2, n[1] / 2, n[2] / 2}}});
   return r;
