@@ -64,13 +64,13 @@ struct LeafShape {
   }
   KOKKOS_INLINE_FUNCTION long cell(int x, int y, int z) const { return (x + 1) + sx * ((y + 1) + long(sy) * (z + gz)); }
   KOKKOS_INLINE_FUNCTION long interior() const { return long(n) * n * nz; }
-  // Interior cell number i of a block (x fastest) as a cell index.
   // Interior cell number i's coordinates (x, y, z) in its block.
   KOKKOS_INLINE_FUNCTION void coordinates(long i, int (&p)[3]) const {
     p[0] = int(i & (n - 1));
     p[1] = int((i >> log_n) & (n - 1));
     p[2] = int(i >> (2 * log_n));
   }
+  // Interior cell number i of a block (x fastest) as a cell index.
   KOKKOS_INLINE_FUNCTION long interior_cell(long i) const {
     int p[3];
     coordinates(i, p);
@@ -82,6 +82,9 @@ struct LeafShape {
   // The x row (y + n z) of interior cell number i of block b, numbered over all blocks.
   KOKKOS_INLINE_FUNCTION long row_of(long b, long i) const { return (b << (log_interior - log_n)) + (i >> log_n); }
   KOKKOS_INLINE_FUNCTION long shift(int cx, int cy, int cz) const { return cx + sx * (cy + long(sy) * cz); }
+  // The offset of population 0 of the cell at `offset` (block * cells + cell) in a lattice of Q
+  // populations per cell, in per-block structure-of-arrays order.
+  KOKKOS_INLINE_FUNCTION long population(long offset, int Q) const { return (offset / cells) * Q * cells + offset % cells; }
 };
 
 // A ghost cell filled from the coarser level: the coarse cell holding it and, per axis, side and
@@ -313,12 +316,12 @@ struct AmrCellVelocity {
   DeviceView<const std::uint8_t*> flags;
   CellVelocity<Real> velocity;
   CollisionParams<Real> params;
-  long cells;  // per block
+  LeafShape shape;
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     if (flags(i) != flag::fluid) return;
-    const long at = (i / cells) * L::Q * cells + i % cells;
+    const long at = shape.population(i, L::Q);
     Real u[3];
-    post_collision_velocity<L>([&](int q) { return f(at + q * cells); }, params, u);
+    post_collision_velocity<L>([&](int q) { return f(at + q * shape.cells); }, params, u);
     for (int d = 0; d < 3; ++d) velocity(d, i) = u[d];
   }
 };
@@ -329,12 +332,12 @@ struct AmrCellMoments {
   DeviceView<const Real*> f;
   DeviceView<const long*> cells;
   DeviceView<Real* [4]> moments;
-  long S;
+  LeafShape shape;
   Real force[3];
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const long at = (cells(i) / S) * L::Q * S + cells(i) % S;
+    const long at = shape.population(cells(i), L::Q);
     Real rho, j[3];
-    moments_at<L>([&](int q) { return f(at + q * S); }, force, rho, j);
+    moments_at<L>([&](int q) { return f(at + q * shape.cells); }, force, rho, j);
     moments(i, 0) = rho;
     for (int d = 0; d < 3; ++d) moments(i, 1 + d) = j[d];
   }
@@ -366,12 +369,12 @@ template <class L, class Real>
 struct AmrShiftDensity {
   DeviceView<Real*> f;
   DeviceView<const std::uint8_t*> flags;
-  long cells;  // per block
+  LeafShape shape;
   Kokkos::Array<Real, L::Q> shift;
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     if (flags(i) != flag::fluid) return;
-    const long at = (i / cells) * L::Q * cells + i % cells;
-    for (int q = 0; q < L::Q; ++q) f(at + q * cells) += shift[q];
+    const long at = shape.population(i, L::Q);
+    for (int q = 0; q < L::Q; ++q) f(at + q * shape.cells) += shift[q];
   }
 };
 

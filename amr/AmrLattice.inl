@@ -699,7 +699,7 @@ void AmrLattice<L, Real>::restore_mass() {
   for (int q = 0; q < L::Q; ++q) shift[q] = Real(L::w(q) * delta);
   for (const AmrLevel<L, Real>& lv : levels_)
     Kokkos::parallel_for("amr mass restoration", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * shape_.cells),
-                         AmrShiftDensity<L, Real>{lv.f[lv.cur], lv.flags, shape_.cells, shift});
+                         AmrShiftDensity<L, Real>{lv.f[lv.cur], lv.flags, shape_, shift});
   Kokkos::fence();
 }
 
@@ -741,7 +741,7 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   if (lv.params.has_csm) {
     auto t = timers_.scope("LBM");
     Kokkos::parallel_for("amr cell velocity", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * shape_.cells),
-                         AmrCellVelocity<L, Real>{lv.f[lv.cur], lv.flags, lv.velocity, lv.params, shape_.cells});
+                         AmrCellVelocity<L, Real>{lv.f[lv.cur], lv.flags, lv.velocity, lv.params, shape_});
   }
   step_and_exchange(l);
   if (l + 1 < int(levels_.size())) {
@@ -1321,7 +1321,7 @@ std::vector<double> AmrLattice<L, Real>::probe_values(const std::vector<Probe>& 
     const AmrLevel<L, Real>& lv = levels_[l];
     const DeviceView<Real* [4]> moments("amr probe moments", n);
     Kokkos::parallel_for("amr probe moments", Kokkos::RangePolicy<ExecSpace>(0, n),
-                         AmrCellMoments<L, Real>{lv.f[lv.cur], pc.cells, moments, shape_.cells,
+                         AmrCellMoments<L, Real>{lv.f[lv.cur], pc.cells, moments, shape_,
                                                  {lv.params.force[0], lv.params.force[1], lv.params.force[2]}});
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), moments);
     const double weight = std::ldexp(1.0, -L::D * l);
@@ -1373,10 +1373,10 @@ std::vector<double> AmrLattice<L, Real>::statistics_state() const {
   // This rank's leaves, level by level in forest order, cell by cell.
   std::vector<double> mine;
   for (int l = 0; l < int(levels_.size()); ++l) {
-    const long leaves = long(levels_[l].leaves.extent(0)), n = leaves * shape_.interior();
-    const std::vector<double> state = statistics_.empty() ? std::vector<double>(std::size_t(n) * columns) : statistics_[l].state();
-    for (long i = 0; i < n; ++i)
-      for (int c = 0; c < columns; ++c) mine.push_back(state[std::size_t(c) * n + i]);
+    const std::vector<double> state = statistics_.empty()
+                                          ? std::vector<double>(levels_[l].leaves.extent(0) * std::size_t(per_leaf))
+                                          : statistics_[l].state();
+    mine.insert(mine.end(), state.begin(), state.end());
   }
   const auto* bytes = reinterpret_cast<const unsigned char*>(mine.data());
   const std::vector<unsigned char> all = comm_.allgather(std::vector<unsigned char>(bytes, bytes + mine.size() * sizeof(double)));
@@ -1412,17 +1412,10 @@ void AmrLattice<L, Real>::load_statistics_state(const std::vector<double>& state
     throw Error("statistics: " + std::to_string(state.size()) + " values for " + std::to_string(leaves) +
                 " leaves of " + std::to_string(per_leaf) + " each");
   for (int l = 0; l < int(levels_.size()); ++l) {
-    const long n = long(levels_[l].leaves.extent(0)) * shape_.interior();
-    std::vector<double> level(std::size_t(n) * columns);
-    long k = 0;  // owned leaves so far (AmrLevel::leaves is in forest order)
+    std::vector<double> level;  // the owned leaves (AmrLevel::leaves is in forest order)
     for (int b = 0; b < int(forest_.level(l).size()); ++b) {
       if (!forest_.level(l)[b].leaf()) continue;
-      if (partition_.owner[l][b] == comm_.rank()) {
-        for (long i = 0; i < shape_.interior(); ++i)
-          for (int c = 0; c < columns; ++c)
-            level[std::size_t(c) * n + k * shape_.interior() + i] = state[std::size_t(at + i * columns + c)];
-        ++k;
-      }
+      if (partition_.owner[l][b] == comm_.rank()) level.insert(level.end(), state.begin() + at, state.begin() + at + per_leaf);
       at += per_leaf;
     }
     statistics_[l].load(level, samples);

@@ -37,18 +37,6 @@ double stepping_seconds(const Timers& t) {
   return t.get("LBM") + t.get("AMR interpolation") + t.get("AMR restriction") + t.get("ghost copies") + t.get("MPI");
 }
 
-// The time averages of one block as cell arrays: the leaf's from its state (RunningStatistics::
-// state_columns values per cell), zeros for a refined block (its cells are blanked).
-std::vector<AmrPatch::Array> statistics_arrays(const double* state, long cells) {
-  const RunningStatistics::HostFields f =
-      state ? RunningStatistics::fields_of_cells(std::vector<double>(state, state + cells * RunningStatistics::state_columns))
-            : RunningStatistics::fields_of_cells(std::vector<double>(cells * RunningStatistics::state_columns));
-  return {{"mean_density", 1, f.mean_density},
-          {"mean_velocity", 3, f.mean_velocity},
-          {"rms_velocity", 3, f.rms_velocity},
-          {"reynolds_stress", 6, f.reynolds_stress}};
-}
-
 // Collective (the samples are gathered); rank 0 writes, and a failure there is every rank's.
 // With time averages taken, they are written beside the instantaneous fields.
 void write_output(AmrSeries& series, const AmrSolver& solver, MPI_Comm comm) {
@@ -63,10 +51,11 @@ void write_output(AmrSeries& series, const AmrSolver& solver, MPI_Comm comm) {
       for (AmrBlockSample& b : samples) {
         AmrPatch p;
         if (!statistics.empty()) {
-          const long cells = long(b.density.size());
-          p.arrays = statistics_arrays(b.leaf ? statistics.data() + leaf * cells * RunningStatistics::state_columns : nullptr,
-                                       cells);
-          leaf += b.leaf;
+          // A leaf's averages from its state; zeros on a refined block (its cells are blanked).
+          const long values = long(b.density.size()) * RunningStatistics::state_columns;
+          std::vector<double> state(values);
+          if (b.leaf) std::copy_n(statistics.begin() + leaf++ * values, values, state.begin());
+          p.arrays = statistics_arrays(RunningStatistics::fields_of_cells(state));
         }
         p.level = b.level;
         p.lo = b.box.lo;
@@ -534,11 +523,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (!restarted.is_null()) r["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) r["checkpoints"] = checkpoints.report();
   r["observables"] = amr_observables(config, *solver);
-  if (sampling) {
-    Json st = sampling->json();
-    st["arrays"] = Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"});
-    r["statistics"] = st;
-  }
+  if (sampling) r["statistics"] = sampling->report();
   r["output_files"] = Json::array();
   for (const auto& f : series.files_written()) r["output_files"].push_back(f);
   if (forces) finish_forces(*forces, r, rank == 0, options.progress, config.output_dir);

@@ -93,15 +93,6 @@ Json statistics_header(MPI_Comm comm, const std::string& checkpoint, const Sampl
   return header;
 }
 
-Json Sampling::json() const {
-  Json j = Json::object();
-  j["start"] = start;
-  j["every"] = every;
-  j["samples"] = samples;
-  j["first_sample"] = first_sample;
-  return j;
-}
-
 std::vector<std::string> list_checkpoints(const Config& config) {
   std::vector<std::string> paths;
   for (const auto& f : checkpoints_by_step(config)) paths.push_back(f.second);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/Config.hpp"
+#include "drivers/Averages.hpp"
 #include "io/Json.hpp"
 
 namespace boreas {
@@ -21,18 +22,6 @@ std::string checkpoint_path(const Config& config, long step);
 // The time averages ([statistics]) of the checkpoint at `checkpoint`: <checkpoint>.statistics,
 // in the same file format, pruned with it.
 std::string statistics_path(const std::string& checkpoint);
-// Sampling of a run's averages: the deck's start and every, the samples so far and the step of
-// the first (a restart that continues them keeps the original run's).
-struct Sampling {
-  long start, every, samples, first_sample;
-  // The first sampled step after `step` (or statistics.start).
-  long next_after(long step) const {
-    return step < start ? start : start + ((step - start) / every + 1) * every;
-  }
-  bool at(long step) const { return step >= start && (step - start) % every == 0; }
-  // report.json's "statistics" and a statistics file's header keys.
-  Json json() const;
-};
 // The header of the averages kept beside `checkpoint` (statistics_path), "" in `why`; or why the
 // averages start again: no such file (a checkpoint of a run without [statistics]) or other
 // sampling than `sampling`'s start and every. A file that is there but not of step `step` with

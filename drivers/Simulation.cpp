@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -326,11 +327,7 @@ std::vector<double> probe_values(const Simulation& sim, const std::vector<CellMo
 // Time averages as VTK arrays (drivers write them beside the instantaneous fields).
 void add_statistics_arrays(CellFields& fields, const RunningStatistics& statistics) {
   if (statistics.samples() == 0) return;
-  RunningStatistics::HostFields s = statistics.host_fields();
-  fields.extra.push_back({"mean_density", 1, std::move(s.mean_density)});
-  fields.extra.push_back({"mean_velocity", 3, std::move(s.mean_velocity)});
-  fields.extra.push_back({"rms_velocity", 3, std::move(s.rms_velocity)});
-  fields.extra.push_back({"reynolds_stress", 6, std::move(s.reynolds_stress)});
+  for (CellFields::Extra& a : statistics_arrays(statistics.host_fields())) fields.extra.push_back(std::move(a));
 }
 
 // One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
@@ -395,12 +392,8 @@ void write_statistics(MPI_Comm comm, const std::string& path, const Simulation& 
                       const std::vector<RunningStatistics>& statistics, const Sampling& sampling) {
   std::vector<BoxBytes> pieces = statistics_pieces(sim);
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    const std::vector<double> columns = statistics[i].state();
-    const long n = long(pieces[i].cells());
-    double* cells = reinterpret_cast<double*>(pieces[i].values.data());  // new[] memory: aligned for double
-    for (long c = 0; c < n; ++c)
-      for (int k = 0; k < RunningStatistics::state_columns; ++k)
-        cells[c * RunningStatistics::state_columns + k] = columns[std::size_t(k) * n + c];
+    const std::vector<double> cells = statistics[i].state();
+    std::memcpy(pieces[i].values.data(), cells.data(), cells.size() * sizeof(double));
   }
   Json meta = sampling.json();
   meta["step"] = sim.step();
@@ -421,13 +414,9 @@ std::string read_statistics(MPI_Comm comm, const std::string& checkpoint, const 
   sampling.samples = header.at("samples").get<long>();
   sampling.first_sample = header.at("first_sample").get<long>();
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    const long n = long(pieces[i].cells());
-    const double* cells = reinterpret_cast<const double*>(pieces[i].values.data());
-    std::vector<double> columns(std::size_t(n) * RunningStatistics::state_columns);
-    for (long c = 0; c < n; ++c)
-      for (int k = 0; k < RunningStatistics::state_columns; ++k)
-        columns[std::size_t(k) * n + c] = cells[c * RunningStatistics::state_columns + k];
-    statistics[i].load(columns, sampling.samples);
+    std::vector<double> cells(pieces[i].values.size() / sizeof(double));
+    std::memcpy(cells.data(), pieces[i].values.data(), pieces[i].values.size());
+    statistics[i].load(cells, sampling.samples);
   }
   return "";
 }
@@ -648,11 +637,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "interrupted") report["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
-  if (config.statistics.enabled) {
-    Json st = sampling.json();
-    st["arrays"] = Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"});
-    report["statistics"] = st;
-  }
+  if (config.statistics.enabled) report["statistics"] = sampling.report();
   report["output_files"] = Json::array();
   for (const VtkSeries& piece : series)
     for (const auto& f : piece.files_written()) report["output_files"].push_back(f);

@@ -110,8 +110,8 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
       std::vector<double> density(cells), velocity(3 * cells), level(cells, l);
       std::vector<std::uint8_t> flags(cells);
       const AmrPatch& first = *by_corner[l].at(blo);
-      std::vector<AmrPatch::Array> arrays;
-      for (const AmrPatch::Array& a : first.arrays) arrays.push_back({a.name, a.components, std::vector<double>(a.components * cells)});
+      std::vector<CellFields::Extra> arrays;
+      for (const CellFields::Extra& a : first.arrays) arrays.push_back({a.name, a.components, std::vector<double>(a.components * cells)});
       for (int bz = blo[2]; bz < bhi[2]; ++bz)
         for (int by = blo[1]; by < bhi[1]; ++by)
           for (int bx = blo[0]; bx < bhi[0]; ++bx) {
@@ -142,7 +142,7 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
       add_cell_array(cd, "velocity", velocity, 3);
       add_cell_array(cd, "level", level, 1);
       add_cell_array(cd, "flags", flags, 1);
-      for (const AmrPatch::Array& a : arrays) add_cell_array(cd, a.name.c_str(), a.values, a.components);
+      for (const CellFields::Extra& a : arrays) add_cell_array(cd, a.name.c_str(), a.values, a.components);
       cd->SetActiveScalars("density");
       cd->SetActiveVectors("velocity");
       amr->SetDataSet(l, i, grid);

@@ -19,22 +19,18 @@
 #include <vector>
 
 #include "io/PvdCollection.hpp"
+#include "io/VtkSeries.hpp"
 
 namespace boreas {
 
 // One block of one level: a box of cells in that level's coordinates, x fastest; `arrays` more
-// cell arrays (components values per cell; every patch of an output has the same ones).
+// cell arrays (every patch of an output has the same ones).
 struct AmrPatch {
-  struct Array {
-    std::string name;
-    int components = 1;
-    std::vector<double> values;
-  };
   int level = 0;
   std::array<int, 3> lo{}, hi{};  // [lo, hi)
   std::vector<double> density, velocity;
   std::vector<std::uint8_t> flags;
-  std::vector<Array> arrays;
+  std::vector<CellFields::Extra> arrays;
 };
 
 class AmrSeries {

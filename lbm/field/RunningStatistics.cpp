@@ -73,10 +73,15 @@ RunningStatistics::HostFields RunningStatistics::fields_of_cells(const std::vect
 }
 
 std::vector<double> RunningStatistics::state() const {
-  const long n = long(mean_.extent(0));
+  const auto mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean_);
+  const auto products = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), products_);
+  const long n = long(mean.extent(0));
   std::vector<double> values(std::size_t(n) * state_columns);
-  Kokkos::deep_copy(Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>(values.data(), n, 4), mean_);
-  Kokkos::deep_copy(Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>(values.data() + 4 * n, n, 6), products_);
+  for (long i = 0; i < n; ++i) {
+    double* cell = values.data() + i * state_columns;
+    for (int c = 0; c < 4; ++c) cell[c] = mean(i, c);
+    for (int k = 0; k < 6; ++k) cell[4 + k] = products(i, k);
+  }
   return values;
 }
 
@@ -85,9 +90,15 @@ void RunningStatistics::load(const std::vector<double>& values, long samples) {
   if (long(values.size()) != n * state_columns)
     throw Error("statistics: " + std::to_string(values.size()) + " values to load, expected " +
                 std::to_string(n * state_columns));
-  Kokkos::deep_copy(mean_, Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::HostSpace>(values.data(), n, 4));
-  Kokkos::deep_copy(products_,
-                    Kokkos::View<const double**, Kokkos::LayoutLeft, Kokkos::HostSpace>(values.data() + 4 * n, n, 6));
+  const auto mean = Kokkos::create_mirror_view(mean_);
+  const auto products = Kokkos::create_mirror_view(products_);
+  for (long i = 0; i < n; ++i) {
+    const double* cell = values.data() + i * state_columns;
+    for (int c = 0; c < 4; ++c) mean(i, c) = cell[c];
+    for (int k = 0; k < 6; ++k) products(i, k) = cell[4 + k];
+  }
+  Kokkos::deep_copy(mean_, mean);
+  Kokkos::deep_copy(products_, products);
   samples_ = samples;
 }
 

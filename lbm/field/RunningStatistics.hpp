@@ -31,12 +31,12 @@ class RunningStatistics {
     std::vector<double> reynolds_stress;  // 6 per cell: xx, yy, zz, xy, xz, yz
   };
   HostFields host_fields() const;
-  // The same fields of cells whose state is given cell by cell (state_columns values each, in
-  // state()'s column order): AMR leaves gathered from their owners (amr/AmrSolver.hpp).
+  // The same fields of cells whose state (state()'s layout) is given: AMR leaves gathered from
+  // their owners (amr/AmrSolver.hpp).
   static HostFields fields_of_cells(const std::vector<double>& cell_states);
 
-  // The accumulated state on the host, state_columns values per cell (cell fastest within a
-  // column), for checkpoints, and its replacement.
+  // The accumulated state on the host, cell by cell, state_columns values each (the means of rho,
+  // u, then of the products), as checkpoints store it; and its replacement.
   std::vector<double> state() const;
   void load(const std::vector<double>& values, long samples);
 
