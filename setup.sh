@@ -220,6 +220,15 @@ else
 fi
 timed "Kokkos sources" "$t0"
 
+# Kokkos 3.4 aborts when the GPU's compute capability has a newer major version than the code it
+# was compiled for (sm_80 code + PTX on an H100, 9.0), although the driver compiles the PTX for
+# that GPU; later Kokkos releases accept it. Refuse only code newer than the device, as CUDA does.
+CUDA_ARCH_PATCH="ptx on newer majors"
+cuda_instance="$KOKKOS_SRC/core/src/Cuda/Kokkos_Cuda_Instance.cpp"
+sed -i 's/if (compiled_major != cudaProp.major || compiled_minor > cudaProp.minor) {/if (compiled_major > cudaProp.major ||\n        (compiled_major == cudaProp.major \&\& compiled_minor > cudaProp.minor)) {/' \
+    "$cuda_instance"
+grep -q 'compiled_major > cudaProp.major' "$cuda_instance" || die "could not patch the architecture check in $cuda_instance"
+
 # ---------------------------------------------------------------------------------------------
 # 3. Kokkos builds
 # ---------------------------------------------------------------------------------------------
@@ -242,6 +251,7 @@ build_kokkos() {
     local prefix="$DEPS/kokkos-$flavor" bld="$DEPS/build/kokkos-$flavor"
     local stamp="$prefix/.boreas-stamp" want t0 t1
     want="kokkos $KOKKOS_VERSION | kernels required | $* | ${KK_FLAGS[*]}"
+    [[ $flavor == cuda-* ]] && want+=" | $CUDA_ARCH_PATCH"
     PHASE="building Kokkos ($flavor)"
     if [[ -n $(kokkos_config_file "$prefix") && -f $stamp && $(head -n 1 "$stamp") == "$want" ]]; then
         say "kokkos-$flavor up to date ($prefix)"

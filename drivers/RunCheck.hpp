@@ -2,6 +2,9 @@
 // Checks of a parsed deck against the run it is about to become: the rank count and the memory
 // of the machine. Both run before anything is allocated and refuse the deck with a diagnostic at
 // the key concerned (core/Deck.hpp throw_deck_error), exit status 2 in the driver.
+#include <string>
+#include <vector>
+
 #include "core/Config.hpp"
 
 namespace boreas {
@@ -12,5 +15,9 @@ void check_run(const Config& config, int ranks, int ranks_on_node);
 
 // After Kokkos starts, on device backends: the device has the memory one rank needs.
 void check_device_memory(const Config& config, int ranks);
+
+// What the deck asks that runs but runs badly on this kind of backend (device: a GPU), as
+// warnings for the user: the swap kernels' ordered row waves on GPUs.
+std::vector<std::string> backend_warnings(const Config& config, bool device_backend);
 
 }  // namespace boreas

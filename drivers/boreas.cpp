@@ -15,6 +15,7 @@
 #include "drivers/Report.hpp"
 #include "drivers/RunCheck.hpp"
 #include "drivers/Simulation.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace {
 
@@ -52,8 +53,11 @@ int run(int argc, char** argv, int rank) {
   boreas::Config config;
   try {
     config = boreas::parse_deck(deck, overrides);
-    if (rank == 0)
+    if (rank == 0) {
       for (const std::string& w : config.warnings) std::fprintf(stderr, "boreas: warning: %s\n", w.c_str());
+      for (const std::string& w : boreas::backend_warnings(config, !boreas::exec_is_host))
+        std::fprintf(stderr, "boreas: warning: %s\n", w.c_str());
+    }
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     boreas::check_run(config, ranks, boreas::node_ranks());

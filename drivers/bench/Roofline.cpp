@@ -39,6 +39,13 @@ Bandwidth copy_bandwidth(long elements, int repeats) {
 }
 
 template <class Real>
+Bandwidth deep_copy_bandwidth(long elements, int repeats) {
+  DeviceView<Real*> a("deep_copy_a", elements), b("deep_copy_b", elements);
+  Kokkos::deep_copy(a, Real(1));
+  return time_passes([=]() { Kokkos::deep_copy(b, a); }, 2.0 * sizeof(Real) * elements, repeats);
+}
+
+template <class Real>
 Bandwidth inplace_bandwidth(long elements_per_stream, int streams, int repeats) {
   // Streams padded to whole 4 KiB pages plus one cache line, as DenseField staggers direction
   // planes: power-of-two strides would put all streams in the same cache sets.
@@ -60,6 +67,8 @@ Bandwidth inplace_bandwidth(long elements_per_stream, int streams, int repeats) 
 
 template Bandwidth copy_bandwidth<double>(long, int);
 template Bandwidth copy_bandwidth<float>(long, int);
+template Bandwidth deep_copy_bandwidth<double>(long, int);
+template Bandwidth deep_copy_bandwidth<float>(long, int);
 template Bandwidth inplace_bandwidth<double>(long, int, int);
 template Bandwidth inplace_bandwidth<float>(long, int, int);
 

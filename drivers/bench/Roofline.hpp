@@ -16,6 +16,11 @@ struct Bandwidth {
 template <class Real>
 Bandwidth copy_bandwidth(long elements, int repeats);
 
+// Kokkos::deep_copy(b, a) over `elements` reals, counted as copy_bandwidth counts: the vendor's
+// copy (cudaMemcpy on CUDA), a check that the plain copy kernel reaches what the memory gives.
+template <class Real>
+Bandwidth deep_copy_bandwidth(long elements, int repeats);
+
 // a_q(i) = s * a_q(i) for q < streams, i < elements_per_stream, all streams in one kernel,
 // counting 2 * sizeof(Real) bytes per element and stream.
 template <class Real>

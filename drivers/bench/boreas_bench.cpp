@@ -87,6 +87,10 @@ bench::Bandwidth copy_bandwidth(Precision p, long elements, int repeats) {
   return p == Precision::Float ? bench::copy_bandwidth<float>(elements, repeats)
                                : bench::copy_bandwidth<double>(elements, repeats);
 }
+bench::Bandwidth deep_copy_bandwidth(Precision p, long elements, int repeats) {
+  return p == Precision::Float ? bench::deep_copy_bandwidth<float>(elements, repeats)
+                               : bench::deep_copy_bandwidth<double>(elements, repeats);
+}
 
 // `repeats` timings of `steps` steps after `warmup` steps (first touch, caches, thread
 // start-up), in million updates of `cells` per second.
@@ -156,6 +160,7 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
   // pay the write-allocate read on CPUs; its actual traffic is what the kernels' traffic model
   // (variant_bytes_per_update) is compared with.
   const bench::Bandwidth copy = copy_bandwidth(c.precision, n_cells * Q, repeats);
+  const bench::Bandwidth deep_copy = deep_copy_bandwidth(c.precision, n_cells * Q, repeats);
   const double copy_traffic_gbs = copy.median_gbs * (exec_is_host ? 1.5 : 1.0);
   const double variant_bytes = variant_bytes_per_update(config, Q * real_bytes);
   const double median_mlups = median(mlups);
@@ -193,6 +198,8 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
   out["copy_bytes_counted"] = "read+write";
   out["copy_traffic_gbs"] = copy_traffic_gbs;
   out["copy_fraction"] = median_mlups * 1e6 * variant_bytes / (copy_traffic_gbs * 1e9);
+  out["deep_copy_gbs"] = deep_copy.median_gbs;
+  out["deep_copy_fraction"] = median_mlups * 1e6 * variant_bytes / (deep_copy.median_gbs * 1e9);
   out["healthy"] = healthy;
   merge(out, env);
   return out;

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Prepare a run on a GPU machine (issue 16): build the cuda-sm80 preset here (sm_80 code + PTX,
-# which the driver compiles for Hopper at first load) with shared libraries, and pack what a bare
-# GPU machine lacks into one carry folder, gpu-pack/ (git-ignored, < 64 MiB):
-#   gpu-pack/boreas-sm80.tar.xz   build tree (executables, lib*.so, CTest files), the shared
+# Prepare a run on a GPU machine (issue 16): build the cuda-sm90 preset here (Boreas's kernels as
+# Hopper machine code, CUDA 11.8; PRESET=cuda-sm80 builds sm_80 code + PTX instead, which the
+# driver compiles at each process's first use: minutes per program) with shared libraries, and
+# pack what a bare GPU machine lacks into one carry folder, gpu-pack/ (git-ignored, < 64 MiB):
+#   gpu-pack/boreas-gpu.tar.xz    build tree (executables, lib*.so, CTest files), the shared
 #                                 libraries they need except glibc, Kokkos 3.4 (shared), CUDA 11.8's
 #                                 runtime, and an Open MPI runtime relocatable through OPAL_PREFIX
 #   gpu-pack/ORIGIN               the source and build paths the CTest files were written with
 # Then, with the device tool: run(command="bash perf/gpu/run.sh all", carry=["gpu-pack"]).
 #   perf/gpu/prepare.sh [--pack-only]
-# Environment: BOREAS_DEPS (setup.sh's dependency cache), JOBS (2).
+# Environment: PRESET (cuda-sm90), BOREAS_DEPS (setup.sh's dependency cache), JOBS (2).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$root/build/cuda-sm80"
+preset="${PRESET:-cuda-sm90}"
+build="$root/build/$preset"
 pack="$root/gpu-pack"
 deps="${BOREAS_DEPS:-$HOME/.cache/boreas}"
 kokkos_lib="$deps/kokkos-cuda-ampere80/lib"
@@ -21,17 +23,17 @@ die() { echo "!!! [gpu-prepare] $*" >&2; exit 1; }
 if [[ ${1:-} != --pack-only ]]; then
     t0=$(date +%s)
     "$root/setup.sh" --cuda --cuda-archs ampere80
-    cmake --preset cuda-sm80 -S "$root" -DBUILD_SHARED_LIBS=ON
-    cmake --build --preset cuda-sm80 -j "${JOBS:-2}"
+    cmake --preset "$preset" -S "$root" -DBUILD_SHARED_LIBS=ON
+    cmake --build --preset "$preset" -j "${JOBS:-2}"
     say "build: $(( $(date +%s) - t0 )) s"
 fi
-[[ -x $build/bin/boreas && -x $build/bin/boreas-bench ]] || die "no cuda-sm80 build in $build"
+[[ -x $build/bin/boreas && -x $build/bin/boreas-bench ]] || die "no $preset build in $build"
 grep -q '^BUILD_SHARED_LIBS:[A-Z]*=ON' "$build/CMakeCache.txt" \
     || die "$build is not a shared build: rerun without --pack-only"
 [[ -f $kokkos_lib/libkokkoscore.so ]] || die "no shared Kokkos in $kokkos_lib (setup.sh --cuda --cuda-archs ampere80)"
 
 stage="$(mktemp -d)"; trap 'rm -rf "$stage"' EXIT
-top="$stage/boreas-sm80"
+top="$stage/boreas-gpu"
 mkdir -p "$top/lib" "$top/build"
 
 # 1. The build tree, without objects: what ctest and the drivers read.
@@ -39,6 +41,10 @@ mkdir -p "$top/lib" "$top/build"
      \( -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name '*.so*' -o -perm -u+x \) -print0 \
      | xargs -0 cp --parents -t "$top/build")
 cp -P "$kokkos_lib"/libkokkos*.so* "$top/lib/"
+# gtest_discover_tests lists each test program's tests when CTest starts, through this CMake's
+# module, which the GPU machine's CMake (another version, elsewhere) does not have at that path.
+gtest_module=$(grep -h -o '"/[^"]*/GoogleTestAddTests.cmake"' "$build"/tests/*_include.cmake | head -n 1 | tr -d '"')
+mkdir -p "$top/cmake"; [[ -n $gtest_module ]] && cp "$gtest_module" "$top/cmake/"
 
 # 2. Open MPI (Debian's, relocatable: OPAL_PREFIX=<dir> puts every component under <dir>/lib/...).
 ompi_lib=/usr/lib/x86_64-linux-gnu/openmpi/lib
@@ -69,7 +75,8 @@ mkdir -p "$pack"
 printf 'source=%s\nbuild=%s\ncommit=%s\nbuilt=%s\n' "$root" "$build" \
     "$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo -dirty)" \
     "$(date -u +%FT%TZ)" > "$pack/ORIGIN"
-tar -C "$stage" -cf - boreas-sm80 | xz -T "${JOBS:-2}" -6 > "$pack/boreas-sm80.tar.xz"
+rm -f "$pack"/*.tar.xz
+tar -C "$stage" -cf - boreas-gpu | xz -T "${JOBS:-2}" -6 > "$pack/boreas-gpu.tar.xz"
 size=$(du -bc "$pack" | tail -n 1 | cut -f1)
 tree=$(git -C "$root" ls-files -z | xargs -0 du -bc 2>/dev/null | tail -n 1 | cut -f1)
 say "$(du -sh "$top" | cut -f1) staged, packed $(( size / 1048576 )) MiB + working tree $(( tree / 1048576 )) MiB (limit 64)"

@@ -9,6 +9,7 @@
 #include "core/Deck.hpp"
 #include "core/MemoryBudget.hpp"
 #include "drivers/RunCheck.hpp"
+#include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
 namespace {
@@ -16,9 +17,13 @@ namespace {
 const std::string deck =
     "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [16, 12, 10]\n[physics]\ntau = 0.6\n";
 
+// Both checks the driver makes: the host's before Kokkos starts, the device's after (none on host
+// backends, where the populations are in the host's memory that check_run counts).
 std::string refusal(const std::vector<std::string>& overrides, int ranks) {
   try {
-    check_run(parse_deck_string(deck, "deck.toml", "", overrides), ranks, 1);
+    const Config config = parse_deck_string(deck, "deck.toml", "", overrides);
+    check_run(config, ranks, 1);
+    check_device_memory(config, ranks);
   } catch (const DeckError& e) {
     return e.what();
   }
@@ -53,12 +58,29 @@ TEST(RunCheck, DomainBeyondTheMachinesMemory) {
     const std::string e = refusal({"domain.cells=[1200, 1200, 1200]"}, ranks);
     EXPECT_NE(e.find("--set domain.cells=[1200, 1200, 1200]: error: domain.cells: the run needs at least"),
               std::string::npos) << e;
+    EXPECT_NE(e.find(exec_is_host ? " of host memory per rank" : " of device memory per rank"), std::string::npos) << e;
     EXPECT_NE(e.find(std::to_string(1200LL * 1200 * 1200 / ranks) + " cells per rank"), std::string::npos) << e;
     EXPECT_NE(e.find("lattice.precision = \"float\""), std::string::npos) << e;
   }
   const Config c = parse_deck_string(deck, "deck.toml", "", {"domain.cells=[1200, 1200, 1200]"});
   EXPECT_EQ(estimate_memory(c, 4, true).cells_per_rank, 1200LL * 1200 * 1200 / 4);
   EXPECT_EQ(estimate_memory(c, 1, false).device_bytes, 1200LL * 1200 * 1200 * (3 * 19 * 8 + 1));
+}
+
+TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
+  for (const char* kernel : {"swap", "swap_prism"}) {
+    const Config c = parse_deck_string(deck, "deck.toml", "", {std::string("simulation.kernel=\"") + kernel + "\""});
+    const std::vector<std::string> w = backend_warnings(c, true);
+    ASSERT_EQ(w.size(), 1u) << kernel;
+    EXPECT_NE(w[0].find(std::string("simulation.kernel = \"") + kernel + "\" sweeps the rows in ordered waves"),
+              std::string::npos) << w[0];
+    EXPECT_TRUE(backend_warnings(c, false).empty()) << kernel;
+  }
+  for (const char* kernel : {"aa", "ab_pull", "merged_aa2"})
+    EXPECT_TRUE(backend_warnings(parse_deck_string(deck, "deck.toml", "", {std::string("simulation.kernel=\"") + kernel + "\""}),
+                                 true)
+                    .empty())
+        << kernel;
 }
 
 }  // namespace
