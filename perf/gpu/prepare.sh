@@ -41,6 +41,10 @@ mkdir -p "$top/lib" "$top/build"
      \( -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name '*.so*' -o -perm -u+x \) -print0 \
      | xargs -0 cp --parents -t "$top/build")
 cp -P "$kokkos_lib"/libkokkos*.so* "$top/lib/"
+# The host build's test times, if there are any: CTest starts the longest tests first with them
+# (the same test names), so a time-limited run on the GPU machine loses the fewest.
+costs="$root/build/openmp/Testing/Temporary/CTestCostData.txt"
+[[ -f $costs ]] && mkdir -p "$top/build/Testing/Temporary" && cp "$costs" "$top/build/Testing/Temporary/"
 # gtest_discover_tests lists each test program's tests when CTest starts, through this CMake's
 # module, which the GPU machine's CMake (another version, elsewhere) does not have at that path.
 gtest_module=$(grep -h -o '"/[^"]*/GoogleTestAddTests.cmake"' "$build"/tests/*_include.cmake | head -n 1 | tr -d '"')

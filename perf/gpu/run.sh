@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # Run on the GPU machine (device tool), in the repository root, with the carry folder that
 # perf/gpu/prepare.sh made:  run(command="bash perf/gpu/run.sh PHASE...", carry=["gpu-pack"])
-# Phases (each well under the tool's 10-minute limit; `all` = every one, about 25 minutes, so
-# split it over two or three calls, e.g. "info tests" then "bench deck overlap amr"):
+# Phases (measured on an H100, 2026-11-25: every boreas-bench process takes 25-35 s at 256^3, so
+# `all` is about 30 minutes: split it over calls, e.g. "info bench cumulant" (~5 min), "sweeps
+# deck overlap amr" (~7 min), "tests" (one call; the suite did 892 of 959 tests in 250 s with 16
+# jobs, starting in test order; the pack now carries the host build's test times, so that CTest
+# starts the long ones first)):
 #   info     nvidia-smi, driver, pack origin, resolved libraries   -> device.txt
 #   tests    the CTest suite without `long` on the CUDA backend    -> tests.log, tests.xml (JUnit)
-#   bench    boreas-bench: D3Q19 FP64/FP32 kernels at 256^3 against the copy bandwidth the same
-#            binary measures, merged tiles and AoSoA bundles swept, D3Q27 BGK vs cumulant
-#                                                                  -> bench.jsonl
+#   bench    boreas-bench: D3Q19 FP64/FP32 kernels at 256^3 against the copy kernel and
+#            Kokkos::deep_copy the same binary measures            -> bench.jsonl
+#   sweeps   merged3 tiles and AoSoA bundles, D3Q19 FP32 256^3     -> bench.jsonl
+#   cumulant D3Q27 BGK against cumulant at 192^3                   -> bench.jsonl
 #   deck     the default deck (inputs/cavity3d.toml) at 256^3      -> deck_report.json
 #   overlap  2 ranks on the one GPU, every overlap strategy       -> overlap.jsonl
 #   amr      the 3-level AMR strong-scaling deck, 1 and 2 ranks, and the urban AMR LES deck
 #                                                                  -> amr.jsonl
 # Every phase appends its console output to run.log. Outside the device tool OUT defaults to out/gpu.
-# Environment: TEST_JOBS (8), TESTS_TIMEOUT (500 s for the whole tests phase), BENCH_STEPS (20),
-# BENCH_KERNELS, DECK_CELLS (256), OVERLAP_CELLS (256), OVERLAP_LIST, AMR_RANKS (1 2).
-#   cumulant the D3Q27 BGK/cumulant part of bench alone
+# Environment: TEST_JOBS (8), TESTS_TIMEOUT (500 s for the whole tests phase), TESTS_ARGS (more
+# ctest arguments, e.g. -L mpi or -R 'AmrChannel|Poiseuille'), BENCH_STEPS (20), BENCH_KERNELS (ab_pull ab_push aa merged2 merged3
+# merged_aa2), DECK_CELLS (256), OVERLAP_CELLS (256), OVERLAP_LIST, AMR_RANKS (1 2).
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-$root/out/gpu}
@@ -68,7 +72,7 @@ phase_info() {
 }
 phase_tests() {
     log "tests: ctest -LE long -j ${TEST_JOBS:-8}"
-    timeout "${TESTS_TIMEOUT:-500}" ctest --test-dir "$build" -LE long -j "${TEST_JOBS:-8}" --timeout 300 \
+    timeout "${TESTS_TIMEOUT:-500}" ctest --test-dir "$build" -LE long -j "${TEST_JOBS:-8}" --timeout 300 ${TESTS_ARGS:-} \
         --output-on-failure --output-junit "$out/tests.xml" > "$out/tests.log" 2>&1
     log "tests: rc $? $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -n 1)"
 }
@@ -79,11 +83,12 @@ phase_bench() {
     for kernel in ${BENCH_KERNELS:-ab_pull ab_push aa merged2 merged3 merged_aa2}; do
         bench --lattice D3Q19 --precision double float --size 256 --kernel "$kernel"
     done
-    log "bench: merged3 tiles and AoSoA bundles swept"
+    log "bench: $(grep -c '"kind":"kernel"' "$out/bench.jsonl") results"
+}
+phase_sweeps() {
+    log "sweeps: merged3 tiles and AoSoA bundles"
     for tile in 4 8 16 32; do bench --lattice D3Q19 --precision float --size 256 --kernel merged3 --merge-form tiles --tile "$tile"; done
     for bundle in 1 2 4 8; do bench --lattice D3Q19 --precision float --size 256 --kernel ab_pull --layout aosoa --bundle "$bundle"; done
-    phase_cumulant
-    log "bench: $(grep -c '"kind":"kernel"' "$out/bench.jsonl") results"
 }
 phase_cumulant() {
     log "cumulant: D3Q27 BGK against cumulant"
@@ -130,8 +135,8 @@ phase_amr() {
     report_line urban_amr /tmp/urban_amr/report.json >> "$out/amr.jsonl"
 }
 
-phases=("$@"); [[ ${phases[*]:-all} == all ]] && phases=(info tests bench deck overlap amr)
+phases=("$@"); [[ ${phases[*]:-all} == all ]] && phases=(info tests bench sweeps cumulant deck overlap amr)
 for p in "${phases[@]}"; do
-    declare -F "phase_$p" > /dev/null || { echo "unknown phase $p (info tests bench deck overlap amr all)" >&2; exit 2; }
+    declare -F "phase_$p" > /dev/null || { echo "unknown phase $p (info tests bench sweeps cumulant deck overlap amr all)" >&2; exit 2; }
     t0=$(date +%s); "phase_$p"; log "$p: $(( $(date +%s) - t0 )) s"
 done
