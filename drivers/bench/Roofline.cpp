@@ -24,12 +24,10 @@ Bandwidth time_passes(const Kernel& pass, double bytes_per_pass, int repeats) {
   bw.median_gbs = median(bw.all_gbs);
   return bw;
 }
-}  // namespace
 
 template <class Real>
-Bandwidth copy_bandwidth(long elements, int repeats) {
-  DeviceView<Real*> a("copy_a", elements), b("copy_b", elements);
-  Kokkos::deep_copy(a, Real(1));
+Bandwidth time_copy_kernel(const DeviceView<Real*>& a, const DeviceView<Real*>& b, int repeats) {
+  const long elements = long(a.extent(0));
   const auto pass = [=]() {
     Kokkos::parallel_for(
         "boreas::bench::copy", Kokkos::RangePolicy<ExecSpace>(0, elements),
@@ -37,12 +35,21 @@ Bandwidth copy_bandwidth(long elements, int repeats) {
   };
   return time_passes(pass, 2.0 * sizeof(Real) * elements, repeats);
 }
+}  // namespace
 
 template <class Real>
-Bandwidth deep_copy_bandwidth(long elements, int repeats) {
-  DeviceView<Real*> a("deep_copy_a", elements), b("deep_copy_b", elements);
+Bandwidth copy_bandwidth(long elements, int repeats) {
+  DeviceView<Real*> a("copy_a", elements), b("copy_b", elements);
   Kokkos::deep_copy(a, Real(1));
-  return time_passes([=]() { Kokkos::deep_copy(b, a); }, 2.0 * sizeof(Real) * elements, repeats);
+  return time_copy_kernel(a, b, repeats);
+}
+
+template <class Real>
+CopyBandwidths copy_bandwidths(long elements, int repeats) {
+  DeviceView<Real*> a("copy_a", elements), b("copy_b", elements);
+  Kokkos::deep_copy(a, Real(1));
+  return {time_copy_kernel(a, b, repeats),
+          time_passes([=]() { Kokkos::deep_copy(b, a); }, 2.0 * sizeof(Real) * elements, repeats)};
 }
 
 template <class Real>
@@ -67,8 +74,8 @@ Bandwidth inplace_bandwidth(long elements_per_stream, int streams, int repeats) 
 
 template Bandwidth copy_bandwidth<double>(long, int);
 template Bandwidth copy_bandwidth<float>(long, int);
-template Bandwidth deep_copy_bandwidth<double>(long, int);
-template Bandwidth deep_copy_bandwidth<float>(long, int);
+template CopyBandwidths copy_bandwidths<double>(long, int);
+template CopyBandwidths copy_bandwidths<float>(long, int);
 template Bandwidth inplace_bandwidth<double>(long, int, int);
 template Bandwidth inplace_bandwidth<float>(long, int, int);
 

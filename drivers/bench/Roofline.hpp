@@ -16,10 +16,14 @@ struct Bandwidth {
 template <class Real>
 Bandwidth copy_bandwidth(long elements, int repeats);
 
-// Kokkos::deep_copy(b, a) over `elements` reals, counted as copy_bandwidth counts: the vendor's
-// copy (cudaMemcpy on CUDA), a check that the plain copy kernel reaches what the memory gives.
+// copy_bandwidth's kernel and Kokkos::deep_copy(b, a) on the same two arrays, counted alike:
+// the vendor's copy (cudaMemcpy on CUDA), a check that the plain kernel reaches what the memory
+// gives.
+struct CopyBandwidths {
+  Bandwidth kernel, deep_copy;
+};
 template <class Real>
-Bandwidth deep_copy_bandwidth(long elements, int repeats);
+CopyBandwidths copy_bandwidths(long elements, int repeats);
 
 // a_q(i) = s * a_q(i) for q < streams, i < elements_per_stream, all streams in one kernel,
 // counting 2 * sizeof(Real) bytes per element and stream.

@@ -87,9 +87,9 @@ bench::Bandwidth copy_bandwidth(Precision p, long elements, int repeats) {
   return p == Precision::Float ? bench::copy_bandwidth<float>(elements, repeats)
                                : bench::copy_bandwidth<double>(elements, repeats);
 }
-bench::Bandwidth deep_copy_bandwidth(Precision p, long elements, int repeats) {
-  return p == Precision::Float ? bench::deep_copy_bandwidth<float>(elements, repeats)
-                               : bench::deep_copy_bandwidth<double>(elements, repeats);
+bench::CopyBandwidths copy_bandwidths(Precision p, long elements, int repeats) {
+  return p == Precision::Float ? bench::copy_bandwidths<float>(elements, repeats)
+                               : bench::copy_bandwidths<double>(elements, repeats);
 }
 
 // `repeats` timings of `steps` steps after `warmup` steps (first touch, caches, thread
@@ -159,8 +159,8 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
   // And the STREAM copy, copy arrays as large as one population lattice. The copy's stores also
   // pay the write-allocate read on CPUs; its actual traffic is what the kernels' traffic model
   // (variant_bytes_per_update) is compared with.
-  const bench::Bandwidth copy = copy_bandwidth(c.precision, n_cells * Q, repeats);
-  const bench::Bandwidth deep_copy = deep_copy_bandwidth(c.precision, n_cells * Q, repeats);
+  const bench::CopyBandwidths copies = copy_bandwidths(c.precision, n_cells * Q, repeats);
+  const bench::Bandwidth &copy = copies.kernel, &deep_copy = copies.deep_copy;
   const double copy_traffic_gbs = copy.median_gbs * (exec_is_host ? 1.5 : 1.0);
   const double variant_bytes = variant_bytes_per_update(config, Q * real_bytes);
   const double median_mlups = median(mlups);

@@ -68,8 +68,11 @@ TEST(RunCheck, DomainBeyondTheMachinesMemory) {
 }
 
 TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
+  const auto with_kernel = [](const std::string& kernel) {
+    return parse_deck_string(deck, "deck.toml", "", {"simulation.kernel=\"" + kernel + "\""});
+  };
   for (const char* kernel : {"swap", "swap_prism"}) {
-    const Config c = parse_deck_string(deck, "deck.toml", "", {std::string("simulation.kernel=\"") + kernel + "\""});
+    const Config c = with_kernel(kernel);
     const std::vector<std::string> w = backend_warnings(c, true);
     ASSERT_EQ(w.size(), 1u) << kernel;
     EXPECT_NE(w[0].find(std::string("simulation.kernel = \"") + kernel + "\" sweeps the rows in ordered waves"),
@@ -77,10 +80,7 @@ TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
     EXPECT_TRUE(backend_warnings(c, false).empty()) << kernel;
   }
   for (const char* kernel : {"aa", "ab_pull", "merged_aa2"})
-    EXPECT_TRUE(backend_warnings(parse_deck_string(deck, "deck.toml", "", {std::string("simulation.kernel=\"") + kernel + "\""}),
-                                 true)
-                    .empty())
-        << kernel;
+    EXPECT_TRUE(backend_warnings(with_kernel(kernel), true).empty()) << kernel;
 }
 
 }  // namespace

@@ -187,7 +187,7 @@ const std::string interpolated = "bounce_back = \"interpolated\"\n";
 TEST_F(SurfaceGeometry, StlAndHeightMapBoxesGiveTheAnalyticWallFractions) {
   const Vertex lo{3.3, 2.7, 0.35}, hi{15.6, 12.05, 9.2};
   const Config analytic = deck(box_obstacle(lo, hi) + interpolated);
-  const std::string file = write("box.stl", binary_stl(box_triangles({3.3, 2.7, 0.35}, {15.6, 12.05, 9.2})));
+  const std::string file = write("box.stl", binary_stl(box_triangles(lo, hi)));
   const Config stl = deck(file_obstacle("stl", "box.stl", 1, {0, 0, 0}) + interpolated);
   // float32 corners: the STL box is the analytic box of its float-rounded corners, as read from
   // the file (on an H100 the cuda-sm90 build gave this test's former double(float(2.7)) as 2.7)
