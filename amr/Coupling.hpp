@@ -50,6 +50,8 @@ struct CouplingRates {
   Real omega = 1, omega_odd = 1;
   Real force[3] = {0, 0, 0};
   bool bulk_at_one = false;  // the trace relaxes at rate 1 (cumulant)
+  bool parametrised = false;  // the cumulant's parametrised variant, with limiter lambda
+  Real limiter = 0;
   // Smagorinsky: C_s^2 (0: none); the coherent-structure model: C' (0: none); and how the odd
   // rate follows the cell's tau (BGK: 1/tau, TRT: the magic parameter held, cumulant: 1).
   Real smagorinsky = 0, csm = 0, tau = 1, magic = 0;
@@ -135,6 +137,8 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
       p.omega = Real(1) / tau;
       for (int d = 0; d < 3; ++d) p.force[d] = r.force[d];
       p.has_force = r.force[0] != Real(0) || r.force[1] != Real(0) || r.force[2] != Real(0);
+      p.parametrised = r.parametrised;
+      p.limiter = r.limiter;
       Cumulant::collide<L>(f, p);
       return;
     }

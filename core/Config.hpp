@@ -216,6 +216,10 @@ struct Config {
   SgsModel sgs = SgsModel::None;    // [collision] sgs
   double smagorinsky_constant = 0.1;  // [collision] smagorinsky_constant, C_s (filter width = dx)
   double csm_constant = 1.0 / 25;     // [collision] csm_constant, C' of the coherent-structure model
+  // [collision] cumulant = "parametrised": Geier et al. 2017's rates and fourth-order equilibria
+  // (lbm/physics/Collision.hpp), its third-order limiter lambda = cumulant_limiter.
+  bool cumulant_parametrised = false;
+  double cumulant_limiter = 1e-3;
   Scheme kernel;  // [simulation] kernel, parsed (core/Scheme.hpp)
   int tile = 16;  // [simulation] tile: prism tile width of swap_prism / merged<k> (rows)
   MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form

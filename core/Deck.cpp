@@ -440,7 +440,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"simulation", {"name", "steps", "kernel", "tile", "merge_form", "layout", "bundle", "storage"}},
       {"lattice", {"model", "precision"}},
       {"domain", {"cells"}},
-      {"collision", {"model", "magic", "sgs", "smagorinsky_constant", "csm_constant"}},
+      {"collision", {"model", "magic", "sgs", "smagorinsky_constant", "csm_constant", "cumulant", "cumulant_limiter"}},
       {"physics",
        {"tau", "viscosity", "reynolds", "length", "velocity", "density", "force", "mach_limit"}},
       {"initial", {"type", "velocity", "amplitude"}},
@@ -1084,6 +1084,19 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     else if (auto m = c.number(col, "magic", "a number > 0", positive))
       cfg.trt_magic = *m;
   }
+  if (col.get("cumulant")) {
+    if (collision_known && cfg.collision != CollisionKind::Cumulant)
+      c.not_used(col, "cumulant", std::string("cumulant is only used by collision.model = \"cumulant\" (collision.model is ") +
+                                      collision_name(cfg.collision) + ")");
+    else if (auto m = c.choice(col, "cumulant", {"standard", "parametrised"}))
+      cfg.cumulant_parametrised = *m == 1;
+  }
+  if (col.get("cumulant_limiter")) {
+    if (!cfg.cumulant_parametrised)
+      c.not_used(col, "cumulant_limiter", "cumulant_limiter is only used by collision.cumulant = \"parametrised\"");
+    else if (auto m = c.number(col, "cumulant_limiter", "a number >= 0 (lambda of the third-order limiter)", nonneg))
+      cfg.cumulant_limiter = *m;
+  }
   if (col.get("sgs")) {
     if (auto m = c.choice(col, "sgs", {"none", "smagorinsky", "csm"})) {
       cfg.sgs = SgsModel(*m);
@@ -1192,6 +1205,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       }
     }
     cfg.viscosity = (cfg.tau - 0.5) / 3.0;
+    // An eddy viscosity and finer AMR levels only raise tau: no cell would use the variant.
+    if (cfg.cumulant_parametrised && !(1 / cfg.tau > 1.75))
+      cfg.warnings.push_back("collision.cumulant = \"parametrised\" applies where 1/tau > 7/4 (tau < 4/7); tau = " +
+                             fmt6(cfg.tau) + ": every cell collides with the standard cumulant rates");
   }
 
   // [initial]

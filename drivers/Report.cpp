@@ -46,6 +46,8 @@ Json config_to_json(const Config& c) {
   j["precision"] = c.precision == Precision::Double ? "double" : "float";
   j["collision"] = collision_name(c.collision);
   if (c.collision == CollisionKind::TRT) j["trt_magic"] = c.trt_magic;
+  if (c.collision == CollisionKind::Cumulant) j["cumulant"] = c.cumulant_parametrised ? "parametrised" : "standard";
+  if (c.cumulant_parametrised) j["cumulant_limiter"] = c.cumulant_limiter;
   j["sgs"] = sgs_name(c.sgs);
   if (c.sgs == SgsModel::Smagorinsky) j["smagorinsky_constant"] = c.smagorinsky_constant;
   if (c.sgs == SgsModel::Csm) j["csm_constant"] = c.csm_constant;

@@ -102,6 +102,8 @@ struct CellPhysics {
         config.tau, config.trt_magic, config.force,
         config.sgs == SgsModel::Smagorinsky ? config.smagorinsky_constant : 0.0,
         config.sgs == SgsModel::Csm ? config.csm_constant : 0.0);
+    p.params.parametrised = config.cumulant_parametrised;
+    p.params.limiter = Real(config.cumulant_limiter);
     p.rho0 = config.density;
     p.bc.rho0 = Real(config.density);
     for (int face = 0; face < num_faces; ++face) {

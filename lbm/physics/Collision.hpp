@@ -28,6 +28,9 @@ struct CollisionParams {
   // Coherent-structure model: its C' (csm_viscosity); the kernel gives the cell's tau (with_tau).
   Real csm = 0;
   bool has_csm = false;
+  // The cumulant's parametrised variant (Geier et al. 2017) and its third-order limiter lambda.
+  bool parametrised = false;
+  Real limiter = Real(1e-3);
 
   static CollisionParams make(double tau, double magic, const std::array<double, 3>& force,
                               double smagorinsky_constant = 0, double csm_constant = 0) {
@@ -220,12 +223,56 @@ struct TRT {
 // relaxed second moments (Isserlis' theorem gives orders 4 and 6; odd orders vanish).
 // A force shifts the velocity by F/2 and reverses the first central moments (momentum + F).
 //
+// The parametrised variant (CollisionParams::parametrised; Geier, Pasquali, Schoenherr 2017,
+// J. Comput. Phys. 348, 862-888) keeps the bulk rate 1 and relaxes the third-order cumulant
+// combinations C120 + C102 (and permutations) at omega_3, C120 - C102 at omega_4 and C111 at
+// omega_5, the paper's Eqs. 111-113 for omega_2 = 1:
+//   omega_3 = 8 (w - 2)(2w + 1) / (7w^2 - 14w - 8)
+//   omega_4 = 8 (w - 2)(4w - 7) / (9w^2 - 50w + 56)
+//   omega_5 = 24 (w - 2)(3w^2 - 7w - 2) / (29w^3 - 130w^2 + 152w + 48),
+// each limited by lambda (Eqs. 116-123): omega_lim = omega + (1 - omega) |C| / (|C| + rho lambda).
+// Its fourth-order cumulants relax (at rate 1) to the values that make the diffusion fourth-order
+// accurate (Eqs. 43-48, 115-116 for omega_2 = 1):
+//   C220 = -(1/w - 1/2) (2/3) A (d_x u_x + d_y u_y),   C211 = -(1/w - 1/2) (1/3) B (d_y u_z + d_z u_y)
+//   A = (4 + 2w - 3w^2) / ((5w - 2)(w - 1)),           B = (4 + 28w - 14w^2) / (3 (5w - 2)(w - 1))
+// with the velocity gradients taken from the pre-collision second-order cumulants. Fifth and sixth
+// orders relax at 1 to 0; the moments of orders 3-6 then follow from the cumulants (the Gaussian
+// part plus the products of the third- and fourth-order cumulants with lower orders).
+// Where it applies: for w > 7/4 (tau < 4/7), the high-Reynolds regime it is made for, the three
+// rates lie in (0, 2) and A, B are finite. Below, A and B have poles at w = 1 and 2/5 and omega_4
+// one at 14/9 (it leaves (0, 2) for w in (10/7, 7/4)), and a Taylor-Green vortex with the
+// parametrisation diverges at tau = 0.8 even where the rates are finite: a cell whose rate is at
+// most 7/4 (the deck's tau, or tau raised by an eddy viscosity) collides with the standard rates.
+//
 // Well-conditioned: the transform runs on g = f - w and every intermediate is the deviation from
 // the rest state's moments, so a float run never subtracts numbers of size w to keep their
 // difference. Per line of three populations (c = -1, 0, +1) with rest-state sum K:
 //   k0 = g- + g0 + g+,  k1 = (g+ - g-) - u (k0 + K),  k2 = (g+ + g-) - 2u (g+ - g-) + u^2 (k0 + K),
 // exact because the rest state's line moments are K, 0 and K/3 (D3Q27 weights are products of the
 // 1D weights 1/6, 2/3, 1/6), and K of a later pass is the product of those of the earlier ones.
+// The parametrised cumulant's rates and fourth-order coefficients at shear rate w (bulk rate 1);
+// `active` is false where the standard rates apply (w <= 7/4).
+template <class Real>
+struct CumulantRates {
+  bool active = false;
+  Real omega3 = 1, omega4 = 1, omega5 = 1, A = 0, B = 0;
+
+  KOKKOS_INLINE_FUNCTION static CumulantRates at(Real w) {
+    CumulantRates r;
+    if (!(w > Real(1.75))) return r;
+    const Real w2 = w * w;
+    r.active = true;
+    r.omega3 = Real(8) * (w - Real(2)) * (Real(2) * w + Real(1)) / (Real(7) * w2 - Real(14) * w - Real(8));
+    r.omega4 = Real(8) * (w - Real(2)) * (Real(4) * w - Real(7)) / (Real(9) * w2 - Real(50) * w + Real(56));
+    r.omega5 = Real(24) * (w - Real(2)) * (Real(3) * w2 - Real(7) * w - Real(2)) /
+               (Real(29) * w2 * w - Real(130) * w2 + Real(152) * w + Real(48));
+    const Real d = (Real(5) * w - Real(2)) * (w - Real(1));
+    r.A = (Real(4) + Real(2) * w - Real(3) * w2) / d;
+    r.B = (Real(4) + Real(28) * w - Real(14) * w2) / (Real(3) * d);
+    return r;
+  }
+};
+
 struct Cumulant {
   static constexpr const char* name = "cumulant";
 
@@ -271,8 +318,24 @@ struct Cumulant {
     });
   }
 
+  // A third-order cumulant combination c (times rho) relaxed at `rate` under the limiter:
+  // (1 - omega_lim) c = (1 - rate) c rho lambda / (|c| + rho lambda).
+  template <class Real>
+  KOKKOS_FORCEINLINE_FUNCTION static Real limited(Real c, Real rate, Real rho_lambda) {
+    const Real span = (c < Real(0) ? -c : c) + rho_lambda;
+    return span > Real(0) ? (Real(1) - rate) * c * rho_lambda / span : Real(0);
+  }
+
+  // Two instantiations, so that the standard variant's cell loops carry no branch of the other.
   template <class L, class Real>
   KOKKOS_FORCEINLINE_FUNCTION static void collide(Real (&f)[L::Q], const CollisionParams<Real>& p) {
+    if (p.parametrised)
+      collide_variant<true, L>(f, p);
+    else
+      collide_variant<false, L>(f, p);
+  }
+  template <bool Parametrised, class L, class Real>
+  KOKKOS_FORCEINLINE_FUNCTION static void collide_variant(Real (&f)[L::Q], const CollisionParams<Real>& p) {
     static_assert(L::Q == 27, "the cumulant collision is defined on D3Q27");
     Real m[27], drho = 0, j[3] = {0, 0, 0};
     static_for<L::Q>([&](auto qc) {
@@ -308,6 +371,33 @@ struct Cumulant {
     const Real c = third * (trace_post + xx_yy_post - Real(2) * xx_zz_post);
     const Real xy = shear_keep * m[4], xz = shear_keep * m[10], yz = shear_keep * m[12];
     const Real m100 = -m[1], m010 = -m[3], m001 = -m[9];
+    // Post-collision cumulants of orders 3 and 4 times rho (parametrised variant; 0 otherwise).
+    Real k210 = 0, k012 = 0, k201 = 0, k021 = 0, k120 = 0, k102 = 0, k111 = 0;
+    Real k220 = 0, k202 = 0, k022 = 0, k211 = 0, k121 = 0, k112 = 0;
+    CumulantRates<Real> r;
+    if constexpr (Parametrised) r = CumulantRates<Real>::at(w1);
+    if (r.active) {
+      const Real rl = rho * p.limiter;
+      const Real xyy_p = limited(m[7] + m[19], r.omega3, rl), xyy_m = limited(m[7] - m[19], r.omega4, rl);
+      const Real xxy_p = limited(m[5] + m[21], r.omega3, rl), xxy_m = limited(m[5] - m[21], r.omega4, rl);
+      const Real xxz_p = limited(m[11] + m[15], r.omega3, rl), xxz_m = limited(m[11] - m[15], r.omega4, rl);
+      k120 = Real(0.5) * (xyy_p + xyy_m);
+      k102 = Real(0.5) * (xyy_p - xyy_m);
+      k210 = Real(0.5) * (xxy_p + xxy_m);
+      k012 = Real(0.5) * (xxy_p - xxy_m);
+      k201 = Real(0.5) * (xxz_p + xxz_m);
+      k021 = Real(0.5) * (xxz_p - xxz_m);
+      k111 = limited(m[13], r.omega5, rl);
+      // rho d_a u_b + rho d_b u_a = -3 w1 m_ab (off-diagonal, pre-collision)
+      const Real diag = -(Real(1) / w1 - Real(0.5)) * Real(2.0 / 3.0) * r.A * rho;
+      const Real off = (Real(1) - Real(0.5) * w1) * r.B;
+      k220 = diag * (dxux + dyuy);
+      k202 = diag * (dxux + dzuz);
+      k022 = diag * (dyuy + dzuz);
+      k112 = off * m[4];
+      k121 = off * m[10];
+      k211 = off * m[12];
+    }
     static_for<27>([&](auto ic) { m[decltype(ic)::value] = Real(0); });
     m[0] = drho;
     m[1] = m100;
@@ -331,6 +421,30 @@ struct Cumulant {
     m[26] = inv_rho * inv_rho *
             (a * b * c + third * (a * b + b * c + a * c) + ninth * (a + b + c) - Real(1) / Real(27) * drho * (Real(2) + drho) +
              Real(2) * ((a + third) * yz * yz + (b + third) * xz * xz + (c + third) * xy * xy) + Real(8) * xy * xz * yz);
+    if (r.active) {
+      // The moments of the third- and fourth-order cumulants: m_3 = C_3, m_4 += C_4, and every split
+      // of the moment's axes into a pair and a triple (order 5) or a pair and a quadruple or two
+      // triples (order 6), e.g. m221 = (k200 C021 + k020 C201 + 4 k110 C111 + 2 k101 C120 + 2 k011 C210) / rho.
+      const Real a1 = a + third, b1 = b + third, c1 = c + third;
+      m[5] = k210;
+      m[21] = k012;
+      m[11] = k201;
+      m[15] = k021;
+      m[7] = k120;
+      m[19] = k102;
+      m[13] = k111;
+      m[8] += k220;
+      m[20] += k202;
+      m[24] += k022;
+      m[14] += k211;
+      m[16] += k121;
+      m[22] += k112;
+      m[17] = inv_rho * (a1 * k021 + b1 * k201 + Real(4) * xy * k111 + Real(2) * (xz * k120 + yz * k210));  // 221
+      m[23] = inv_rho * (a1 * k012 + c1 * k210 + Real(4) * xz * k111 + Real(2) * (xy * k102 + yz * k201));  // 212
+      m[25] = inv_rho * (b1 * k102 + c1 * k120 + Real(4) * yz * k111 + Real(2) * (xy * k012 + xz * k021));  // 122
+      m[26] += inv_rho * (a1 * k022 + b1 * k202 + c1 * k220 + Real(4) * (xy * k112 + xz * k121 + yz * k211) +
+                          Real(4) * k111 * k111 + Real(2) * (k210 * k012 + k201 * k021 + k120 * k102));
+    }
     pass<0, false>(m, u[0]);
     pass<1, false>(m, u[1]);
     pass<2, false>(m, u[2]);

@@ -135,6 +135,24 @@ TEST(Deck, ViscosityConversion) {
   EXPECT_NEAR(c.viscosity, 0.05, 1e-15);
 }
 
+// The parametrised cumulant's keys, and the warning of a deck whose tau leaves it nowhere to act.
+TEST(Deck, ParametrisedCumulant) {
+  const std::string d3q27 = "[simulation]\nsteps = 10\n[lattice]\nmodel = \"D3Q27\"\n[domain]\ncells = [8, 8, 8]\n"
+                            "[collision]\nmodel = \"cumulant\"\ncumulant = \"parametrised\"\n";
+  const Config c = parse(d3q27 + "[physics]\ntau = 0.53\n");
+  EXPECT_TRUE(c.cumulant_parametrised);
+  EXPECT_DOUBLE_EQ(c.cumulant_limiter, 1e-3);
+  EXPECT_TRUE(c.warnings.empty());
+  const Config limited = parse(d3q27 + "cumulant_limiter = 0.01\n[physics]\ntau = 0.53\n");
+  EXPECT_DOUBLE_EQ(limited.cumulant_limiter, 0.01);
+  const Config slow = parse(d3q27 + "[physics]\ntau = 0.8\n");
+  ASSERT_EQ(slow.warnings.size(), 1u);
+  EXPECT_CONTAINS(slow.warnings[0], "applies where 1/tau > 7/4 (tau < 4/7); tau = 0.8: every cell collides with the "
+                                    "standard cumulant rates");
+  EXPECT_FALSE(parse(head + "[physics]\ntau = 0.6\n").cumulant_parametrised);
+  EXPECT_CONTAINS(error_of(d3q27 + "cumulant_limiter = -1\n"), "collision.cumulant_limiter: expected a number >= 0");
+}
+
 TEST(Deck, Full2DDeck) {
   const Config c = parse(
       "[simulation]\nname = \"pois\"\nsteps = 5\nkernel = \"merged2\"\nmerge_form = \"tiles\"\n"
