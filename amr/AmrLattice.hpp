@@ -246,6 +246,16 @@ struct AmrLeafStep {
                                                    axes & 4 ? L::c(q, 2) : 0);
           f[q] = flags(fbase + source) == flag::fluid ? src(base + reflected_direction<L, q>(axes) * shape.cells + source)
                                                       : own_post(opposite<L>(q));
+        } else if (flag::kind(fl) == flag::outflow) {
+          // The convective outflow as the uniform grid's (lbm/physics/Boundary.hpp): from the cell
+          // inside, in the leaf or its ghost ring (open faces stay on level 0).
+          const int face = flag::index(fl);
+          int n[3];
+          outward_normal(face, n);
+          const long inner = cell - shape.shift(n[0], n[1], n[2]);
+          const Real own = own_post(q);
+          f[q] = convective_outflow(own, flags(fbase + inner) == flag::fluid ? src(base + q * shape.cells + inner) : own,
+                                    bc.convective[face]);
         } else {
           f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, where);
         }

@@ -26,7 +26,9 @@ long long AmrSolver::updates_per_step() const {
 
 namespace {
 
-bool open_face(FaceBC bc) { return bc == FaceBC::VelocityInlet || bc == FaceBC::PressureOutlet; }
+bool open_face(FaceBC bc) {
+  return bc == FaceBC::VelocityInlet || bc == FaceBC::PressureOutlet || bc == FaceBC::Outflow;
+}
 
 // The distance (level-0 cells) from a level-l block to the nearest inlet or outlet face;
 // infinite without such faces. Exact: block bounds scaled by 2^-l are representable.

@@ -81,7 +81,8 @@ struct BlockStorage {
 // where p + c_q is not fluid, and all of them next to an outlet (the outlet rule uses the cell's
 // own velocity). Interpolated bounce-back also reads the cell's f*_qb across a link to a wall
 // (lbm/physics/Boundary.hpp), a free-slip face reflects f*_q of p into the computed cell beside
-// p (lbm/scheme/PullStep.hpp); all of them when the SGS model takes velocities from them (CSM).
+// p (lbm/scheme/PullStep.hpp); all of them when the SGS model takes velocities from them (CSM),
+// and when p is the cell inside a computed cell of an outflow face (the convective rule reads it).
 template <class L>
 std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, const std::array<int, 3>& depth,
                                    const DomainGeometry& domain) {
@@ -106,9 +107,17 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
     const std::uint8_t link = domain.flag_at(x[0], x[1], x[2]);
     if (link != flag::fluid) boundary_links |= std::uint32_t(1) << q;
     if (link == flag::wall && per_link) boundary_links |= std::uint32_t(1) << opposite<L>(q);
-    all |= flag::kind(link) == flag::outlet;
+    all |= flag::kind(link) == flag::outlet || flag::kind(link) == flag::outflow;
   }
   all |= domain.velocity_gradients();
+  if (domain.outflow())
+    for (int face = 0; face < num_faces && !all; ++face) {
+      int n[3];
+      outward_normal(face, n);
+      const std::array<int, 3> x{p[0] + n[0], p[1] + n[1], p[2] + n[2]};
+      all = within(x) && domain.flag_at(x[0], x[1], x[2]) == flag::fluid &&
+            domain.flag_at(x[0] + n[0], x[1] + n[1], x[2] + n[2]) == flag::make(flag::outflow, face);
+    }
   return pulled | (all ? (std::uint32_t(1) << L::Q) - 1 : boundary_links);
 }
 

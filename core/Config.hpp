@@ -33,7 +33,7 @@ inline const char* sgs_name(SgsModel m) {
 enum Face : int { XMin = 0, XMax, YMin, YMax, ZMin, ZMax };
 constexpr int num_faces = 6;
 
-enum class FaceBC { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet, FreeSlip };
+enum class FaceBC { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet, FreeSlip, Outflow };
 
 // How a velocity inlet's speed varies over its face (lbm/physics/Boundary.hpp InletProfile).
 enum class InletProfileKind { Uniform, Parabolic, PowerLaw, LogLaw };
@@ -46,6 +46,7 @@ struct FaceCondition {
   FaceBC type = FaceBC::Wall;
   std::array<double, 3> velocity{0, 0, 0};  // moving wall / inlet velocity (a profile's reference)
   double density = 1.0;                      // pressure outlet density
+  double convective_velocity = 0;            // outflow: U of the convective condition (lattice units)
   InletProfileKind profile = InletProfileKind::Uniform;
   double reference_height = 0;  // power / log law: where the speed is `velocity`, cells above the ground
   double exponent = 1.0 / 7.0;  // power law
@@ -274,10 +275,15 @@ struct Config {
       if (f.type == FaceBC::FreeSlip) return true;
     return false;
   }
-  // What reads a neighbour's post-collision populations (interpolated walls, specular reflection)
-  // or velocity (CSM): only the two-lattice pull kernel still holds them when it needs them.
+  // What reads a neighbour's post-collision populations (interpolated walls, specular reflection,
+  // outflow) or velocity (CSM): only the two-lattice pull kernel still holds them when it needs them.
+  bool outflow_faces() const {
+    for (const FaceCondition& f : faces)
+      if (f.type == FaceBC::Outflow) return true;
+    return false;
+  }
   bool needs_pull_kernel() const {
-    return wall_links() || free_slip_faces() || sgs == SgsModel::Csm || turbulent_inflow() >= 0;
+    return wall_links() || free_slip_faces() || outflow_faces() || sgs == SgsModel::Csm || turbulent_inflow() >= 0;
   }
   // The velocity inlet with synthetic turbulence (at most one), or -1.
   int turbulent_inflow() const {
@@ -290,7 +296,7 @@ struct Config {
   // (drivers/Simulation.cpp).
   bool restores_mass() const {
     for (const FaceCondition& f : faces)
-      if (f.type == FaceBC::VelocityInlet || f.type == FaceBC::PressureOutlet) return false;
+      if (f.type == FaceBC::VelocityInlet || f.type == FaceBC::PressureOutlet || f.type == FaceBC::Outflow) return false;
     for (const Obstacle& o : obstacles)
       if (o.bounce_back == Obstacle::BounceBack::Interpolated) return true;
     return false;

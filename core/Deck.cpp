@@ -446,7 +446,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"initial", {"type", "velocity", "amplitude"}},
       {"boundary", face_names},
       {"face", {"type", "velocity", "density", "profile", "reference_height", "exponent", "roughness_length",
-                "turbulence_intensity", "turbulence_length", "turbulence_time"}},
+                "turbulence_intensity", "turbulence_length", "turbulence_time", "convective_velocity"}},
       {"obstacle",
        {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset", "bounce_back", "invert",
         "angular_velocity"}},
@@ -636,6 +636,20 @@ void free_slip_face(Checker& c, const Tbl& ft, int face, bool amr, const Config&
   const std::string what = "boundary." + face_names[face] + ".type: a free-slip (symmetry) face";
   if (!amr && !runs_on_pull(cfg) && cfg.storage == StorageKind::Dense)
     c.at(ft.get("type"), pull_kernel_refusal(what, "reads the post-collision population of the neighbour along the face", cfg));
+}
+
+// An outflow face reads the post-collision population of the cell inside (lbm/physics/Boundary.hpp):
+// the pull kernel on dense storage holds it (so do the AMR leaves, which always pull). Its
+// convective speed U defaults to the fastest velocity inlet's speed (set once all faces are read).
+void outflow_face(Checker& c, const Tbl& ft, int face, bool amr, Config& cfg) {
+  const std::string what = "boundary." + face_names[face] + ".type: an outflow face";
+  if (!amr && cfg.storage == StorageKind::Sparse)
+    c.at(ft.get("type"), what + " needs simulation.storage = \"dense\" (it reads the population of the cell inside)");
+  else if (!amr && !runs_on_pull(cfg))
+    c.at(ft.get("type"), pull_kernel_refusal(what, "reads the post-collision population of the cell inside", cfg));
+  if (auto u = c.number(ft, "convective_velocity", "a number in (0, 1] (lattice units: the speed at which the flow leaves)",
+                        [](double x) { return x > 0 && x <= 1; }))
+    cfg.faces[face].convective_velocity = *u;
 }
 
 // Synthetic turbulence of velocity inlet `face` (lbm/physics/InflowTurbulence.hpp): one inlet, the
@@ -1235,10 +1249,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   c.unknown_keys(bnd, face_names);
   // "symmetry" is the free-slip face by another name: on a flat face both are specular reflection.
   const std::vector<std::string> bc_names{"periodic",        "wall",      "moving_wall", "velocity_inlet",
-                                          "pressure_outlet", "free_slip", "symmetry"};
+                                          "pressure_outlet", "free_slip", "symmetry",    "outflow"};
   const FaceBC bc_types[] = {FaceBC::Periodic,       FaceBC::Wall,     FaceBC::MovingWall, FaceBC::VelocityInlet,
-                             FaceBC::PressureOutlet, FaceBC::FreeSlip, FaceBC::FreeSlip};
+                             FaceBC::PressureOutlet, FaceBC::FreeSlip, FaceBC::FreeSlip,   FaceBC::Outflow};
   std::array<bool, num_faces> face_type_ok{};
+  std::vector<std::pair<int, Tbl>> outflow_without_speed;
   for (int f = 0; f < num_faces; ++f) {
     FaceCondition& fc = cfg.faces[f];
     fc.density = cfg.density;
@@ -1260,6 +1275,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     }
     fc.type = bc_types[*t];
     if (fc.type == FaceBC::FreeSlip) free_slip_face(c, ft, f, root.get("amr") != nullptr, cfg);
+    if (fc.type == FaceBC::Outflow)
+      outflow_face(c, ft, f, root.get("amr") != nullptr, cfg);
+    else
+      c.not_used(ft, "convective_velocity", "convective_velocity is only used by outflow");
     const bool wants_u = fc.type == FaceBC::MovingWall || fc.type == FaceBC::VelocityInlet;
     if (wants_u) {
       if (!ft.get("velocity"))
@@ -1281,6 +1300,21 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       for (auto k : {"profile", "reference_height", "exponent", "roughness_length", "turbulence_intensity",
                      "turbulence_length", "turbulence_time"})
         c.not_used(ft, k, std::string(k) + " is only used by velocity_inlet");
+    }
+    if (fc.type == FaceBC::Outflow && !ft.get("convective_velocity")) outflow_without_speed.push_back({f, ft});
+  }
+  {
+    // An outflow without convective_velocity carries the flow out at the fastest inlet's speed.
+    double inlet_speed = 0;
+    for (const FaceCondition& fc : cfg.faces)
+      if (fc.type == FaceBC::VelocityInlet)
+        inlet_speed = std::max(inlet_speed, std::hypot(fc.velocity[0], fc.velocity[1], fc.velocity[2]));
+    for (const auto& [f, ft] : outflow_without_speed) {
+      if (inlet_speed > 0)
+        cfg.faces[f].convective_velocity = std::min(inlet_speed, 1.0);
+      else
+        c.missing(ft, "convective_velocity",
+                  "a number in (0, 1] for outflow (lattice units; without a velocity inlet there is no speed to take)");
     }
   }
   for (int f = 0; f < num_faces; ++f) {

@@ -38,6 +38,7 @@ constexpr std::uint8_t inlet = 3;         // velocity inlet (bounce-back with mo
 constexpr std::uint8_t outlet = 4;        // pressure outlet (anti-bounce-back)
 constexpr std::uint8_t free_slip = 5;     // specular reflection (free-slip wall, symmetry plane); its
                                           // index: the axes (bit d) along which the cell lies beyond one
+constexpr std::uint8_t outflow = 6;       // convective outflow (its index: the face)
 constexpr int kind_bits = 3;
 constexpr std::uint8_t kind_mask = 0x7;
 constexpr int max_table_entries = 32;

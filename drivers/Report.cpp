@@ -17,6 +17,7 @@ const char* face_bc_name(FaceBC bc) {
     case FaceBC::MovingWall: return "moving_wall";
     case FaceBC::VelocityInlet: return "velocity_inlet";
     case FaceBC::FreeSlip: return "free_slip";
+    case FaceBC::Outflow: return "outflow";
     default: return "pressure_outlet";
   }
 }
@@ -79,6 +80,7 @@ Json config_to_json(const Config& c) {
     if (c.faces[f].type == FaceBC::MovingWall || c.faces[f].type == FaceBC::VelocityInlet)
       face["velocity"] = array_json(c.faces[f].velocity);
     if (c.faces[f].type == FaceBC::PressureOutlet) face["density"] = c.faces[f].density;
+    if (c.faces[f].type == FaceBC::Outflow) face["convective_velocity"] = c.faces[f].convective_velocity;
     const InletProfileKind profile = c.faces[f].profile;
     if (c.faces[f].type == FaceBC::VelocityInlet && profile != InletProfileKind::Uniform) {
       face["profile"] = inlet_profile_names()[int(profile)];

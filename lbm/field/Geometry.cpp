@@ -263,6 +263,7 @@ int priority(FaceBC bc) {
     case FaceBC::MovingWall: return 4;
     case FaceBC::VelocityInlet: return 3;
     case FaceBC::PressureOutlet: return 2;
+    case FaceBC::Outflow: return 2;
     case FaceBC::FreeSlip: return 1;
     default: return 0;
   }
@@ -273,6 +274,7 @@ std::uint8_t face_flag(FaceBC bc, int face) {
     case FaceBC::MovingWall: return flag::make(flag::moving_wall, face);
     case FaceBC::VelocityInlet: return flag::make(flag::inlet, face);
     case FaceBC::PressureOutlet: return flag::make(flag::outlet, face);
+    case FaceBC::Outflow: return flag::make(flag::outflow, face);
     default: return flag::wall;
   }
 }

@@ -68,6 +68,11 @@ class DomainGeometry {
       if (f.type == FaceBC::FreeSlip) return true;
     return false;
   }
+  bool outflow() const {
+    for (const FaceCondition& f : faces_)
+      if (f.type == FaceBC::Outflow) return true;
+    return false;
+  }
   // The SGS model differentiates the previous step's velocity, which every cell, ghosts included,
   // takes from all its populations (CSM; lbm/scheme/PullScheme.hpp): halos carry them all.
   bool velocity_gradients() const { return velocity_gradients_; }

@@ -8,8 +8,10 @@
 //                   (anti-bounce-back, u = the boundary cell's own velocity)
 //   free slip       f_q = f*_r(x - c_q + c_qn)                        (specular reflection, r = q
 //                   reflected by the faces, c_qn: c_q along their normals)
+//   outflow         f_q = f*_q(x) + U (f*_q(x - n) - f*_q(x))        (convective, see below)
 // where qb is the opposite of q and f* are the cell's own post-collision populations; the free-slip
-// rule (lbm/scheme/PullStep.hpp) reads the neighbour along the face that sends r.
+// and outflow rules (lbm/scheme/PullStep.hpp, amr/AmrLattice.hpp) read a neighbour; the other rules
+// are incoming_from_boundary's.
 #include <Kokkos_Core.hpp>
 
 #include "core/Config.hpp"
@@ -82,6 +84,7 @@ struct BoundaryValues {
   Real rho0 = 1;
   Real velocity[flag::max_table_entries][3] = {};
   Real density[flag::max_table_entries] = {};
+  Real convective[flag::max_table_entries] = {};  // outflow faces' U
   InletProfile<Real> profile[num_faces];  // of the inlet faces
   InflowTurbulence<Real> turbulence;       // of at most one inlet (Block fills it every step)
 };
@@ -109,6 +112,7 @@ struct CellPhysics {
     for (int face = 0; face < num_faces; ++face) {
       for (int d = 0; d < 3; ++d) p.bc.velocity[face][d] = Real(config.faces[face].velocity[d]);
       p.bc.density[face] = Real(config.faces[face].density);
+      p.bc.convective[face] = Real(config.faces[face].convective_velocity);
       p.bc.profile[face] = InletProfile<Real>::make(config, face);
     }
     return p;
@@ -170,6 +174,21 @@ KOKKOS_INLINE_FUNCTION Real incoming_from_boundary(std::uint8_t fl, const OwnPos
     default:
       return own_post(qb);
   }
+}
+
+// The convective outflow (Orlanski 1976): each population obeys d f_q / dt + U d f_q / dn = 0 at
+// the face of outward normal n, discretised explicitly upwind on the post-collision populations,
+//   f_q(x, t + 1) = f*_q(x, t) + U (f*_q(x - n, t) - f*_q(x, t)),   0 < U <= 1 (lattice units),
+// for the populations that enter from beyond the face: what leaves is carried out at speed U
+// instead of being reflected. No state is kept: both values are in the pull kernel's source
+// lattice. `inner` is f*_q(x - n), or f*_q(x) where x - n is not fluid (a body at the face).
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real convective_outflow(Real own, Real inner, Real U) {
+  return own + U * (inner - own);
+}
+// The outward unit normal of face `face` (x_min, x_max, y_min, ...: a flag's index).
+KOKKOS_INLINE_FUNCTION void outward_normal(int face, int (&n)[3]) {
+  for (int d = 0; d < 3; ++d) n[d] = d == face / 2 ? (face % 2 ? 1 : -1) : 0;
 }
 
 // The incoming population q of a link into an obstacle that crosses the wall at `fraction` d of

@@ -26,7 +26,7 @@ struct PullGather {
   DenseGeometry geom;
   BoundaryValues<Real> bc;
   CollisionParams<Real> params;
-  WallLinks walls;  // none in tiles: decks with obstacles' per-link data or free-slip faces run ab_pull (core/Deck.cpp)
+  WallLinks walls;  // none in tiles: decks with per-link data, free-slip or outflow faces run ab_pull (core/Deck.cpp)
 
   template <int q>
   KOKKOS_FORCEINLINE_FUNCTION long upwind_shift() const {
@@ -72,6 +72,13 @@ struct PullGather {
                                                 });
         } else if (flag::kind(fl) == flag::free_slip) {
           f[q] = specular_reflection<q>(cell, upwind, flag::index(fl));
+        } else if (flag::kind(fl) == flag::outflow) {
+          const int face = flag::index(fl);
+          int n[3];
+          outward_normal(face, n);
+          const long inner = cell - geom.shift(n[0], n[1], n[2]);
+          const Real own = own_post(q);
+          f[q] = convective_outflow(own, flags(inner) == flag::fluid ? src(q, inner) : own, bc.convective[face]);
         } else {
           f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, [&](int(&p)[3]) { geom.position(cell, p); });
         }

@@ -1,9 +1,11 @@
 // Each boundary condition against a property it must have: resting and moving walls (Couette and
 // Poiseuille flows exact at steady state), periodic faces (uniform flow stays uniform), the
-// velocity inlet (imposes the flux), the pressure outlet (imposes the density), obstacles
+// velocity inlet (imposes the flux), the pressure outlet (imposes the density), the outflow (keeps
+// a uniform stream, lets vortices leave), obstacles
 // (solid volume of the analytic shapes, voxel file equal to the analytic box).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -128,6 +130,64 @@ TEST(Boundaries, PressureOutletImposesDensity) {
     EXPECT_LE(axis, 2e-3 * rho_out);
     EXPECT_LE(worst, 0.2 * drop);
   }
+}
+
+// The outflow face (convective, lbm/physics/Boundary.hpp): a uniform stream through an inlet and
+// outflow faces on two axes (D3Q19, TRT) stays uniform to round-off: both values it blends are
+// the same there.
+TEST(Boundaries, OutflowKeepsAUniformStream) {
+  const Config config = deck(
+      "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [10, 8, 6]\n"
+      "[collision]\nmodel = \"TRT\"\n[physics]\ntau = 0.6\n[initial]\nvelocity = [0.05, 0.02, 0]\n"
+      "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.05, 0.02, 0]\n"
+      "[boundary.x_max]\ntype = \"outflow\"\n"
+      "[boundary.y_min]\ntype = \"velocity_inlet\"\nvelocity = [0.05, 0.02, 0]\n"
+      "[boundary.y_max]\ntype = \"outflow\"\nconvective_velocity = 0.3\n"
+      "[boundary.z_min]\ntype = \"periodic\"\n[boundary.z_max]\ntype = \"periodic\"\n");
+  EXPECT_NEAR(config.faces[XMax].convective_velocity, std::hypot(0.05, 0.02), 1e-16);  // the inlet's speed
+  EXPECT_EQ(config.faces[YMax].convective_velocity, 0.3);
+  auto sim = Simulation::create(config);
+  sim->advance(200);
+  const State s(*sim);
+  const double u0[3] = {0.05, 0.02, 0};
+  for (long i = 0; i < long(s.m.density.size()); ++i) {
+    ASSERT_NEAR(s.m.density[i], 1.0, 1e-13) << i;
+    for (int d = 0; d < 3; ++d) ASSERT_NEAR(s.m.velocity[3 * i + d], u0[d], 1e-15) << i;
+  }
+}
+
+// A row of vortices (Taylor-Green, amplitude 0.02) carried by a stream of 0.05 through a D2Q9
+// channel, periodic across, out through the x_max face: once the stream has passed through the
+// channel the flow left behind should be the stream. The energy of what stays (relative to the
+// vortices'), summed over nine samples from one passage to three, with the outflow face against
+// the pressure outlet, which reflects what reaches it. Measured: 8.8e-4 against 5.9e-3.
+double residual_after_the_vortices_left(const std::string& outlet) {
+  const Config config = deck(
+      "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [128, 64]\n[physics]\ntau = 0.56\n"
+      "[initial]\ntype = \"taylor_green\"\namplitude = 0.02\nvelocity = [0.05, 0]\n"
+      "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.05, 0]\n"
+      "[boundary.x_max]\n" + outlet +
+      "[boundary.y_min]\ntype = \"periodic\"\n[boundary.y_max]\ntype = \"periodic\"\n");
+  auto sim = Simulation::create(config);
+  auto disturbance = [&] {
+    const State s(*sim);
+    double e = 0;
+    for (int y = 0; y < 64; ++y)
+      for (int x = 0; x < 128; ++x) e += std::pow(s.u(x, y, 0, 0) - 0.05, 2) + std::pow(s.u(x, y, 0, 1), 2);
+    return e;
+  };
+  const double initial = disturbance();
+  sim->advance(2560);  // one passage: the vortices have reached the face
+  double left = 0;
+  for (int k = 0; k <= 8; ++k, sim->advance(640)) left += disturbance() / initial;
+  return left;
+}
+
+TEST(Boundaries, OutflowLetsVorticesLeave) {
+  const double outflow = residual_after_the_vortices_left("type = \"outflow\"\n");
+  const double pressure = residual_after_the_vortices_left("type = \"pressure_outlet\"\n");
+  std::printf("disturbance energy left after one passage: outflow %.3e, pressure outlet %.3e\n", outflow, pressure);
+  EXPECT_LE(outflow, 0.25 * pressure);
 }
 
 long long solid_cells(const Config& config) {

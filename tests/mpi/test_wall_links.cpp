@@ -1,6 +1,6 @@
 // What only the pull kernel applies: obstacles with per-link data (interpolated bounce-back,
-// rotating cylinders; lbm/field/WallLinks.hpp), free-slip faces and the CSM subgrid model, which
-// read neighbours' post-collision populations (lbm/scheme/PullStep.hpp), and synthetic inflow
+// rotating cylinders; lbm/field/WallLinks.hpp), free-slip and outflow faces and the CSM subgrid
+// model, which read neighbours' post-collision populations (lbm/scheme/PullStep.hpp), and synthetic inflow
 // turbulence (lbm/physics/InflowTurbulence.hpp), on several ranks: fields_hash, the forces on the bodies and the mass are the one-rank values to
 // the bit on 1-4 ranks, every decomposition, overlap strategy, CRMT ghost width, block count and
 // layout; the closed decks restore their mass every 100 steps (drivers/Simulation.cpp), also
@@ -32,7 +32,9 @@ using test::first_ranks;
 // face, with free-slip faces across (edges where reflections meet), periodic along the force, a
 // sphere cut by the symmetry plane and an interpolated one beside it; a D3Q27 cumulant + CSM wake
 // behind a box, periodic across (the model's velocity gradients through ghosts and images); a
-// D3Q19 log-law inflow with synthetic turbulence under a free-slip top, periodic across.
+// D3Q19 log-law inflow with synthetic turbulence under a free-slip top, periodic across; a
+// D3Q27 stream with vortices (the parametrised cumulant) out through two outflow faces that meet
+// at an edge, past a sphere that touches one of them.
 const Deck wall_decks[] = {
     {"annulus_d2q9", R"(
 [simulation]
@@ -206,6 +208,41 @@ type = "periodic"
 type = "periodic"
 [boundary.z_max]
 type = "free_slip"
+[output]
+vtk = false
+)"},
+    {"outflow_cumulant_d3q27", R"(
+[simulation]
+steps = 40
+[lattice]
+model = "D3Q27"
+[domain]
+cells = [16, 10, 8]
+[collision]
+model = "cumulant"
+cumulant = "parametrised"
+[physics]
+tau = 0.53
+[initial]
+type = "taylor_green"
+amplitude = 0.03
+velocity = [0.04, 0.01, 0]
+[boundary.x_min]
+type = "velocity_inlet"
+velocity = [0.04, 0.01, 0]
+[boundary.x_max]
+type = "outflow"
+[boundary.y_max]
+type = "outflow"
+convective_velocity = 0.2
+[boundary.z_min]
+type = "periodic"
+[boundary.z_max]
+type = "periodic"
+[[obstacle]]
+shape = "sphere"
+center = [14, 4, 4]
+radius = 2.5
 [output]
 vtk = false
 )"},
