@@ -275,13 +275,13 @@ struct Config {
       if (f.type == FaceBC::FreeSlip) return true;
     return false;
   }
-  // What reads a neighbour's post-collision populations (interpolated walls, specular reflection,
-  // outflow) or velocity (CSM): only the two-lattice pull kernel still holds them when it needs them.
   bool outflow_faces() const {
     for (const FaceCondition& f : faces)
       if (f.type == FaceBC::Outflow) return true;
     return false;
   }
+  // What reads a neighbour's post-collision populations (interpolated walls, specular reflection,
+  // outflow) or velocity (CSM): only the two-lattice pull kernel still holds them when it needs them.
   bool needs_pull_kernel() const {
     return wall_links() || free_slip_faces() || outflow_faces() || sgs == SgsModel::Csm || turbulent_inflow() >= 0;
   }

@@ -639,13 +639,11 @@ void free_slip_face(Checker& c, const Tbl& ft, int face, bool amr, const Config&
 }
 
 // An outflow face reads the post-collision population of the cell inside (lbm/physics/Boundary.hpp):
-// the pull kernel on dense storage holds it (so do the AMR leaves, which always pull). Its
-// convective speed U defaults to the fastest velocity inlet's speed (set once all faces are read).
+// the pull kernel holds it (so do the AMR leaves, which always pull; sparse storage takes no open
+// faces). Its speed U defaults to the fastest velocity inlet's |velocity| (set once all faces are read).
 void outflow_face(Checker& c, const Tbl& ft, int face, bool amr, Config& cfg) {
   const std::string what = "boundary." + face_names[face] + ".type: an outflow face";
-  if (!amr && cfg.storage == StorageKind::Sparse)
-    c.at(ft.get("type"), what + " needs simulation.storage = \"dense\" (it reads the population of the cell inside)");
-  else if (!amr && !runs_on_pull(cfg))
+  if (!amr && cfg.storage == StorageKind::Dense && !runs_on_pull(cfg))
     c.at(ft.get("type"), pull_kernel_refusal(what, "reads the post-collision population of the cell inside", cfg));
   if (auto u = c.number(ft, "convective_velocity", "a number in (0, 1] (lattice units: the speed at which the flow leaves)",
                         [](double x) { return x > 0 && x <= 1; }))
@@ -1252,6 +1250,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                                           "pressure_outlet", "free_slip", "symmetry",    "outflow"};
   const FaceBC bc_types[] = {FaceBC::Periodic,       FaceBC::Wall,     FaceBC::MovingWall, FaceBC::VelocityInlet,
                              FaceBC::PressureOutlet, FaceBC::FreeSlip, FaceBC::FreeSlip,   FaceBC::Outflow};
+  auto type_name = [&](FaceBC t) {
+    return bc_names[std::find(std::begin(bc_types), std::end(bc_types), t) - std::begin(bc_types)];
+  };
   std::array<bool, num_faces> face_type_ok{};
   std::vector<std::pair<int, Tbl>> outflow_without_speed;
   for (int f = 0; f < num_faces; ++f) {
@@ -1304,7 +1305,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (fc.type == FaceBC::Outflow && !ft.get("convective_velocity")) outflow_without_speed.push_back({f, ft});
   }
   {
-    // An outflow without convective_velocity carries the flow out at the fastest inlet's speed.
+    // An outflow without convective_velocity carries the flow out at the fastest inlet's |velocity|
+    // (a profiled inlet's reference speed).
     double inlet_speed = 0;
     for (const FaceCondition& fc : cfg.faces)
       if (fc.type == FaceBC::VelocityInlet)
@@ -1344,7 +1346,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     const toml::node* n = bnd.t ? bnd.t->at_path(face_names[pf] + ".type").node() : nullptr;
     c.at(n, "boundary." + face_names[pf] +
                 ".type: periodic faces must come in pairs, but boundary." + face_names[of] +
-                " is " + bc_names[int(cfg.faces[of].type)] +
+                " is " + type_name(cfg.faces[of].type) +
                 (bnd.get(face_names[of]) ? "" : " (the default)") +
                 "; set both to periodic or neither");
   }

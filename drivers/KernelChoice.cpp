@@ -42,7 +42,8 @@ std::string problem_key(const Config& c) {
   k << hostname() << " | " << device_description() << " | " << ExecSpace::name() << " x"
     << ExecSpace().concurrency() << " | " << lattice_name(c.lattice) << " "
     << (c.precision == Precision::Float ? "float" : "double") << " "
-    << (collision_name(c.collision)) << (c.sgs != SgsModel::None ? std::string(" ") + sgs_name(c.sgs) : "")
+    << (collision_name(c.collision)) << (c.cumulant_parametrised ? " parametrised" : "")
+    << (c.sgs != SgsModel::None ? std::string(" ") + sgs_name(c.sgs) : "")
     << " | " << c.cells[0] << "x" << c.cells[1] << "x"
     << c.cells[2] << " | faces";
   for (const auto& f : c.faces) k << " " << face_bc_name(f.type);

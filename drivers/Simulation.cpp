@@ -261,8 +261,8 @@ std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm co
     chosen.kernel = *parse_scheme("ab_pull");
     auto sim = create(chosen, comm);
     sim->kernel_choice_ = Json{{"chosen", "ab_pull"},
-                               {"source", "interpolated bounce-back, rotating obstacles, free-slip faces and the "
-                                          "CSM model are applied by ab_pull"}};
+                               {"source", "interpolated bounce-back, rotating obstacles, free-slip and outflow "
+                                          "faces, the CSM model and synthetic inflow turbulence are applied by ab_pull"}};
     return sim;
   }
   if (config.kernel.kind == StreamingKernel::Auto) {

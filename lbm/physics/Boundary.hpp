@@ -176,8 +176,9 @@ KOKKOS_INLINE_FUNCTION Real incoming_from_boundary(std::uint8_t fl, const OwnPos
   }
 }
 
-// The convective outflow (Orlanski 1976): each population obeys d f_q / dt + U d f_q / dn = 0 at
-// the face of outward normal n, discretised explicitly upwind on the post-collision populations,
+// The convective outflow: each population obeys d f_q / dt + U d f_q / dn = 0 at the face of
+// outward normal n (the radiation condition of Orlanski 1976, with the phase speed U prescribed
+// rather than measured from the flow), discretised explicitly upwind on the post-collision populations,
 //   f_q(x, t + 1) = f*_q(x, t) + U (f*_q(x - n, t) - f*_q(x, t)),   0 < U <= 1 (lattice units),
 // for the populations that enter from beyond the face: what leaves is carried out at speed U
 // instead of being reflected. No state is kept: both values are in the pull kernel's source

@@ -215,6 +215,29 @@ struct TRT {
   }
 };
 
+// The parametrised cumulant's rates and fourth-order coefficients at shear rate w (bulk rate 1);
+// `active` is false where the standard rates apply (w <= 7/4).
+template <class Real>
+struct CumulantRates {
+  bool active = false;
+  Real omega3 = 1, omega4 = 1, omega5 = 1, A = 0, B = 0;
+
+  KOKKOS_INLINE_FUNCTION static CumulantRates at(Real w) {
+    CumulantRates r;
+    if (!(w > Real(1.75))) return r;
+    const Real w2 = w * w;
+    r.active = true;
+    r.omega3 = Real(8) * (w - Real(2)) * (Real(2) * w + Real(1)) / (Real(7) * w2 - Real(14) * w - Real(8));
+    r.omega4 = Real(8) * (w - Real(2)) * (Real(4) * w - Real(7)) / (Real(9) * w2 - Real(50) * w + Real(56));
+    r.omega5 = Real(24) * (w - Real(2)) * (Real(3) * w2 - Real(7) * w - Real(2)) /
+               (Real(29) * w2 * w - Real(130) * w2 + Real(152) * w + Real(48));
+    const Real d = (Real(5) * w - Real(2)) * (w - Real(1));
+    r.A = (Real(4) + Real(2) * w - Real(3) * w2) / d;
+    r.B = (Real(4) + Real(28) * w - Real(14) * w2) / (Real(3) * d);
+    return r;
+  }
+};
+
 // The cumulant collision for D3Q27 (Geier, Schoenherr, Pasquali, Krafczyk 2015, Comput. Math.
 // Appl. 70, 507-547) with the paper's standard rates: the second-order cumulants relax, the shear
 // part at omega = 1/tau and the trace (bulk) at 1, with the paper's correction of the D3Q27
@@ -243,6 +266,8 @@ struct TRT {
 // one at 14/9 (it leaves (0, 2) for w in (10/7, 7/4)), and a Taylor-Green vortex with the
 // parametrisation diverges at tau = 0.8 even where the rates are finite: a cell whose rate is at
 // most 7/4 (the deck's tau, or tau raised by an eddy viscosity) collides with the standard rates.
+// The switch is not smooth: just above 7/4 omega_4 is near 0 (C120 - C102 barely relaxes but for
+// the limiter), just below it is 1, so a cell whose eddy viscosity crosses 4/7 changes treatment.
 //
 // Well-conditioned: the transform runs on g = f - w and every intermediate is the deviation from
 // the rest state's moments, so a float run never subtracts numbers of size w to keep their
@@ -250,29 +275,6 @@ struct TRT {
 //   k0 = g- + g0 + g+,  k1 = (g+ - g-) - u (k0 + K),  k2 = (g+ + g-) - 2u (g+ - g-) + u^2 (k0 + K),
 // exact because the rest state's line moments are K, 0 and K/3 (D3Q27 weights are products of the
 // 1D weights 1/6, 2/3, 1/6), and K of a later pass is the product of those of the earlier ones.
-// The parametrised cumulant's rates and fourth-order coefficients at shear rate w (bulk rate 1);
-// `active` is false where the standard rates apply (w <= 7/4).
-template <class Real>
-struct CumulantRates {
-  bool active = false;
-  Real omega3 = 1, omega4 = 1, omega5 = 1, A = 0, B = 0;
-
-  KOKKOS_INLINE_FUNCTION static CumulantRates at(Real w) {
-    CumulantRates r;
-    if (!(w > Real(1.75))) return r;
-    const Real w2 = w * w;
-    r.active = true;
-    r.omega3 = Real(8) * (w - Real(2)) * (Real(2) * w + Real(1)) / (Real(7) * w2 - Real(14) * w - Real(8));
-    r.omega4 = Real(8) * (w - Real(2)) * (Real(4) * w - Real(7)) / (Real(9) * w2 - Real(50) * w + Real(56));
-    r.omega5 = Real(24) * (w - Real(2)) * (Real(3) * w2 - Real(7) * w - Real(2)) /
-               (Real(29) * w2 * w - Real(130) * w2 + Real(152) * w + Real(48));
-    const Real d = (Real(5) * w - Real(2)) * (w - Real(1));
-    r.A = (Real(4) + Real(2) * w - Real(3) * w2) / d;
-    r.B = (Real(4) + Real(28) * w - Real(14) * w2) / (Real(3) * d);
-    return r;
-  }
-};
-
 struct Cumulant {
   static constexpr const char* name = "cumulant";
 
@@ -326,7 +328,8 @@ struct Cumulant {
     return span > Real(0) ? (Real(1) - rate) * c * rho_lambda / span : Real(0);
   }
 
-  // Two instantiations, so that the standard variant's cell loops carry no branch of the other.
+  // The variant is chosen per cell from the run-time flag; each is its own instantiation, so that
+  // the standard variant's arithmetic is exactly what it was before the parametrised one existed.
   template <class L, class Real>
   KOKKOS_FORCEINLINE_FUNCTION static void collide(Real (&f)[L::Q], const CollisionParams<Real>& p) {
     if (p.parametrised)

@@ -151,6 +151,27 @@ TEST(Deck, ParametrisedCumulant) {
                                     "standard cumulant rates");
   EXPECT_FALSE(parse(head + "[physics]\ntau = 0.6\n").cumulant_parametrised);
   EXPECT_CONTAINS(error_of(d3q27 + "cumulant_limiter = -1\n"), "collision.cumulant_limiter: expected a number >= 0");
+  EXPECT_CONTAINS(error_of("[simulation]\nsteps = 10\n[lattice]\nmodel = \"D3Q27\"\n[domain]\ncells = [8, 8, 8]\n"
+                           "[collision]\nmodel = \"cumulant\"\ncumulant_limiter = 0.01\n"),
+                  "cumulant_limiter is only used by collision.cumulant = \"parametrised\"");
+}
+
+// Outflow faces: the speed key, its default from the inlets, and the names in errors.
+TEST(Deck, OutflowFaces) {
+  const std::string d2 = "[simulation]\nsteps = 10\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [16, 8]\n"
+                         "[physics]\ntau = 0.6\n";
+  const Config c = parse(d2 + "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.03, 0.04]\n"
+                              "[boundary.x_max]\ntype = \"outflow\"\n[boundary.y_max]\ntype = \"velocity_inlet\"\n"
+                              "velocity = [0.01, 0]\n");
+  EXPECT_EQ(c.faces[XMax].type, FaceBC::Outflow);
+  EXPECT_DOUBLE_EQ(c.faces[XMax].convective_velocity, 0.05);  // the faster inlet's |velocity|
+  EXPECT_TRUE(c.needs_pull_kernel());
+  EXPECT_FALSE(c.restores_mass());
+  EXPECT_CONTAINS(error_of(d2 + "[boundary.x_max]\ntype = \"wall\"\nconvective_velocity = 0.1\n"),
+                  "convective_velocity is only used by outflow");
+  EXPECT_CONTAINS(error_of(d2 + "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"outflow\"\n"
+                                "convective_velocity = 0.1\n"),
+                  "boundary.x_max is outflow; set both to periodic or neither");
 }
 
 TEST(Deck, Full2DDeck) {

@@ -311,6 +311,12 @@ TEST(CumulantParametrised, PostCollisionCumulantsFollowThePapersRates) {
   const double G[3][3] = {{2e-3, 1e-3, -5e-4}, {-7e-4, -3e-3, 8e-4}, {6e-4, 1.5e-3, 1e-3}};
   const CumulantRates<double> r = CumulantRates<double>::at(w);
   ASSERT_TRUE(r.active);
+  // The paper's general forms (Eqs. 111-116, omega_1 = 1/0.53, omega_2 = 1), evaluated apart.
+  EXPECT_NEAR(r.omega3, 0.45530893821235824, 1e-14);
+  EXPECT_NEAR(r.omega4, 0.0786618444846293, 1e-14);
+  EXPECT_NEAR(r.omega5, 0.1841910043110179, 1e-14);
+  EXPECT_NEAR(r.A, -0.4408683443136404, 1e-14);
+  EXPECT_NEAR(r.B, 0.3534578968211118, 1e-14);
   for (double lambda : {1e30, 1e-3, 0.0}) {
     double f[27];
     chapman_enskog_state<L>(rho, u, G, tau, F, f);

@@ -30,8 +30,9 @@ struct AmrDeck {
   int crmt_period;  // the exchange period CRMT on leaves reaches at least on this deck
 };
 
-// A cylinder wake (parabolic inlet with synthetic turbulence, forces on the body, out through an
-// outflow face) refined twice around the body, regridded by vorticity every 20 steps; a
+// A cylinder wake (parabolic inlet with synthetic turbulence, forces on the body, a pressure
+// outlet and an outflow face beside it) refined twice around the body, regridded by vorticity
+// every 20 steps; a
 // periodic 3D Taylor-Green box with a refined slab and a refined corner (3 levels); the D3Q27
 // lid-driven cube in float with walls refined, a free-slip face, cumulant collision and the
 // coherent-structure model (its velocity gradient reads the neighbours: CRMT's trial counts it); a closed D2Q9 box with a turning cylinder and a box closed by interpolated bounce-back on
@@ -54,6 +55,9 @@ profile = "parabolic"
 turbulence_intensity = 0.05
 turbulence_length = 4
 [boundary.x_max]
+type = "pressure_outlet"
+density = 1.0
+[boundary.y_max]
 type = "outflow"
 [[obstacle]]
 shape = "cylinder"
