@@ -46,7 +46,9 @@ struct FaceCondition {
   FaceBC type = FaceBC::Wall;
   std::array<double, 3> velocity{0, 0, 0};  // moving wall / inlet velocity (a profile's reference)
   double density = 1.0;                      // pressure outlet density
-  double convective_velocity = 0;            // outflow: U of the convective condition (lattice units)
+  // outflow: U of the convective condition (lattice units). 1 reflected least and kept lateral
+  // faces stable, where 0.2 and below diverged (README, "Numerics").
+  double convective_velocity = 1;
   InletProfileKind profile = InletProfileKind::Uniform;
   double reference_height = 0;  // power / log law: where the speed is `velocity`, cells above the ground
   double exponent = 1.0 / 7.0;  // power law

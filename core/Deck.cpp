@@ -640,7 +640,7 @@ void free_slip_face(Checker& c, const Tbl& ft, int face, bool amr, const Config&
 
 // An outflow face reads the post-collision population of the cell inside (lbm/physics/Boundary.hpp):
 // the pull kernel holds it (so do the AMR leaves, which always pull; sparse storage takes no open
-// faces). Its speed U defaults to the fastest velocity inlet's |velocity| (set once all faces are read).
+// faces). Its speed U defaults to 1 (Config.hpp: measured the safest and least reflecting).
 void outflow_face(Checker& c, const Tbl& ft, int face, bool amr, Config& cfg) {
   const std::string what = "boundary." + face_names[face] + ".type: an outflow face";
   if (!amr && cfg.storage == StorageKind::Dense && !runs_on_pull(cfg))
@@ -1250,11 +1250,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                                           "pressure_outlet", "free_slip", "symmetry",    "outflow"};
   const FaceBC bc_types[] = {FaceBC::Periodic,       FaceBC::Wall,     FaceBC::MovingWall, FaceBC::VelocityInlet,
                              FaceBC::PressureOutlet, FaceBC::FreeSlip, FaceBC::FreeSlip,   FaceBC::Outflow};
-  auto type_name = [&](FaceBC t) {
+  auto face_type_name = [&](FaceBC t) {
     return bc_names[std::find(std::begin(bc_types), std::end(bc_types), t) - std::begin(bc_types)];
   };
   std::array<bool, num_faces> face_type_ok{};
-  std::vector<std::pair<int, Tbl>> outflow_without_speed;
   for (int f = 0; f < num_faces; ++f) {
     FaceCondition& fc = cfg.faces[f];
     fc.density = cfg.density;
@@ -1302,22 +1301,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                      "turbulence_length", "turbulence_time"})
         c.not_used(ft, k, std::string(k) + " is only used by velocity_inlet");
     }
-    if (fc.type == FaceBC::Outflow && !ft.get("convective_velocity")) outflow_without_speed.push_back({f, ft});
-  }
-  {
-    // An outflow without convective_velocity carries the flow out at the fastest inlet's |velocity|
-    // (a profiled inlet's reference speed).
-    double inlet_speed = 0;
-    for (const FaceCondition& fc : cfg.faces)
-      if (fc.type == FaceBC::VelocityInlet)
-        inlet_speed = std::max(inlet_speed, std::hypot(fc.velocity[0], fc.velocity[1], fc.velocity[2]));
-    for (const auto& [f, ft] : outflow_without_speed) {
-      if (inlet_speed > 0)
-        cfg.faces[f].convective_velocity = std::min(inlet_speed, 1.0);
-      else
-        c.missing(ft, "convective_velocity",
-                  "a number in (0, 1] for outflow (lattice units; without a velocity inlet there is no speed to take)");
-    }
   }
   for (int f = 0; f < num_faces; ++f) {
     // Once every face's type is known: a parabola spans the wall-bounded axes across its face; a
@@ -1346,7 +1329,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     const toml::node* n = bnd.t ? bnd.t->at_path(face_names[pf] + ".type").node() : nullptr;
     c.at(n, "boundary." + face_names[pf] +
                 ".type: periodic faces must come in pairs, but boundary." + face_names[of] +
-                " is " + type_name(cfg.faces[of].type) +
+                " is " + face_type_name(cfg.faces[of].type) +
                 (bnd.get(face_names[of]) ? "" : " (the default)") +
                 "; set both to periodic or neither");
   }
