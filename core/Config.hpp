@@ -34,6 +34,18 @@ enum Face : int { XMin = 0, XMax, YMin, YMax, ZMin, ZMax };
 constexpr int num_faces = 6;
 
 enum class FaceBC { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet, FreeSlip, Outflow };
+// The deck's name of a face type ("symmetry" is read as free_slip).
+inline const char* face_bc_name(FaceBC bc) {
+  switch (bc) {
+    case FaceBC::Periodic: return "periodic";
+    case FaceBC::Wall: return "wall";
+    case FaceBC::MovingWall: return "moving_wall";
+    case FaceBC::VelocityInlet: return "velocity_inlet";
+    case FaceBC::FreeSlip: return "free_slip";
+    case FaceBC::Outflow: return "outflow";
+    default: return "pressure_outlet";
+  }
+}
 
 // How a velocity inlet's speed varies over its face (lbm/physics/Boundary.hpp InletProfile).
 enum class InletProfileKind { Uniform, Parabolic, PowerLaw, LogLaw };
@@ -59,6 +71,13 @@ struct FaceCondition {
   double turbulence_length = 8;
   double turbulence_time = 0;  // 0: turbulence_length / |velocity|
 };
+
+// Whether any of the domain's faces is of type `type`.
+inline bool any_face(const std::array<FaceCondition, num_faces>& faces, FaceBC type) {
+  for (const FaceCondition& f : faces)
+    if (f.type == type) return true;
+  return false;
+}
 
 struct Obstacle {
   // Surface: the inside of an STL mesh; HeightMap: the solid under an ESRI ASCII grid
@@ -223,6 +242,8 @@ struct Config {
   // (lbm/physics/Collision.hpp), its third-order limiter lambda = cumulant_limiter.
   bool cumulant_parametrised = false;
   double cumulant_limiter = 1e-3;
+  // The shear rate 1/tau above which the parametrised variant acts (Collision.hpp CumulantRates).
+  static constexpr double parametrised_cumulant_min_rate = 1.75;
   Scheme kernel;  // [simulation] kernel, parsed (core/Scheme.hpp)
   int tile = 16;  // [simulation] tile: prism tile width of swap_prism / merged<k> (rows)
   MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form
@@ -272,20 +293,12 @@ struct Config {
       if (o.needs_wall_links()) return true;
     return false;
   }
-  bool free_slip_faces() const {
-    for (const FaceCondition& f : faces)
-      if (f.type == FaceBC::FreeSlip) return true;
-    return false;
-  }
-  bool outflow_faces() const {
-    for (const FaceCondition& f : faces)
-      if (f.type == FaceBC::Outflow) return true;
-    return false;
-  }
+  bool free_slip_faces() const { return any_face(faces, FaceBC::FreeSlip); }
   // What reads a neighbour's post-collision populations (interpolated walls, specular reflection,
   // outflow) or velocity (CSM): only the two-lattice pull kernel still holds them when it needs them.
   bool needs_pull_kernel() const {
-    return wall_links() || free_slip_faces() || outflow_faces() || sgs == SgsModel::Csm || turbulent_inflow() >= 0;
+    return wall_links() || free_slip_faces() || any_face(faces, FaceBC::Outflow) || sgs == SgsModel::Csm ||
+           turbulent_inflow() >= 0;
   }
   // The velocity inlet with synthetic turbulence (at most one), or -1.
   int turbulent_inflow() const {

@@ -1218,7 +1218,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     }
     cfg.viscosity = (cfg.tau - 0.5) / 3.0;
     // An eddy viscosity and finer AMR levels only raise tau: no cell would use the variant.
-    if (cfg.cumulant_parametrised && !(1 / cfg.tau > 1.75))
+    if (cfg.cumulant_parametrised && !(1 / cfg.tau > Config::parametrised_cumulant_min_rate))
       cfg.warnings.push_back("collision.cumulant = \"parametrised\" applies where 1/tau > 7/4 (tau < 4/7); tau = " +
                              fmt6(cfg.tau) + ": every cell collides with the standard cumulant rates");
   }
@@ -1250,9 +1250,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                                           "pressure_outlet", "free_slip", "symmetry",    "outflow"};
   const FaceBC bc_types[] = {FaceBC::Periodic,       FaceBC::Wall,     FaceBC::MovingWall, FaceBC::VelocityInlet,
                              FaceBC::PressureOutlet, FaceBC::FreeSlip, FaceBC::FreeSlip,   FaceBC::Outflow};
-  auto face_type_name = [&](FaceBC t) {
-    return bc_names[std::find(std::begin(bc_types), std::end(bc_types), t) - std::begin(bc_types)];
-  };
   std::array<bool, num_faces> face_type_ok{};
   for (int f = 0; f < num_faces; ++f) {
     FaceCondition& fc = cfg.faces[f];
@@ -1329,7 +1326,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     const toml::node* n = bnd.t ? bnd.t->at_path(face_names[pf] + ".type").node() : nullptr;
     c.at(n, "boundary." + face_names[pf] +
                 ".type: periodic faces must come in pairs, but boundary." + face_names[of] +
-                " is " + face_type_name(cfg.faces[of].type) +
+                " is " + face_bc_name(cfg.faces[of].type) +
                 (bnd.get(face_names[of]) ? "" : " (the default)") +
                 "; set both to periodic or neither");
   }

@@ -10,17 +10,6 @@
 
 namespace boreas {
 
-const char* face_bc_name(FaceBC bc) {
-  switch (bc) {
-    case FaceBC::Periodic: return "periodic";
-    case FaceBC::Wall: return "wall";
-    case FaceBC::MovingWall: return "moving_wall";
-    case FaceBC::VelocityInlet: return "velocity_inlet";
-    case FaceBC::FreeSlip: return "free_slip";
-    case FaceBC::Outflow: return "outflow";
-    default: return "pressure_outlet";
-  }
-}
 const char* storage_layout_name(StorageLayout layout) { return layout == StorageLayout::AoSoA ? "aosoa" : "soa"; }
 const char* merge_form_name(MergeForm form) {
   switch (form) {

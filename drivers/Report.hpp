@@ -10,7 +10,6 @@ namespace boreas {
 
 class Simulation;
 
-const char* face_bc_name(FaceBC bc);
 const char* storage_layout_name(StorageLayout layout);  // the deck's simulation.layout value
 const char* merge_form_name(MergeForm form);           // the deck's simulation.merge_form value
 Json config_to_json(const Config& config);

@@ -63,16 +63,8 @@ class DomainGeometry {
   // cell and axis) along c, whose solid end flag_at_level found: the fraction is of that link.
   WallCrossing wall_crossing_at_level(int level, const std::array<int, 3>& fluid, const std::array<int, 3>& c) const;
   bool periodic(int axis) const { return periodic_[axis]; }
-  bool free_slip() const {
-    for (const FaceCondition& f : faces_)
-      if (f.type == FaceBC::FreeSlip) return true;
-    return false;
-  }
-  bool outflow() const {
-    for (const FaceCondition& f : faces_)
-      if (f.type == FaceBC::Outflow) return true;
-    return false;
-  }
+  bool free_slip() const { return any_face(faces_, FaceBC::FreeSlip); }
+  bool outflow() const { return any_face(faces_, FaceBC::Outflow); }
   // The SGS model differentiates the previous step's velocity, which every cell, ghosts included,
   // takes from all its populations (CSM; lbm/scheme/PullScheme.hpp): halos carry them all.
   bool velocity_gradients() const { return velocity_gradients_; }

@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 
+#include "core/Config.hpp"
 #include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
@@ -224,7 +225,7 @@ struct CumulantRates {
 
   KOKKOS_INLINE_FUNCTION static CumulantRates at(Real w) {
     CumulantRates r;
-    if (!(w > Real(1.75))) return r;
+    if (!(w > Real(Config::parametrised_cumulant_min_rate))) return r;
     const Real w2 = w * w;
     r.active = true;
     r.omega3 = Real(8) * (w - Real(2)) * (Real(2) * w + Real(1)) / (Real(7) * w2 - Real(14) * w - Real(8));
