@@ -231,13 +231,13 @@ struct AmrLeafStep {
         if (fl == flag::fluid) {
           f[q] = src(base + q * shape.cells + upwind);
         } else if (row >= 0) {
-          // Interpolated bounce-back as the uniform grid's (lbm/scheme/PullStep.hpp): the second
-          // node downstream lies in the leaf or its ghost ring, filled at this step's time.
-          const long downstream = cell + shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-          f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), own_post,
-                                                flags(fbase + downstream) == flag::fluid, [&] {
-                                                  return src(base + opposite<L>(q) * shape.cells + downstream);
-                                                });
+          // Interpolated bounce-back as the uniform grid's (lbm/scheme/PullStep.hpp), linear: the
+          // node behind lies in the leaf or its ghost ring, filled at this step's time; the ring
+          // is one cell deep, too shallow for the quadratic rule (refused with AMR, core/Deck.cpp).
+          const long behind = shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+          f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), false,
+                                                flags(fbase + cell + behind) == flag::fluid ? 1 : 0, own_post,
+                                                [&](int h, int k) { return src(base + k * shape.cells + cell + h * behind); });
         } else if (flag::kind(fl) == flag::free_slip) {
           // Specular reflection as the uniform grid's (lbm/scheme/PullStep.hpp): from the cell
           // beside, in the leaf or its ghost ring; bounced back where that cell is not fluid.

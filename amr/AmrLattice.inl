@@ -983,9 +983,7 @@ void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double 
   const long S = shape_.cells;
   for (int l = 0; l < int(levels_.size()); ++l) {
     AmrLevel<L, Real>& lv = levels_[l];
-    std::vector<int> row(std::size_t(lv.blocks) * S, -1);
-    std::vector<double> fraction, momentum;
-    int rows = 0;
+    WallLinkRows<L> rows(long(lv.blocks) * S);
     for (int s = 0; s < lv.blocks; ++s) {
       const int b = held_[l][s];
       if (!forest_.level(l)[b].leaf()) continue;
@@ -998,14 +996,10 @@ void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double 
         shape_.coordinates(i, x);
         const std::array<int, 3> p{box.lo[0] + x[0], box.lo[1] + x[1], box.lo[2] + x[2]};
         const auto upwind_wall = [&](int q) { return fl[cell - shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))] == flag::wall; };
-        double fr[L::Q], mo[L::Q];
-        if (!cell_wall_links<L>(domain, p, l, rho0, upwind_wall, fr, mo)) continue;
-        row[long(s) * S + cell] = rows++;
-        fraction.insert(fraction.end(), fr, fr + L::Q);
-        momentum.insert(momentum.end(), mo, mo + L::Q);
+        rows.add(long(s) * S + cell, domain, p, l, rho0, upwind_wall);
       }
     }
-    lv.walls = upload_wall_links<L>(row, fraction, momentum);
+    lv.walls = rows.upload();
   }
 }
 
@@ -1027,9 +1021,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
     const auto wall_row = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.walls.row);
     const auto wall_fraction = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.walls.fraction);
     const auto wall_momentum = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.walls.momentum);
-    std::vector<long> slots, seconds;
-    std::vector<double> own_weights, second_weights, walls;
-    std::vector<std::uint8_t> directions, bodies;
+    BodyLinkRows rows;
     for (std::size_t k = 0; k < leaves.extent(0); ++k) {
       const int s = leaves(k), b = held_[l][s];
       const Box box = forest_.box(forest_.level(l)[b]);
@@ -1063,36 +1055,23 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
             body = domain.body_at_level(level, floor_div(target[0], r), floor_div(target[1], r), floor_div(target[2], r));
           }
           if (body < 0) continue;  // a domain face
-          const long own = long(s) * QS + q * S + cell;
-          double own_weight = 2, second_weight = 0, wall = 0;
-          long second = own;
-          if (row >= 0 && !mirrored) {
-            const int qb = opposite<L>(q);
-            const long away = cell - shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-            const ReturnedMomentum r = returned_momentum(wall_fraction(row, qb), wall_momentum(row, qb), fl[away] == flag::fluid);
-            own_weight = r.own;
-            second_weight = r.second;
-            wall = r.wall;
-            if (r.source == ReturnedMomentum::Away) second = long(s) * QS + q * S + away;
-            if (r.source == ReturnedMomentum::Opposite) second = long(s) * QS + qb * S + cell;
-          }
-          slots.push_back(own);
-          seconds.push_back(second);
-          own_weights.push_back(own_weight);
-          second_weights.push_back(second_weight);
-          walls.push_back(wall);
-          directions.push_back(std::uint8_t(direction));
-          bodies.push_back(std::uint8_t(body));
+          // The leaves close links by the linear rule (quadratic walls are refused with AMR).
+          const long behind = shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+          const ReturnedMomentum r =
+              row >= 0 && !mirrored ? returned_momentum(wall_fraction(row, opposite<L>(q)), wall_momentum(row, opposite<L>(q)),
+                                                        false, fl[cell - behind] == flag::fluid ? 1 : 0)
+                                    : returned_momentum(0.5, 0, false, 0);
+          rows.add(
+              r,
+              [&](int t) {
+                const ReturnedMomentum::Term& term = r.terms[t];
+                return long(s) * QS + (term.opposite ? opposite<L>(q) : q) * S + cell - term.hops * behind;
+              },
+              direction, body);
         }
       }
     }
-    body_links_[l] = {to_device_view("amr body link slots", slots),
-                      to_device_view("amr body link seconds", seconds),
-                      to_device_view("amr body link own weights", own_weights),
-                      to_device_view("amr body link second weights", second_weights),
-                      to_device_view("amr body link walls", walls),
-                      to_device_view("amr body link directions", directions),
-                      to_device_view("amr body link bodies", bodies)};
+    body_links_[l] = rows.upload();
   }
 }
 

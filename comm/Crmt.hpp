@@ -4,10 +4,10 @@
 // runs out.
 //
 // Reach. Every operator between two exchanges eats into the h valid layers: per step, the
-// streaming stencil (max |c_q,d| = 1 for DdQq) plus any extra per-step stencil (velocity-gradient
-// LES models, interpolated bounce-back's second node; Boreas has none yet); per exchange, the
-// operators applied once to freshly received data (coarse-to-fine level interpolation in AMR
-// leaf halos: 1). Boreas's boundary rules read only the cell's own populations (reach 0).
+// streaming stencil (max |c_q,d| = 1 for DdQq) plus any farther per-step stencil (quadratic
+// interpolated bounce-back reads two links behind a wall cell: 2; the CSM velocity gradient and the
+// other boundary rules read the neighbours the streaming reads); per exchange, the operators
+// applied once to freshly received data (coarse-to-fine level interpolation in AMR leaf halos: 1).
 //
 // Schedule. After an exchange the ghosts are valid to depth h. Step s of the cycle (s = 1, 2, ..)
 // computes the owned cells and the ghost cells to depth v(s) = h - f - s r (r per step, f per
@@ -29,14 +29,14 @@ struct OperatorReach {
   int per_exchange = 0;  // cells consumed once after every exchange
 };
 
-// The reach of a uniform-grid run of Boreas: lattice streaming only (max |c| = 1 for every
-// lattice Boreas ships; the collision and the boundary rules are local).
+// The reach of a uniform-grid run of Boreas: lattice streaming (max |c| = 1 for every lattice
+// Boreas ships), twice that with quadratic interpolated bounce-back (lbm/physics/Boundary.hpp).
 template <class L>
-OperatorReach uniform_grid_reach() {
+OperatorReach uniform_grid_reach(bool quadratic_walls) {
   int c_max = 0;
   for (int q = 0; q < L::Q; ++q)
     for (int d = 0; d < 3; ++d) c_max = std::max(c_max, std::abs(L::c(q, d)));
-  return {c_max, 0};
+  return {quadratic_walls ? 2 * c_max : c_max, 0};
 }
 
 class CrmtSchedule {

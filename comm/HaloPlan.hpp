@@ -81,7 +81,8 @@ struct BlockStorage {
 // where p + c_q is not fluid, and all of them next to an outlet (the outlet rule uses the cell's
 // own velocity). Interpolated bounce-back also reads the cell's f*_qb across a link to a wall
 // (lbm/physics/Boundary.hpp), a free-slip face reflects f*_q of p into the computed cell beside
-// p (lbm/scheme/PullStep.hpp); all of them when the SGS model takes velocities from them (CSM),
+// p (lbm/scheme/PullStep.hpp), and the quadratic rule f*_q of p where p - c_q is a computed cell
+// whose link along q comes from a wall; all of them when the SGS model takes velocities from them (CSM),
 // and when p is the cell inside a computed cell of an outflow face (the convective rule reads it).
 template <class L>
 std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, const std::array<int, 3>& depth,
@@ -93,12 +94,19 @@ std::uint32_t crossing_populations(const Box& box, const std::array<int, 3>& p, 
         return false;
     return true;
   };
-  const bool computed = within(p), per_link = domain.wall_links(), free_slip = domain.free_slip();
+  const bool computed = within(p), per_link = domain.wall_links(), free_slip = domain.free_slip(),
+             quadratic = domain.quadratic_walls();
   std::uint32_t pulled = 0, boundary_links = 0;
   bool all = false;
   for (int q = 0; q < L::Q; ++q) {
     const std::array<int, 3> x{p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2)};
     if (within(x)) pulled |= std::uint32_t(1) << q;
+    if (quadratic) {
+      const std::array<int, 3> front{p[0] - L::c(q, 0), p[1] - L::c(q, 1), p[2] - L::c(q, 2)};
+      if (within(front) && domain.flag_at(front[0], front[1], front[2]) == flag::fluid &&
+          domain.flag_at(front[0] - L::c(q, 0), front[1] - L::c(q, 1), front[2] - L::c(q, 2)) == flag::wall)
+        pulled |= std::uint32_t(1) << q;
+    }
     if (free_slip)
       if (auto target = domain.reflected_cell(p, {L::c(q, 0), L::c(q, 1), L::c(q, 2)}))
         if (within(*target) && domain.flag_at((*target)[0], (*target)[1], (*target)[2]) == flag::fluid)

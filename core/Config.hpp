@@ -90,12 +90,16 @@ struct Obstacle {
   std::string file;  // Surface, HeightMap: resolved relative to the deck's directory
   Placement placement;
   // Links into the obstacle: closed halfway (staircase) or where they cross its surface
-  // (Bouzidi, Firdaouss & Lallemand 2001, linear; lbm/physics/Boundary.hpp).
+  // (Bouzidi, Firdaouss & Lallemand 2001, linear or quadratic in the fluid nodes behind the cell;
+  // lbm/physics/Boundary.hpp).
   enum class BounceBack { Halfway, Interpolated } bounce_back = BounceBack::Halfway;
+  enum class Interpolation { Linear, Quadratic } interpolation = Interpolation::Linear;
   bool invert = false;            // box, sphere, cylinder: the solid is the outside of the shape
   double angular_velocity = 0;    // cylinder: rotation about its axis, radians per step
   // Whether its links need per-link data (crossing fractions or wall velocities).
   bool needs_wall_links() const { return bounce_back == BounceBack::Interpolated || angular_velocity != 0; }
+  // Its links read populations two cells from the wall (the quadratic rule).
+  bool quadratic() const { return bounce_back == BounceBack::Interpolated && interpolation == Interpolation::Quadratic; }
 };
 // The deck's names of the shapes, in Obstacle::Shape's order.
 inline const std::vector<std::string>& obstacle_shape_names() {
@@ -110,7 +114,8 @@ struct VoxelGeometry {
   std::array<int, 3> offset{0, 0, 0};  // where voxel (0,0,0) lands in the domain
 };
 
-enum class InitialCondition { Uniform, TaylorGreen };
+// Channel: a start for a turbulent channel between walls at the y faces (lbm/field/Field.cpp).
+enum class InitialCondition { Uniform, TaylorGreen, Channel };
 
 // [parallel]: how a run is spread over MPI ranks (comm/). Results never depend on it.
 // How merged<k> sweeps: slabs with prisms per thread (CPUs) or overlapped tiles in team scratch
@@ -265,6 +270,7 @@ struct Config {
   InitialCondition initial = InitialCondition::Uniform;
   std::array<double, 3> initial_velocity{0, 0, 0};
   double taylor_green_u0 = 0.0;  // amplitude for InitialCondition::TaylorGreen
+  double channel_perturbation = 0.0;  // amplitude of InitialCondition::Channel's streaks and vortices
 
   std::array<FaceCondition, num_faces> faces{};
   std::vector<Obstacle> obstacles;
@@ -291,6 +297,11 @@ struct Config {
   bool wall_links() const {
     for (const Obstacle& o : obstacles)
       if (o.needs_wall_links()) return true;
+    return false;
+  }
+  bool quadratic_walls() const {
+    for (const Obstacle& o : obstacles)
+      if (o.quadratic()) return true;
     return false;
   }
   bool free_slip_faces() const { return any_face(faces, FaceBC::FreeSlip); }

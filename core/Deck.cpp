@@ -448,8 +448,8 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
       {"face", {"type", "velocity", "density", "profile", "reference_height", "exponent", "roughness_length",
                 "turbulence_intensity", "turbulence_length", "turbulence_time", "convective_velocity"}},
       {"obstacle",
-       {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset", "bounce_back", "invert",
-        "angular_velocity"}},
+       {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset", "bounce_back",
+        "interpolation", "invert", "angular_velocity"}},
       {"geometry", {"voxel_file", "dims", "offset"}},
       {"output", {"directory", "every", "vtk", "progress_every", "probes_every"}},
       {"probe", {"name", "point", "from", "to", "points"}},
@@ -714,6 +714,35 @@ void inlet_profile(Checker& c, const Tbl& ft, int face, int dims, FaceCondition&
   }
 }
 
+// initial.type = "channel" (lbm/field/Field.cpp): a 3D stream along x between walls at the y
+// faces, whose bulk velocity is initial.velocity.
+void initial_channel(Checker& c, const Tbl& ini, const Tbl& root, int dims, const Config& cfg) {
+  const std::string why = "initial.type = \"channel\" starts a stream along x between walls at y_min and y_max";
+  if (dims != 3) c.at(ini.get("type"), why + "; it needs a 3D lattice");
+  const auto& v = cfg.initial_velocity;
+  if (!ini.get("velocity") || !(v[0] > 0) || v[1] != 0 || v[2] != 0)
+    c.at(ini.get("velocity") ? ini.get("velocity") : ini.get("type"),
+         "initial.velocity: " + why + ": give its bulk velocity as [U, 0, 0] with U > 0");
+  const toml::node* boundary = root.get("boundary");
+  for (int f : {YMin, YMax})
+    if (cfg.faces[f].type != FaceBC::Wall)
+      c.at(boundary ? boundary : ini.get("type"), "boundary." + face_names[f] + ": " + why + "; make it type = \"wall\"");
+}
+
+// Quadratic interpolated bounce-back reads f* two cells behind a wall cell: one step's reach is two
+// cells (comm/Crmt.hpp), so the exchange every step carries two ghost layers, the default here.
+void quadratic_wall_ghosts(Checker& c, const Tbl& par, Config& cfg) {
+  const toml::node* gw = par.get("ghost_width");
+  const std::string why = ": quadratic interpolated bounce-back reads populations two cells from the wall, one "
+                          "step's reach is two cells";
+  if (!gw)
+    cfg.parallel.ghost_width = 2;
+  else if (cfg.parallel.ghost_width == 1)
+    c.at(gw, "parallel.ghost_width = 1" + why + "; set 2 or more (2: an exchange every step), \"auto\", or leave it out");
+  else if (cfg.parallel.ghost_width == 0 && cfg.parallel.max_ghost_width < 2)
+    c.at(par.get("max_ghost_width"), "parallel.max_ghost_width = 1" + why + "; set 2 or more");
+}
+
 // [parallel] with [amr]: the leaves are shared along the Morton curve (amr/Partition.hpp) and
 // exchanged whole (comm/LeafHalo.hpp) under parallel.overlap; the Cartesian keys do not apply,
 // and CRMT on leaves is amr.crmt (its period follows from the forest, not from a ghost width).
@@ -861,6 +890,19 @@ bool obstacle_walls(Checker& c, const Tbl& ot, const std::string& name, const Co
     ob.bounce_back = Obstacle::BounceBack(*b);
   else if (ot.get("bounce_back"))
     good = false;
+  if (ob.bounce_back != Obstacle::BounceBack::Interpolated) {
+    c.not_used(ot, "interpolation", "only used with bounce_back = \"interpolated\"");
+  } else if (auto i = c.choice(ot, "interpolation", {"linear", "quadratic"})) {
+    ob.interpolation = Obstacle::Interpolation(*i);
+    // The leaves' ghost ring is one cell deep (amr/AmrLattice.hpp); the quadratic rule reads two.
+    if (amr && ob.quadratic()) {
+      c.at(ot.get("interpolation"), name + ".interpolation = \"quadratic\" reads populations two cells from the "
+                                           "wall, and AMR leaves carry one ghost cell; use \"linear\" with [amr]");
+      good = false;
+    }
+  } else if (ot.get("interpolation")) {
+    good = false;
+  }
   const bool analytic = ob.shape == Obstacle::Shape::Box || ob.shape == Obstacle::Shape::Sphere ||
                         ob.shape == Obstacle::Shape::Cylinder;
   if (auto v = c.boolean(ot, "invert")) {
@@ -1227,18 +1269,22 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   const Tbl ini = c.table(root, "initial", "initial");
   c.unknown_keys(ini, schema_keys().at("initial"));
   std::optional<std::size_t> itype = std::size_t{0};
-  if (ini.get("type")) itype = c.choice(ini, "type", {"uniform", "taylor_green"});
+  if (ini.get("type")) itype = c.choice(ini, "type", {"uniform", "taylor_green", "channel"});
   if (itype) {
-    cfg.initial = *itype == 0 ? InitialCondition::Uniform : InitialCondition::TaylorGreen;
-    // The uniform flow, or the stream that carries a Taylor-Green vortex (Galilean invariance).
+    cfg.initial = InitialCondition(*itype);
+    // The uniform flow, the stream that carries a Taylor-Green vortex (Galilean invariance), or
+    // the channel's bulk velocity.
     if (auto v = c.vec(ini, "velocity", dims, "velocity", false, 0)) cfg.initial_velocity = *v;
-    if (*itype == 0) {
-      c.not_used(ini, "amplitude", "amplitude is only used by initial.type = \"taylor_green\"");
+    if (cfg.initial == InitialCondition::Uniform) {
+      c.not_used(ini, "amplitude", "amplitude is only used by initial.type = \"taylor_green\" and \"channel\"");
     } else {
+      const std::string what = cfg.initial == InitialCondition::TaylorGreen ? "taylor_green" : "channel";
+      std::optional<double> a;
       if (!ini.get("amplitude"))
-        c.missing(ini, "amplitude", "a number > 0 (lattice velocity) for taylor_green");
-      else if (auto a = c.number(ini, "amplitude", "a number > 0 (lattice velocity)", positive))
-        cfg.taylor_green_u0 = *a;
+        c.missing(ini, "amplitude", "a number > 0 (lattice velocity) for " + what);
+      else
+        a = c.number(ini, "amplitude", "a number > 0 (lattice velocity)", positive);
+      if (a) (cfg.initial == InitialCondition::TaylorGreen ? cfg.taylor_green_u0 : cfg.channel_perturbation) = *a;
     }
   }
 
@@ -1696,6 +1742,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   }
   if (auto h = c.integer(par, "max_ghost_width", "an integer from 1 to 16", 1, 16))
     cfg.parallel.max_ghost_width = int(*h);
+  if (cfg.quadratic_walls() && !root.get("amr")) quadratic_wall_ghosts(c, par, cfg);
   // Message tags carry both blocks' slots on their ranks (comm/HaloPlan.hpp): at most 64.
   if (auto b = c.integer(par, "blocks_per_rank", "an integer from 1 to 64", 1, 64))
     cfg.parallel.blocks_per_rank = int(*b);
@@ -1714,6 +1761,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     parse_amr(c, root, cfg, sim, cells_ok);
     check_amr_parallel(c, cfg, par);
   }
+
+  if (cfg.initial == InitialCondition::Channel) initial_channel(c, ini, root, dims, cfg);
 
   // Mach check over every velocity the run will impose.
   if (mach_limit) {
@@ -1742,6 +1791,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     }
     if (cfg.initial == InitialCondition::Uniform)
       check(ini.get("velocity"), "initial.velocity", norm(cfg.initial_velocity));
+    else if (cfg.initial == InitialCondition::Channel)  // the profile's centre plus every component's perturbation
+      check(ini.get("amplitude"), "initial.amplitude", 8.0 / 7.0 * norm(cfg.initial_velocity) + std::sqrt(3.0) * cfg.channel_perturbation);
     else
       check(ini.get("amplitude"), "initial.amplitude", cfg.taylor_green_u0 + norm(cfg.initial_velocity));
     if (cfg.reference_velocity)

@@ -127,6 +127,7 @@ Json checkpoint_signature(const Config& config) {
     j["axis"] = o.axis;
     // only where they differ from the defaults: checkpoints of decks without them stay readable
     if (o.bounce_back == Obstacle::BounceBack::Interpolated) j["bounce_back"] = "interpolated";
+    if (o.quadratic()) j["interpolation"] = "quadratic";
     if (o.invert) j["invert"] = true;
     if (o.angular_velocity != 0) j["angular_velocity"] = o.angular_velocity;
     if (!o.file.empty()) {

@@ -58,9 +58,11 @@ Json config_to_json(const Config& c) {
     j["reference_velocity"] = *c.reference_velocity;
   }
   j["mach_limit"] = c.mach_limit;
-  j["initial"] = c.initial == InitialCondition::TaylorGreen ? "taylor_green" : "uniform";
+  static const char* initial_names[] = {"uniform", "taylor_green", "channel"};
+  j["initial"] = initial_names[int(c.initial)];
   if (c.initial == InitialCondition::TaylorGreen) j["taylor_green_amplitude"] = c.taylor_green_u0;
   else j["initial_velocity"] = array_json(c.initial_velocity);
+  if (c.initial == InitialCondition::Channel) j["channel_perturbation"] = c.channel_perturbation;
   static const char* face_names[num_faces] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
   Json faces = Json::object();
   for (int f = 0; f < (c.dimensions() == 3 ? 6 : 4); ++f) {

@@ -177,6 +177,7 @@ class SimulationImpl final : public GridSimulation {
     std::vector<ExactSum> sums(3 * std::size_t(domain_.bodies()));
     for (std::size_t i = 0; i < blocks_.size(); ++i) {
       const Populations<Real> f = blocks_[i]->canonical();
+      blocks_[i]->fill_periodic_ghosts(f);  // links beside a periodic face weigh populations behind it
       if (body_links_.size() == i) {  // built at the first call: runs without [forces] never pay
         const Field& field = blocks_[i]->field();
         const std::array<int, 3> lo = field.box.lo;

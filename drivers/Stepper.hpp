@@ -157,7 +157,7 @@ class Overlapped final : public ExchangePolicy<L, Real> {
     const std::vector<HaloTransfer> pull_only{HaloTransfer::Pull};
     if (ghost_width != 1 && s_.blocks.front()->scheme().exchanges() != pull_only)
       throw Error("parallel.ghost_width other than 1 needs a pull-type scheme (ab_pull)");
-    const OperatorReach reach = uniform_grid_reach<L>();
+    const OperatorReach reach = uniform_grid_reach<L>(s_.config->quadratic_walls());
     const int h = ghost_width == 0 ? choose_ghost_width(reach) : ghost_width;
     const CrmtSchedule schedule = make_schedule(h, reach);
     halos_ = s_.halos(h);
@@ -320,7 +320,8 @@ class Stepper {
   explicit Stepper(const StepperSetup<L, Real>& setup, int blocks_in_run) {
     const Config& c = *setup.config;
     const StreamingScheme<L, Real>& scheme = setup.blocks.front()->scheme();
-    if (blocks_in_run == 1 && c.parallel.ghost_width == 1)
+    // One block exchanging every step (ghost width = one step's reach) fills its own ghosts.
+    if (blocks_in_run == 1 && c.parallel.ghost_width == uniform_grid_reach<L>(c.quadratic_walls()).per_step)
       exchange_ = std::make_unique<OwnGhosts<L, Real>>(*setup.blocks.front());
     else if (scheme.steps_in_parts())
       exchange_ = std::make_unique<Overlapped<L, Real>>(setup, c.parallel.ghost_width);

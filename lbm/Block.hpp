@@ -46,6 +46,10 @@ class Block {
   // driver steps one step at a time.
   void update_inflow(long step) const { inflow_.update(step); }
 
+  // Fills the ghosts of `natural` (a canonical state) that mirror this block's own cells across a
+  // periodic axis it spans, with the populations the links into the block read: a single-block
+  // run fills them before each step, so after it they lag behind.
+  void fill_periodic_ghosts(const Populations<Real>& natural) const;
   // Density and velocity of the owned cells from a canonical state whose ghosts facing other
   // blocks the caller filled (a halo); the ghosts that mirror this block's own cells across a
   // periodic axis it spans are filled here.

@@ -81,16 +81,20 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
 }
 
 template <class L, class Real>
-HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) const {
+void Block<L, Real>::fill_periodic_ghosts(const Populations<Real>& natural) const {
   const PeriodicGhosts& periodic = scheme_->context().periodic;
   fill_ghosts<L>(periodic, natural, periodic.pulled);
+}
+
+template <class L, class Real>
+HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) const {
+  fill_periodic_ghosts(natural);
   return boreas::macroscopic<L>(field(), natural, physics());
 }
 
 template <class L, class Real>
 void Block<L, Real>::moments(const Populations<Real>& natural, const CellMoments& out) const {
-  const PeriodicGhosts& periodic = scheme_->context().periodic;
-  fill_ghosts<L>(periodic, natural, periodic.pulled);
+  fill_periodic_ghosts(natural);
   device_moments<L>(field(), natural, physics(), out);
 }
 

@@ -4,7 +4,7 @@
 // brings back the incoming population opposite to q, f_qb(x), which the link's rule makes: the
 // body takes the momentum c_q (f*_q(x) + f_qb(x)) per step. Halfway bounce-back at rest returns
 // f*_q(x): 2 c_q f*_q(x); interpolated bounce-back and moving walls (Boundary.hpp) return a
-// weighted sum of two post-collision populations plus the wall's momentum, the same the kernel
+// weighted sum of up to three post-collision populations plus the wall's momentum, the same the kernel
 // uses (Mei, Yu, Shyy & Luo 2002 for curved walls). Summed over the links, on the canonical state
 // (post-collision, natural layout) that every streaming variant and storage converts to, so the
 // force is the same for all of them; summed exactly (core/ExactSum.hpp), so it is the same on
@@ -30,38 +30,95 @@
 namespace boreas {
 
 // The links of one lattice (a dense block's or a rank's sparse cells) into the bodies: per link
-// the momentum c_q (own_weight f*(slot) + second_weight f*(second) + wall) in units of c_q.
+// the momentum c_q (sum_t weight[t] f*(slot[t]) + wall) in units of c_q.
 struct BodyLinks {
-  DeviceView<long*> slot, second;
-  DeviceView<double*> own_weight, second_weight, wall;
+  static constexpr int terms = 3;  // f*_q(x) with the quadratic rule's two nodes behind it
+  DeviceView<long* [terms]> slot;
+  DeviceView<double* [terms]> weight;
+  DeviceView<double*> wall;
   DeviceView<std::uint8_t*> direction, body;
 };
 
 // The momentum a link from fluid cell x along q carries per step, in units of c_q, when the wall
-// returns the opposite population by interpolated bounce-back with fraction d and wall momentum
-// term m (Boundary.hpp interpolated_bounce_back, its q the opposite of this q): own f*_q(x) +
-// second (f*_q one cell away from the wall if `second_node` is fluid and d < 1/2; else f*_qb(x)
-// for d >= 1/2) + wall.
+// returns the opposite population by interpolated bounce-back with fraction d, wall momentum term
+// m, the quadratic rule or the linear one, and `nodes` fluid cells x - c_q, x - 2 c_q in a row
+// behind x (Boundary.hpp interpolated_bounce_back, its q the opposite of this q): f*_q(x) + what
+// the rule returns, as weights of post-collision populations, each f*_q or f*_qb (`opposite`) of
+// the cell `hops` cells behind x, plus the wall's term.
 struct ReturnedMomentum {
-  enum Second { None, Away, Opposite };
-  double own = 2, second = 0, wall = 0;
-  Second source = None;
+  struct Term {
+    int hops = 0;
+    bool opposite = false;
+    double weight = 0;
+  };
+  Term terms[BodyLinks::terms];
+  double wall = 0;
 };
-inline ReturnedMomentum returned_momentum(double d, double m, bool second_node) {
+inline ReturnedMomentum returned_momentum(double d, double m, bool quadratic, int nodes) {
   ReturnedMomentum r;
+  auto& [own, second, third] = r.terms;
+  own.weight = 2;
   r.wall = m;
-  if (d < 0.5 && second_node) {
-    r.own = 1 + 2 * d;
-    r.second = 1 - 2 * d;
-    r.source = ReturnedMomentum::Away;
+  if (d < 0.5 && quadratic && nodes == 2) {
+    own.weight = 1 + d * (1 + 2 * d);
+    second = {1, false, 1 - 4 * d * d};
+    third = {2, false, -d * (1 - 2 * d)};
+  } else if (d < 0.5 && nodes > 0) {
+    own.weight = 1 + 2 * d;
+    second = {1, false, 1 - 2 * d};
+  } else if (d >= 0.5 && quadratic && nodes > 0) {
+    own.weight = 1 + 1 / (d * (2 * d + 1));
+    second = {0, true, (2 * d - 1) / d};
+    third = {1, true, -(2 * d - 1) / (2 * d + 1)};
+    r.wall = m / (d * (2 * d + 1));
   } else if (d >= 0.5) {
-    r.own = 1 + 1 / (2 * d);
-    r.second = (2 * d - 1) / (2 * d);
+    own.weight = 1 + 1 / (2 * d);
+    second = {0, true, (2 * d - 1) / (2 * d)};
     r.wall = m / (2 * d);
-    r.source = ReturnedMomentum::Opposite;
   }
   return r;
 }
+
+// Device tables of links added one by one.
+class BodyLinkRows {
+ public:
+  // The link of direction q (`direction` after a free-slip reflection) into `body`; slot(t) is
+  // the flat index of term t's population.
+  template <class Slot>
+  void add(const ReturnedMomentum& r, const Slot& slot, int direction, int body) {
+    for (int t = 0; t < BodyLinks::terms; ++t) {
+      slots_.push_back(slot(t));
+      weights_.push_back(r.terms[t].weight);
+    }
+    walls_.push_back(r.wall);
+    directions_.push_back(std::uint8_t(direction));
+    bodies_.push_back(std::uint8_t(body));
+  }
+  BodyLinks upload() const {
+    BodyLinks l;
+    const long n = long(walls_.size());
+    l.slot = DeviceView<long* [BodyLinks::terms]>("boreas::body_link_slots", n);
+    l.weight = DeviceView<double* [BodyLinks::terms]>("boreas::body_link_weights", n);
+    auto hs = Kokkos::create_mirror_view(l.slot);
+    auto hw = Kokkos::create_mirror_view(l.weight);
+    for (long i = 0; i < n; ++i)
+      for (int t = 0; t < BodyLinks::terms; ++t) {
+        hs(i, t) = slots_[std::size_t(i) * BodyLinks::terms + t];
+        hw(i, t) = weights_[std::size_t(i) * BodyLinks::terms + t];
+      }
+    Kokkos::deep_copy(l.slot, hs);
+    Kokkos::deep_copy(l.weight, hw);
+    l.wall = to_device_view("boreas::body_link_walls", walls_);
+    l.direction = to_device_view("boreas::body_link_directions", directions_);
+    l.body = to_device_view("boreas::body_link_bodies", bodies_);
+    return l;
+  }
+
+ private:
+  std::vector<long> slots_;
+  std::vector<double> weights_, walls_;
+  std::vector<std::uint8_t> directions_, bodies_;
+};
 
 // The body that the link from fluid cell p along direction q meets after a free-slip face reflects
 // it, and the direction it then travels (lbm/scheme/PullStep.hpp: the link is bounced back halfway
@@ -85,11 +142,8 @@ template <class L, class Coords, class Slot>
 BodyLinks body_links(const DomainGeometry& domain, const Config& config, long cells, const Coords& coords,
                      const Slot& slot) {
   if (domain.bodies() > 256) throw Error("forces: " + std::to_string(domain.bodies()) + " bodies; at most 256 are told apart");
-  std::vector<long> slots, seconds;
-  std::vector<double> own_weights, second_weights, walls;
-  std::vector<std::uint8_t> directions, bodies;
+  BodyLinkRows rows;
   std::array<int, 3> p{};
-  const std::array<int, 3> here{0, 0, 0};
   const bool per_link = config.wall_links();
   for (long i = 0; i < cells; ++i) {
     if (!coords(i, p)) continue;
@@ -102,35 +156,25 @@ BodyLinks body_links(const DomainGeometry& domain, const Config& config, long ce
         reflected = body >= 0;
       }
       if (body < 0) continue;
-      const long own = slot(q, i, here);
-      double own_weight = 2, second_weight = 0, wall = 0;
-      long second = own;
+      ReturnedMomentum r = returned_momentum(0.5, 0, false, 0);
       if (per_link && !reflected) {
         const WallLink l = wall_link<L>(domain, p, opposite<L>(q), config.density);
-        const ReturnedMomentum r =
-            returned_momentum(l.fraction, l.momentum, domain.flag_at(p[0] - c[0], p[1] - c[1], p[2] - c[2]) == flag::fluid);
-        own_weight = r.own;
-        second_weight = r.second;
-        wall = r.wall;
-        if (r.source == ReturnedMomentum::Away) second = slot(q, i, {-c[0], -c[1], -c[2]});
-        if (r.source == ReturnedMomentum::Opposite) second = slot(opposite<L>(q), i, here);
+        const auto fluid_behind = [&](int h) {
+          return domain.flag_at(p[0] - h * c[0], p[1] - h * c[1], p[2] - h * c[2]) == flag::fluid;
+        };
+        const int nodes = !fluid_behind(1) ? 0 : l.quadratic && fluid_behind(2) ? 2 : 1;
+        r = returned_momentum(l.fraction, l.momentum, l.quadratic, nodes);
       }
-      slots.push_back(own);
-      seconds.push_back(second);
-      own_weights.push_back(own_weight);
-      second_weights.push_back(second_weight);
-      walls.push_back(wall);
-      directions.push_back(std::uint8_t(direction));
-      bodies.push_back(std::uint8_t(body));
+      rows.add(
+          r,
+          [&](int t) {
+            const ReturnedMomentum::Term& term = r.terms[t];
+            return slot(term.opposite ? opposite<L>(q) : q, i, {-term.hops * c[0], -term.hops * c[1], -term.hops * c[2]});
+          },
+          direction, body);
     }
   }
-  return {to_device_view("boreas::body_link_slots", slots),
-          to_device_view("boreas::body_link_seconds", seconds),
-          to_device_view("boreas::body_link_own_weights", own_weights),
-          to_device_view("boreas::body_link_second_weights", second_weights),
-          to_device_view("boreas::body_link_walls", walls),
-          to_device_view("boreas::body_link_directions", directions),
-          to_device_view("boreas::body_link_bodies", bodies)};
+  return rows.upload();
 }
 
 // Adds the momentum the bodies take over one step to sums[3 * body + axis].
@@ -151,9 +195,10 @@ void add_body_forces(const BodyLinks& links, const DeviceView<Real*>& canonical,
         "boreas::lbm::body_forces", Kokkos::RangePolicy<ExecSpace>(0, long(l.slot.extent(0))),
         KOKKOS_LAMBDA(const long i, ExactSum& acc) {
           const int cq = c(l.direction(i), axis);
-          if (l.body(i) == b && cq != 0)
-            acc.add(cq * (l.own_weight(i) * double(canonical(l.slot(i))) +
-                          l.second_weight(i) * double(canonical(l.second(i))) + l.wall(i)));
+          if (l.body(i) != b || cq == 0) return;
+          double momentum = 0;
+          for (int t = 0; t < BodyLinks::terms; ++t) momentum += l.weight(i, t) * double(canonical(l.slot(i, t)));
+          acc.add(cq * (momentum + l.wall(i)));
         },
         part);
     sums[k] += part;

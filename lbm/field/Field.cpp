@@ -1,5 +1,6 @@
 #include "lbm/field/Field.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lbm/field/FieldOps.hpp"
@@ -36,10 +37,27 @@ namespace boreas {
 void initial_macroscopic(const Config& config, const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
   rho = config.density;
   u = config.initial_velocity;
-  if (config.initial != InitialCondition::TaylorGreen) return;
-  // The vortex, carried by the initial velocity (zero unless the deck sets one).
   const double pi = 3.14159265358979323846;
   const auto& N = config.cells;
+  if (config.initial == InitialCondition::Channel) {
+    // A turbulent channel's start (walls at the y faces, halfway: y = -1/2 and n_y - 1/2): the
+    // 1/7 power-law profile of bulk velocity U, u_x = (8/7) U (1 - |1 - 2 eta|)^(1/7) with
+    // eta = (y + 1/2) / n_y, and streaks and streamwise vortices of amplitude A spaced about a
+    // quarter of the channel height apart (near-wall streaks are ~100 wall units apart), which
+    // vanish at the walls: u' = A s cos Z, v' = A s^2 sin X sin Z, w' = A s cos X cos Z with
+    // s = sin(pi eta), X = 2 pi x / n_x, Z = 2 pi k z / n_z. A laminar channel is linearly stable
+    // at the Reynolds numbers of interest; streaks lifted by vortices break down into turbulence
+    // within a few eddy turnovers. Not divergence-free: the lattice sheds that as sound.
+    const double U = u[0], A = config.channel_perturbation;
+    const double eta = (x[1] + 0.5) / N[1], s = std::sin(pi * eta);
+    const double k = std::max(1.0, std::round(4.0 * N[2] / N[1]));
+    const double X = 2 * pi * x[0] / N[0], Z = 2 * pi * k * x[2] / N[2];
+    u = {8.0 / 7.0 * U * std::pow(1 - std::abs(1 - 2 * eta), 1.0 / 7.0) + A * s * std::cos(Z),
+         A * s * s * std::sin(X) * std::sin(Z), A * s * std::cos(X) * std::cos(Z)};
+    return;
+  }
+  if (config.initial != InitialCondition::TaylorGreen) return;
+  // The vortex, carried by the initial velocity (zero unless the deck sets one).
   const double U = config.taylor_green_u0, r0 = config.density;
   const double X = 2 * pi * x[0] / N[0], Y = 2 * pi * x[1] / N[1], Z = 2 * pi * x[2] / N[2];
   if (config.dimensions() == 3 && N[2] > 1) {  // classical 3D Taylor-Green vortex (Brachet et al. 1983)

@@ -236,6 +236,7 @@ WallCrossing DomainGeometry::wall_crossing_at_level(int level, const std::array<
   const Obstacle& o = obstacles_[closer];
   w.interpolated = o.bounce_back == Obstacle::BounceBack::Interpolated;
   if (w.interpolated) w.fraction = best;
+  w.quadratic = o.quadratic();
   if (o.angular_velocity != 0) {
     const int ax = o.axis, b = (ax + 1) % 3, e = (ax + 2) % 3;
     const double pb = a[b] + w.fraction * c[b] - o.center[b], pe = a[e] + w.fraction * c[e] - o.center[e];

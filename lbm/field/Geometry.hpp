@@ -26,6 +26,7 @@ struct WallCrossing {
   double fraction = 0.5;
   std::array<double, 3> velocity{0, 0, 0};
   bool interpolated = false;  // the obstacle asks for interpolated bounce-back
+  bool quadratic = false;     // ... by the quadratic rule
 };
 
 // Names of the bodies DomainGeometry::body_at numbers: "obstacle0", ..., then "voxels".
@@ -76,6 +77,12 @@ class DomainGeometry {
   bool wall_links() const {
     for (const Obstacle& o : obstacles_)
       if (o.needs_wall_links()) return true;
+    return false;
+  }
+  // Whether an obstacle's links read two cells from the wall (quadratic interpolated bounce-back).
+  bool quadratic_walls() const {
+    for (const Obstacle& o : obstacles_)
+      if (o.quadratic()) return true;
     return false;
   }
   const std::array<int, 3>& cells() const { return cells_; }

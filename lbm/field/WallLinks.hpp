@@ -21,68 +21,94 @@ struct WallLinks {
   DeviceView<double**> fraction;  // [row][q]: where the link of incoming direction q (its upwind cell
                                   // at - c_q solid) meets the wall, from the cell; 1/2 on other links
   DeviceView<double**> momentum;  // [row][q]: 6 w_q rho0 (c_q . u_wall); 0 on other links
+  DeviceView<std::uint8_t**> quadratic;  // [row][q]: 1 where the obstacle asks for the quadratic rule
 
   KOKKOS_INLINE_FUNCTION bool any() const { return row.extent(0) > 0; }
 };
 
 // The link of incoming direction q at global fluid cell p (of AMR level `level`), whose upwind
-// cell p - c_q is a body cell: where it crosses the wall (1/2 for halfway obstacles and voxels)
-// and the wall's momentum term 6 w_q rho0 (c_q . u_wall) there (lattice velocities are the same
-// on every level under acoustic scaling).
+// cell p - c_q is a body cell: where it crosses the wall (1/2 for halfway obstacles and voxels),
+// the wall's momentum term 6 w_q rho0 (c_q . u_wall) there (lattice velocities are the same on
+// every level under acoustic scaling) and whether the quadratic rule closes it.
 struct WallLink {
   double fraction, momentum;
+  bool quadratic;
 };
 template <class L>
 WallLink wall_link(const DomainGeometry& domain, const std::array<int, 3>& p, int q, double rho0, int level = 0) {
   const std::array<int, 3> c{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
   const WallCrossing w = domain.wall_crossing_at_level(level, p, {-c[0], -c[1], -c[2]});
-  return {w.fraction, 6 * L::w(q) * rho0 * (c[0] * w.velocity[0] + c[1] * w.velocity[1] + c[2] * w.velocity[2])};
+  return {w.fraction, 6 * L::w(q) * rho0 * (c[0] * w.velocity[0] + c[1] * w.velocity[1] + c[2] * w.velocity[2]),
+          w.quadratic};
 }
 
-// The per-link data of fluid cell p (global, of AMR level `level`), whose upwind cell along
-// incoming direction q is flagged a wall where upwind_wall(q): false when every such link into a
-// body is halfway at rest (the flag's rule applies; a wall without a body is a domain face or a
-// ghost closed by a solid coarse cell).
-template <class L, class UpwindWall>
-bool cell_wall_links(const DomainGeometry& domain, const std::array<int, 3>& p, int level, double rho0,
-                     const UpwindWall& upwind_wall, double (&fraction)[L::Q], double (&momentum)[L::Q]) {
-  bool needed = false;
-  for (int q = 0; q < L::Q; ++q) {
-    fraction[q] = 0.5;
-    momentum[q] = 0;
-    if (q == 0 || !upwind_wall(q) ||
-        domain.body_at_level(level, p[0] - L::c(q, 0), p[1] - L::c(q, 1), p[2] - L::c(q, 2)) < 0)
-      continue;
-    const WallLink l = wall_link<L>(domain, p, q, rho0, level);
-    if (l.fraction == 0.5 && l.momentum == 0) continue;
-    fraction[q] = l.fraction;
-    momentum[q] = l.momentum;
-    needed = true;
-  }
-  return needed;
-}
-
-// The device tables of per-cell rows (-1: none) and the rows' Q fractions and momenta each.
+// The host side of a WallLinks: the rows of a lattice's cells, added cell by cell, then uploaded.
 template <class L>
-WallLinks upload_wall_links(const std::vector<int>& row, const std::vector<double>& fraction,
-                            const std::vector<double>& momentum) {
-  WallLinks links;
-  const long rows = long(fraction.size()) / L::Q;
-  if (rows == 0) return links;
-  links.row = to_device_view("boreas::wall_link_rows", row);
-  links.fraction = DeviceView<double**>("boreas::wall_link_fractions", rows, L::Q);
-  links.momentum = DeviceView<double**>("boreas::wall_link_momentum", rows, L::Q);
-  auto hf = Kokkos::create_mirror_view(links.fraction);
-  auto hm = Kokkos::create_mirror_view(links.momentum);
-  for (long r = 0; r < rows; ++r)
+class WallLinkRows {
+ public:
+  explicit WallLinkRows(long cells) : row_(std::size_t(cells), -1) {}
+
+  // Gives fluid cell `cell` (global p, of AMR level `level`) a row if one of its links into a body
+  // (upwind_wall(q): its upwind cell along incoming direction q is flagged a wall) needs more than
+  // halfway bounce-back at rest; a wall without a body is a domain face or a ghost closed by a
+  // solid coarse cell, whose flag's rule applies.
+  template <class UpwindWall>
+  void add(long cell, const DomainGeometry& domain, const std::array<int, 3>& p, int level, double rho0,
+           const UpwindWall& upwind_wall) {
+    double fraction[L::Q], momentum[L::Q];
+    std::uint8_t quadratic[L::Q];
+    bool needed = false;
     for (int q = 0; q < L::Q; ++q) {
-      hf(r, q) = fraction[std::size_t(r) * L::Q + q];
-      hm(r, q) = momentum[std::size_t(r) * L::Q + q];
+      fraction[q] = 0.5;
+      momentum[q] = 0;
+      quadratic[q] = 0;
+      if (q == 0 || !upwind_wall(q) ||
+          domain.body_at_level(level, p[0] - L::c(q, 0), p[1] - L::c(q, 1), p[2] - L::c(q, 2)) < 0)
+        continue;
+      const WallLink l = wall_link<L>(domain, p, q, rho0, level);
+      if (l.fraction == 0.5 && l.momentum == 0) continue;
+      fraction[q] = l.fraction;
+      momentum[q] = l.momentum;
+      quadratic[q] = l.quadratic;
+      needed = true;
     }
-  Kokkos::deep_copy(links.fraction, hf);
-  Kokkos::deep_copy(links.momentum, hm);
-  return links;
-}
+    if (!needed) return;
+    row_[std::size_t(cell)] = int(fraction_.size() / L::Q);
+    fraction_.insert(fraction_.end(), fraction, fraction + L::Q);
+    momentum_.insert(momentum_.end(), momentum, momentum + L::Q);
+    quadratic_.insert(quadratic_.end(), quadratic, quadratic + L::Q);
+  }
+
+  // The device tables (none when no cell has a row).
+  WallLinks upload() const {
+    WallLinks links;
+    const long rows = long(fraction_.size()) / L::Q;
+    if (rows == 0) return links;
+    links.row = to_device_view("boreas::wall_link_rows", row_);
+    links.fraction = DeviceView<double**>("boreas::wall_link_fractions", rows, L::Q);
+    links.momentum = DeviceView<double**>("boreas::wall_link_momentum", rows, L::Q);
+    links.quadratic = DeviceView<std::uint8_t**>("boreas::wall_link_quadratic", rows, L::Q);
+    auto hf = Kokkos::create_mirror_view(links.fraction);
+    auto hm = Kokkos::create_mirror_view(links.momentum);
+    auto hq = Kokkos::create_mirror_view(links.quadratic);
+    for (long r = 0; r < rows; ++r)
+      for (int q = 0; q < L::Q; ++q) {
+        const std::size_t i = std::size_t(r) * L::Q + q;
+        hf(r, q) = fraction_[i];
+        hm(r, q) = momentum_[i];
+        hq(r, q) = quadratic_[i];
+      }
+    Kokkos::deep_copy(links.fraction, hf);
+    Kokkos::deep_copy(links.momentum, hm);
+    Kokkos::deep_copy(links.quadratic, hq);
+    return links;
+  }
+
+ private:
+  std::vector<int> row_;
+  std::vector<double> fraction_, momentum_;
+  std::vector<std::uint8_t> quadratic_;
+};
 
 // The rows of a block's fluid cells, ghosts included but for the outermost layer, which no step
 // computes (its upwind cells lie outside the block).
@@ -90,9 +116,8 @@ template <class L>
 WallLinks wall_links(const DenseGeometry& g, const DeviceView<std::uint8_t*>& device_flags,
                      const DomainGeometry& domain, double rho0) {
   const auto flags = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), device_flags);
-  std::vector<int> row(g.cells_alloc, -1);
-  std::vector<double> fraction, momentum;
-  int rows = 0, lo[3], hi[3];
+  WallLinkRows<L> rows(g.cells_alloc);
+  int lo[3], hi[3];
   for (int d = 0; d < 3; ++d) {
     const int inner = g.g[d] > 0 ? g.g[d] - 1 : 0;  // 2D blocks have no ghosts along z
     lo[d] = -inner;
@@ -104,14 +129,10 @@ WallLinks wall_links(const DenseGeometry& g, const DeviceView<std::uint8_t*>& de
         const long cell = g.index(x, y, z);
         if (flags(cell) != flag::fluid) continue;
         const std::array<int, 3> p{g.origin[0] + x, g.origin[1] + y, g.origin[2] + z};
-        double fr[L::Q], mo[L::Q];
         const auto upwind_wall = [&](int q) { return flags(cell - g.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))) == flag::wall; };
-        if (!cell_wall_links<L>(domain, p, 0, rho0, upwind_wall, fr, mo)) continue;
-        row[cell] = rows++;
-        fraction.insert(fraction.end(), fr, fr + L::Q);
-        momentum.insert(momentum.end(), mo, mo + L::Q);
+        rows.add(cell, domain, p, 0, rho0, upwind_wall);
       }
-  return upload_wall_links<L>(row, fraction, momentum);
+  return rows.upload();
 }
 
 }  // namespace boreas

@@ -193,21 +193,34 @@ KOKKOS_INLINE_FUNCTION void outward_normal(int face, int (&n)[3]) {
 }
 
 // The incoming population q of a link into an obstacle that crosses the wall at `fraction` d of
-// the link from the cell (Bouzidi, Firdaouss & Lallemand 2001, linear interpolation; the moving
-// wall's m = 6 w_q rho0 (c_q . u_w) as in their Eq. 11):
+// the link from the cell x (Bouzidi, Firdaouss & Lallemand 2001, their Eqs. 4 and 5, with the
+// moving wall's m = 6 w_q rho0 (c_q . u_w) of their Eq. 11, divided as the d >= 1/2 branches
+// divide f*_qb(x)). Linear, in x and the fluid node x + c_q behind it:
 //   d <  1/2   f_q = 2d f*_qb(x) + (1 - 2d) f*_qb(x + c_q) + m
 //   d >= 1/2   f_q = [f*_qb(x) + (2d - 1) f*_q(x) + m] / (2d)
-// d = 1/2 is halfway bounce-back, bit for bit. Without a fluid second node x + c_q (a gap one cell
-// wide) the link is closed halfway. downstream() returns f*_qb(x + c_q), read only when needed.
-template <class L, int q, class Real, class OwnPost, class Downstream>
-KOKKOS_INLINE_FUNCTION Real interpolated_bounce_back(Real d, Real m, const OwnPost& own_post, bool second_node,
-                                                     const Downstream& downstream) {
+// quadratic, in x, x + c_q and x + 2 c_q:
+//   d <  1/2   f_q = d (1 + 2d) f*_qb(x) + (1 - 4d^2) f*_qb(x + c_q) - d (1 - 2d) f*_qb(x + 2 c_q) + m
+//   d >= 1/2   f_q = [f*_qb(x) + m] / (d (2d + 1)) + (2d - 1) / d f*_q(x) - (2d - 1) / (2d + 1) f*_q(x + c_q)
+// d = 1/2 is halfway bounce-back, bit for bit, in both. `nodes`: how many of x + c_q, x + 2 c_q
+// are fluid in a row (the second counted for a quadratic link only): a rule short of nodes falls
+// back to the linear one, and that to halfway (a gap one cell wide). away(h, k) returns
+// f*_k(x + h c_q), read only when needed.
+template <class L, int q, class Real, class OwnPost, class Away>
+KOKKOS_INLINE_FUNCTION Real interpolated_bounce_back(Real d, Real m, bool quadratic, int nodes, const OwnPost& own_post,
+                                                     const Away& away) {
   constexpr int qb = opposite<L>(q);
+  const Real two_d = Real(2) * d;
   if (d < Real(0.5)) {
-    if (!second_node) return own_post(qb) + m;
-    return Real(2) * d * own_post(qb) + (Real(1) - Real(2) * d) * downstream() + m;
+    if (nodes == 0) return own_post(qb) + m;
+    if (quadratic && nodes == 2)
+      return d * (Real(1) + two_d) * own_post(qb) + (Real(1) - two_d * two_d) * away(1, qb) -
+             d * (Real(1) - two_d) * away(2, qb) + m;
+    return two_d * own_post(qb) + (Real(1) - two_d) * away(1, qb) + m;
   }
-  return (own_post(qb) + (Real(2) * d - Real(1)) * own_post(q) + m) / (Real(2) * d);
+  if (quadratic && nodes > 0)
+    return (own_post(qb) + m) / (d * (two_d + Real(1))) + (two_d - Real(1)) / d * own_post(q) -
+           (two_d - Real(1)) / (two_d + Real(1)) * away(1, q);
+  return (own_post(qb) + (two_d - Real(1)) * own_post(q) + m) / two_d;
 }
 
 }  // namespace boreas

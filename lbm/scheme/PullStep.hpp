@@ -65,11 +65,17 @@ struct PullGather {
         const auto own_post = [&](int k) { return src(k, cell); };
         const int row = fl == flag::wall && walls.any() ? walls.row(cell) : -1;
         if (row >= 0) {
-          const long downstream = cell + upwind_shift<q>();
-          f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), own_post,
-                                                flags(downstream) == flag::fluid, [&] {
-                                                  return src(opposite<L>(q), downstream);
-                                                });
+          // The nodes behind the cell, away from the wall: x + c_q and (quadratic) x + 2 c_q, both
+          // within the ghost layers of any cell a step computes (decks with quadratic walls take
+          // ghost width >= 2 and CRMT counts a reach of 2, comm/Crmt.hpp).
+          const long next = cell + upwind_shift<q>();
+          const bool quadratic = walls.quadratic(row, q);
+          const int nodes = flags(next) != flag::fluid                                       ? 0
+                            : quadratic && flags(next + upwind_shift<q>()) == flag::fluid ? 2
+                                                                                           : 1;
+          f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), quadratic,
+                                                nodes, own_post,
+                                                [&](int h, int k) { return src(k, cell + h * upwind_shift<q>()); });
         } else if (flag::kind(fl) == flag::free_slip) {
           f[q] = specular_reflection<q>(cell, upwind, flag::index(fl));
         } else if (flag::kind(fl) == flag::outflow) {

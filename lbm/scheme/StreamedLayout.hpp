@@ -84,10 +84,11 @@ std::uint32_t pushed_populations(const Box& box, const std::array<int, 3>& p, co
   return links_into_box<L>(box, p, domain, -1);
 }
 // Pulled also: the populations a free-slip face reflects into the box (PullStep.hpp), and all of
-// them when the SGS model takes the cells' velocities (CSM).
+// them when the SGS model takes the cells' velocities (CSM) or the quadratic wall rule reads cells
+// two links away (lbm/physics/Boundary.hpp).
 template <class L>
 std::uint32_t pulled_populations(const Box& box, const std::array<int, 3>& p, const DomainGeometry& domain) {
-  if (domain.velocity_gradients()) return (std::uint32_t(1) << L::Q) - 1;
+  if (domain.velocity_gradients() || domain.quadratic_walls()) return (std::uint32_t(1) << L::Q) - 1;
   return links_into_box<L>(box, p, domain, 1) | reflected_into_box<L>(box, p, domain);
 }
 

@@ -11,9 +11,22 @@ namespace boreas {
 namespace {
 
 TEST(Crmt, StreamingReachIsOneCellPerStepOnEveryLattice) {
-  for (const OperatorReach r : {uniform_grid_reach<D2Q9>(), uniform_grid_reach<D3Q19>(), uniform_grid_reach<D3Q27>()}) {
+  for (const OperatorReach r : {uniform_grid_reach<D2Q9>(false), uniform_grid_reach<D3Q19>(false),
+                                uniform_grid_reach<D3Q27>(false)}) {
     EXPECT_EQ(r.per_step, 1);
     EXPECT_EQ(r.per_exchange, 0);
+  }
+}
+
+// Quadratic interpolated bounce-back reads two cells behind a wall cell: two cells per step, so an
+// exchange of h layers lasts floor(h / 2) steps.
+TEST(Crmt, QuadraticWallsReachTwoCellsPerStep) {
+  for (const OperatorReach r : {uniform_grid_reach<D2Q9>(true), uniform_grid_reach<D3Q19>(true),
+                                uniform_grid_reach<D3Q27>(true)}) {
+    EXPECT_EQ(r.per_step, 2);
+    EXPECT_EQ(CrmtSchedule(2, r).steps_per_exchange(), 1);
+    EXPECT_EQ(CrmtSchedule(5, r).steps_per_exchange(), 2);
+    EXPECT_THROW(CrmtSchedule(1, r), std::invalid_argument);
   }
 }
 

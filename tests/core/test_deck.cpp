@@ -228,6 +228,28 @@ TEST(Deck, Full2DDeck) {
   EXPECT_EQ(c.observables, (std::vector<std::string>{"poiseuille_profile", "mass"}));
 }
 
+// initial.type = "channel" (lbm/field/Field.cpp; its field: tests/lbm/test_conservation.cpp):
+// decks that cannot take it are refused.
+TEST(Deck, ChannelStart) {
+  const std::string channel = "[lattice]\nmodel = \"D3Q27\"\n[domain]\ncells = [16, 16, 12]\n"
+                              "[physics]\ntau = 0.51\n[initial]\ntype = \"channel\"\nvelocity = [0.05, 0, 0]\n"
+                              "amplitude = 0.01\n[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\n"
+                              "type = \"periodic\"\n[boundary.z_min]\ntype = \"periodic\"\n[boundary.z_max]\n"
+                              "type = \"periodic\"\n";
+  const Config c = parse("[simulation]\nsteps = 10\n" + channel);
+  EXPECT_EQ(c.initial, InitialCondition::Channel);
+  EXPECT_DOUBLE_EQ(c.channel_perturbation, 0.01);
+  const std::string walls_why = "initial.type = \"channel\" starts a stream along x between walls at y_min and y_max";
+  EXPECT_CONTAINS(error_of("[simulation]\nsteps = 10\n" + channel + "[boundary.y_min]\ntype = \"free_slip\"\n"),
+                  "boundary.y_min: " + walls_why + "; make it type = \"wall\"");
+  EXPECT_CONTAINS(error_of("[simulation]\nsteps = 10\n" + channel, {"initial.velocity=[0, 0.05, 0]"}),
+                  "initial.velocity: " + walls_why + ": give its bulk velocity as [U, 0, 0] with U > 0");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[initial]\ntype = \"channel\"\nvelocity = [0.05, 0, 0]\n"),
+                  "initial.amplitude: missing required key");
+  EXPECT_CONTAINS(error_of("[simulation]\nsteps = 10\n" + channel, {"initial.amplitude=0.2"}),
+                  "initial.amplitude: lattice speed");
+}
+
 TEST(Deck, TaylorGreenObstaclesAndFaces) {
   const Config c = parse(head +
                          "[physics]\ntau = 0.55\n"
@@ -737,6 +759,22 @@ TEST(DeckErrors, ObstacleWalls) {
   EXPECT_CONTAINS(error_of(head + physics + cylinder + "invert = 1\n"), "obstacle[0].invert");
   // the AMR leaves apply interpolated bounce-back and turning walls (tests/validation/test_amr_walls.cpp)
   EXPECT_EQ(error_of(head + physics + "[amr]\n" + cylinder + "bounce_back = \"interpolated\"\nangular_velocity = 0.01\n"), "");
+  // the quadratic rule: ghost widths of two cells or more, no AMR, only with interpolated walls
+  const std::string quadratic = cylinder + "bounce_back = \"interpolated\"\ninterpolation = \"quadratic\"\n";
+  EXPECT_CONTAINS(error_of(head + physics + cylinder + "interpolation = \"quadratic\"\n"),
+                  "deck.toml:15:17: error: obstacle[0].interpolation: only used with bounce_back = \"interpolated\"");
+  EXPECT_CONTAINS(error_of(head + physics + cylinder + "bounce_back = \"interpolated\"\ninterpolation = \"cubic\"\n"),
+                  "obstacle[0].interpolation: expected one of linear, quadratic, got string 'cubic'");
+  EXPECT_CONTAINS(error_of(head + physics + "[amr]\n" + quadratic),
+                  "obstacle[0].interpolation = \"quadratic\" reads populations two cells from the wall, and AMR leaves "
+                  "carry one ghost cell");
+  EXPECT_CONTAINS(error_of(head + physics + quadratic + "[parallel]\nghost_width = 1\n"),
+                  "parallel.ghost_width = 1: quadratic interpolated bounce-back reads populations two cells from the "
+                  "wall, one step's reach is two cells");
+  EXPECT_CONTAINS(error_of(head + physics + quadratic + "[parallel]\nghost_width = \"auto\"\nmax_ghost_width = 1\n"),
+                  "parallel.max_ghost_width = 1: quadratic interpolated bounce-back");
+  EXPECT_EQ(parse_deck_string(head + physics + quadratic, "deck.toml", ".").parallel.ghost_width, 2);
+  EXPECT_EQ(parse_deck_string(head + physics + quadratic + "[parallel]\nghost_width = 4\n", "deck.toml", ".").parallel.ghost_width, 4);
 }
 
 TEST(DeckErrors, PullOnlyFacesAndModels) {

@@ -85,7 +85,7 @@ TEST(CrmtGhosts, LocalStepsKeepExactlyTheClaimedDepthValid) {
   const DomainGeometry domain(config);
   const BlockSet set = decompose(config, domain, comm.size(), 4);  // one block per rank, ghosts up to 4 deep
   const GridBlock one = cartesian(domain, {1, 1, 1}).blocks[0];
-  const OperatorReach reach = uniform_grid_reach<L>();
+  const OperatorReach reach = uniform_grid_reach<L>(false);
   for (OverlapKind overlap : {OverlapKind::None, OverlapKind::NonBlocking, OverlapKind::Interior,
                               OverlapKind::Streams, OverlapKind::Systolic})
     for (int h = 2; h <= 4; ++h) {

@@ -34,7 +34,9 @@ using test::first_ranks;
 // behind a box, periodic across (the model's velocity gradients through ghosts and images); a
 // D3Q19 log-law inflow with synthetic turbulence under a free-slip top, periodic across; a
 // D3Q27 stream with vortices (the parametrised cumulant) out through two outflow faces that meet
-// at an edge, past a sphere that touches one of them.
+// at an edge, past a sphere that touches one of them; a force-driven D3Q19 channel past a sphere
+// and a turning cylinder closed by the quadratic rule, which reads two cells behind the wall cell
+// (ghost width 2 by default, CRMT's reach 2 per step).
 const Deck wall_decks[] = {
     {"annulus_d2q9", R"(
 [simulation]
@@ -243,6 +245,40 @@ type = "periodic"
 shape = "sphere"
 center = [14, 4, 4]
 radius = 2.5
+[output]
+vtk = false
+)"},
+    {"quadratic_d3q19", R"(
+[simulation]
+steps = 120
+[lattice]
+model = "D3Q19"
+[domain]
+cells = [22, 14, 12]
+[physics]
+tau = 0.62
+force = [3e-5, 0, 1e-6]
+[boundary.x_min]
+type = "periodic"
+[boundary.x_max]
+type = "periodic"
+[boundary.z_min]
+type = "periodic"
+[boundary.z_max]
+type = "periodic"
+[[obstacle]]
+shape = "sphere"
+center = [10.6, 6.8, 5.7]
+radius = 3.3
+bounce_back = "interpolated"
+interpolation = "quadratic"
+[[obstacle]]
+shape = "cylinder"
+center = [17.4, 7.3, 6]
+radius = 2.2
+angular_velocity = 0.012
+bounce_back = "interpolated"
+interpolation = "quadratic"
 [output]
 vtk = false
 )"},
