@@ -96,7 +96,9 @@ struct InterpPoint {
   long side[3][2][2] = {};  // [axis][side -, +][distance 1, 2]
   std::int8_t kind[3][2][2] = {};
   std::int8_t delta[3] = {};  // -1 / +1: the ghost's centre at -1/4 / +1/4 coarse cell
-  std::int8_t across[3] = {};  // 1 along the axes on which the ghost lies outside its block
+  // Stepping ghosts take the curvature (LBM values are point values); regrid transfers stay
+  // linear, so that the 2^D children of a coarse cell average to it exactly.
+  bool curved = false;
   long fit = -1;  // stepping: its coarse cell's CoarseFit (shared by the ghosts in that cell)
 };
 
@@ -153,7 +155,6 @@ struct AmrLevel {
   DeviceView<int*> boundary_leaves, interior_leaves;
   std::vector<DeviceView<int*>> interior_chunks, message_leaves;
   DeviceView<int* [8]> children;  // per refined block (by position in `refined`), child by octant
-  DeviceView<std::uint8_t*> leaf_faces;  // per refined block: bit 2a + side set where that face neighbour is a leaf
   // The refined cells coarser leaves pull from (r * interior + cell number): each step restricts
   // only these; outputs and regrids restrict every refined cell first (restrict_all).
   DeviceView<long*> restrict_read;
@@ -453,26 +454,55 @@ struct AmrCoarseToFine {
     for (int d = 0; d < 3; ++d) j[d] *= inv;
   }
 
-  // The fit of p's coarse cell (its centre and stencil).
+  // The fit of p's coarse cell (its centre and stencil). Stencil cells under the fine level
+  // (kind 2) are their children's mean, which lies X = (1/32) sum_a u''_a above the point value at
+  // their centre. The fit is linear in its samples: with C0 and S0 the curvatures and slopes of
+  // the samples as they are and beta, gamma those of a unit sample at the kind-2 cells, the
+  // point values' curvatures are C = C0 - beta X with X = sum C / 32, so X = sum C0 / (32 +
+  // sum beta) (|sum beta| <= 6) and S = S0 - gamma X: a parabola is fitted exactly.
   KOKKOS_INLINE_FUNCTION void fit(const InterpPoint& p, CoarseFit<Real>& c) const {
     sample(1, p.centre, c.rho0, c.j0);
+    Real beta[3] = {}, gamma[3] = {}, beta_sum = 0;
+    bool under_fine = false;
     for (int a = 0; a < L::D; ++a) {
-      // Neighbours at -2, -1, +1, +2 coarse cells.
-      Real rs[4] = {}, js[4][3] = {}, us[4][3] = {};
+      Real rs[4] = {}, js[4][3] = {}, unit[4] = {};
       bool have[4];
-      for (int k = 0; k < 4; ++k) {
+      for (int k = 0; k < 4; ++k) {  // neighbours at -2, -1, +1, +2 coarse cells
         const int s = k / 2, dist = k == 0 || k == 3 ? 1 : 0;
         have[k] = p.kind[a][s][dist] != 0;
         if (!have[k]) continue;
         sample(p.kind[a][s][dist], p.side[a][s][dist], rs[k], js[k]);
-        for (int d = 0; d < 3; ++d) us[k][d] = js[k][d] / rs[k];
+        unit[k] = p.kind[a][s][dist] == 2 ? Real(1) : Real(0);
+        under_fine = under_fine || p.kind[a][s][dist] == 2;
       }
       Real curvature;
       slope_and_curvature(c.rho0, rs, have, c.rho_slope[a], curvature);
+      slope_and_curvature(Real(0), unit, have, gamma[a], beta[a]);
+      beta_sum += beta[a];
       for (int d = 0; d < 3; ++d) {
-        Real jv[4] = {js[0][d], js[1][d], js[2][d], js[3][d]}, uv[4] = {us[0][d], us[1][d], us[2][d], us[3][d]};
+        Real jv[4], uv[4];
+        for (int k = 0; k < 4; ++k) {
+          jv[k] = js[k][d];
+          uv[k] = have[k] ? js[k][d] / rs[k] : Real(0);
+        }
         slope_and_curvature(c.j0[d], jv, have, c.j_slope[a][d], c.j_curvature[a][d]);
         slope_and_curvature(c.j0[d] / c.rho0, uv, have, c.u_slope[a][d], c.u_curvature[a][d]);
+      }
+    }
+    if (!under_fine) return;
+    for (int d = 0; d < 3; ++d) {
+      Real j_shift = 0, u_shift = 0;
+      for (int a = 0; a < L::D; ++a) {
+        j_shift += c.j_curvature[a][d];
+        u_shift += c.u_curvature[a][d];
+      }
+      j_shift /= Real(32) + beta_sum;
+      u_shift /= Real(32) + beta_sum;
+      for (int a = 0; a < L::D; ++a) {
+        c.j_curvature[a][d] -= beta[a] * j_shift;
+        c.j_slope[a][d] -= gamma[a] * j_shift;
+        c.u_curvature[a][d] -= beta[a] * u_shift;
+        c.u_slope[a][d] -= gamma[a] * u_shift;
       }
     }
   }
@@ -480,21 +510,23 @@ struct AmrCoarseToFine {
   // Ghost p from its coarse cell's fit.
   KOKKOS_INLINE_FUNCTION void apply(const InterpPoint& p, const CoarseFit<Real>& c) const {
     Real rho = c.rho0, j[3] = {c.j0[0], c.j0[1], c.j0[2]}, G[3][3] = {};
+    FlowCurvature<Real> flow;
     for (int a = 0; a < L::D; ++a) {
       const Real delta = Real(0.25) * p.delta[a];
       // Density linear: the 2^D ghosts of one coarse cell average to it exactly.
       rho += delta * c.rho_slope[a];
+      flow.rho_gradient[a] = Real(0.5) * c.rho_slope[a];
       for (int d = 0; d < 3; ++d) {
-        // Momentum: populations are point values, so across the interface the curvature enters
-        // at (1/2)(1/4)^2. Along it, the ghosts of one coarse cell must carry its flux: linear.
-        j[d] += delta * c.j_slope[a][d] + (p.across[a] ? c.j_curvature[a][d] / Real(32) : Real(0));
+        // Momentum: the curvature enters at (1/2)(1/4)^2 from the coarse centre.
+        j[d] += delta * c.j_slope[a][d] + (p.curved ? c.j_curvature[a][d] / Real(32) : Real(0));
         // The velocity gradient at the ghost's centre, in fine lattice units (dt halves).
         G[a][d] = Real(0.5) * (c.u_slope[a][d] + delta * c.u_curvature[a][d]);
+        flow.u2[a][d] = Real(0.25) * c.u_curvature[a][d];
       }
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
     Real f[L::Q];
-    rebuild_post_collision<L>(rho, u, G, fine_rates, f);
+    rebuild_post_collision<L>(rho, u, G, flow, fine_rates, f);
     for (int q = 0; q < L::Q; ++q) fine(p.dst + q * shape.cells) = f[q];
   }
 
@@ -527,7 +559,6 @@ struct AmrFineToCoarse {
   DeviceView<const std::uint8_t*> coarse_flags, fine_flags;
   DeviceView<const int*> refined;
   DeviceView<const int* [8]> children;
-  DeviceView<const std::uint8_t*> leaf_faces;
   LeafShape shape;
   Real fine_force[3];
   CouplingRates<Real> coarse_rates;
@@ -545,9 +576,8 @@ struct AmrFineToCoarse {
     const int child = children(r, (x >= h) + 2 * (y >= h) + 4 * (z >= h));
     const long first = shape.cell(2 * (x % h), 2 * (y % h), L::D == 3 ? 2 * (z % h) : 0);
     const int nz = L::D == 3 ? 2 : 1;
-    // Momentum sums per axis over the children layers: [0] the layer below the children (fine
-    // neighbours or ghosts), [1], [2] the children's two layers, [3] the layer above.
-    Real rho = 0, j[3] = {0, 0, 0}, layer_j[3][4][3] = {}, u_side[3][2][3] = {};
+    // Momentum sums per axis over the children's two layers, and velocity and density sums.
+    Real rho = 0, j[3] = {0, 0, 0}, layer_j[3][2][3] = {}, u_side[3][2][3] = {}, rho_side[3][2] = {};
     int count = 0;
     for (int oz = 0; oz < nz; ++oz)
       for (int oy = 0; oy < 2; ++oy)
@@ -559,11 +589,12 @@ struct AmrFineToCoarse {
           moments_at<L>([&](int q) { return fine(base + q * S); }, fine_force, rc, m);
           rho += rc;
           const int o[3] = {ox, oy, oz};
+          for (int a = 0; a < 3; ++a) rho_side[a][o[a]] += rc;
           for (int d = 0; d < 3; ++d) {
             j[d] += m[d];
             for (int a = 0; a < 3; ++a) {
               u_side[a][o[a]][d] += m[d] / rc;
-              layer_j[a][1 + o[a]][d] += m[d];
+              layer_j[a][o[a]][d] += m[d];
             }
           }
           ++count;
@@ -571,54 +602,50 @@ struct AmrFineToCoarse {
     if (count == 0) return;
     const int all = 4 * nz;
     Real G[3][3] = {};
+    FlowCurvature<Real> flow;
     if (count == all) {
       // Children centres lie 1/2 coarse cell apart: slope = 2 (mean of the upper half - lower half).
-      for (int a = 0; a < L::D; ++a)
+      for (int a = 0; a < L::D; ++a) {
+        flow.rho_gradient[a] = Real(4) * (rho_side[a][1] - rho_side[a][0]) / Real(all);
         for (int d = 0; d < 3; ++d) G[a][d] = Real(4) * (u_side[a][1][d] - u_side[a][0][d]) / Real(all);
+      }
       // Populations are point values: the children's mean lies (1/2)(1/4)^2 u'' per axis above
-      // the value at the coarse centre, which coarser leaves across the interface read. u'' from
-      // the fine layers on either side where they are fluid (their ghosts carry the fine level's
-      // last fill), one-sided at walls.
+      // the value at the coarse centre, which coarser leaves read. u'' along each axis from the
+      // children's two layers and the next layer of the child leaf's own cells (its ghosts hold
+      // an earlier fill), where that layer is fluid; it also enters the rebuild (FlowCurvature).
       const int at[3] = {x, y, z};
       for (int a = 0; a < L::D; ++a) {
-        // Only across an interface: along it the children's mean carries the coarse flux.
-        const bool across = (at[a] == 0 && (leaf_faces(r) >> (2 * a) & 1)) ||
-                            (at[a] == shape.n - 1 && (leaf_faces(r) >> (2 * a + 1) & 1));
-        if (!across) continue;
-        bool fluid[2] = {true, true};
-        for (int side = 0; side < 2; ++side)
-          for (int v = 0; v < 2; ++v)
-            for (int w = 0; w < nz; ++w) {
-              int o[3] = {0, 0, 0};
-              o[a] = side == 0 ? -1 : 2;
-              o[(a + 1) % L::D] = v;
-              if (L::D == 3) o[(a + 2) % 3] = w;
-              const long at = first + shape.shift(o[0], o[1], o[2]);
-              fluid[side] = fluid[side] && fine_flags(long(child) * S + at) == flag::fluid;
-              if (!fluid[side]) continue;
-              const long base = long(child) * S * L::Q + at;
-              Real rc, m[3];
-              moments_at<L>([&](int q) { return fine(base + q * S); }, fine_force, rc, m);
-              for (int d = 0; d < 3; ++d) layer_j[a][side == 0 ? 0 : 3][d] += m[d];
-            }
+        const bool above = 2 * (at[a] % h) + 2 < shape.n;  // else the layer below the children
+        bool fluid = true;
+        Real next[3] = {0, 0, 0};
+        for (int v = 0; v < 2 && fluid; ++v)
+          for (int w = 0; w < nz && fluid; ++w) {
+            int o[3] = {0, 0, 0};
+            o[a] = above ? 2 : -1;
+            o[(a + 1) % L::D] = v;
+            if (L::D == 3) o[(a + 2) % 3] = w;
+            const long cell_at = first + shape.shift(o[0], o[1], o[2]);
+            fluid = fine_flags(long(child) * S + cell_at) == flag::fluid;
+            if (!fluid) break;
+            Real rc, m[3];
+            moments_at<L>([&](int q) { return fine(long(child) * S * L::Q + cell_at + q * S); }, fine_force, rc, m);
+            for (int d = 0; d < 3; ++d) next[d] += m[d];
+          }
+        if (!fluid) continue;
         // Second differences summed over the all/2 lines of fine cells along a; the coarse
         // value is the mean minus (1/32) (4 u''_fine) per line: -(sum of u''_fine) / 4 on the sum.
         for (int d = 0; d < 3; ++d) {
-          const Real* L4[4] = {layer_j[a][0], layer_j[a][1], layer_j[a][2], layer_j[a][3]};
-          Real second = 0;
-          if (fluid[0] && fluid[1])
-            second = Real(0.5) * (L4[0][d] - L4[1][d] - L4[2][d] + L4[3][d]);
-          else if (fluid[1])
-            second = L4[1][d] - Real(2) * L4[2][d] + L4[3][d];
-          else if (fluid[0])
-            second = L4[0][d] - Real(2) * L4[1][d] + L4[2][d];
+          const Real second = above ? layer_j[a][0][d] - Real(2) * layer_j[a][1][d] + next[d]
+                                    : next[d] - Real(2) * layer_j[a][0][d] + layer_j[a][1][d];
           j[d] -= second / Real(4);
+          // u'' in coarse units: 4 x the mean fine second difference over the all/2 lines.
+          flow.u2[a][d] = Real(8) * second / Real(all) / (rho / Real(count));
         }
       }
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
     Real f[L::Q];
-    rebuild_post_collision<L>(rho / Real(count), u, G, coarse_rates, f);
+    rebuild_post_collision<L>(rho / Real(count), u, G, flow, coarse_rates, f);
     const long base = long(b) * S * L::Q + cell;
     for (int q = 0; q < L::Q; ++q) coarse(base + q * S) = f[q];
   }

@@ -151,14 +151,7 @@ void AmrLattice<L, Real>::build(int lattices) {
             fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
             continue;
           }
-          // Across the interface along an axis where the ghost leaves its block and the face
-          // neighbour that way is missing (a corner ghost next to a same-level block is not).
-          const int offset[3] = {dx, dy, dz};
-          for (int a = 0; a < 3; ++a) {
-            int dir[3] = {1, 1, 1};
-            dir[a] += offset[a];
-            ip.across[a] = offset[a] != 0 && blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]] < 0;
-          }
+          ip.curved = true;
           interp(ip);
         }
   };
@@ -357,22 +350,12 @@ void AmrLattice<L, Real>::build(int lattices) {
     for (long& o : unfilled[l]) o = to_slot(l, o);
 
     std::vector<int> refined, children;
-    std::vector<std::uint8_t> leaf_faces;
     std::vector<int> refined_position(blocks.size(), -1);
     for (int b : held_[l]) {
       const ForestBlock& blk = blocks[b];
       if (blk.leaf()) continue;
       refined_position[b] = int(refined.size());
       refined.push_back(slot_[l][b]);
-      std::uint8_t faces = 0;
-      for (int a = 0; a < L::D; ++a)
-        for (int side = 0; side < 2; ++side) {
-          int dir[3] = {1, 1, 1};
-          dir[a] = side == 0 ? 0 : 2;
-          const int nb = blk.neighbours[dir[0] + 3 * dir[1] + 9 * dir[2]];
-          if (nb >= 0 && blocks[nb].leaf()) faces |= std::uint8_t(1 << (2 * a + side));
-        }
-      leaf_faces.push_back(faces);
       for (int o = 0; o < 8; ++o) {
         const bool exists = L::D == 3 || o < 4;
         const int child = exists ? forest_.find(l + 1, {2 * blk.index[0] + (o & 1), 2 * blk.index[1] + ((o >> 1) & 1),
@@ -412,7 +395,6 @@ void AmrLattice<L, Real>::build(int lattices) {
     lv.copy_dst = to_device_view("amr copy dst", t.copy_dst);
     lv.copy_src = to_device_view("amr copy src", t.copy_src);
     lv.interp = to_device_view("amr interpolation", t.points);
-    lv.leaf_faces = to_device_view("amr leaf faces", leaf_faces);
     lv.children = DeviceView<int* [8]>("amr children", refined.size());
     auto h = Kokkos::create_mirror_view(lv.children);
     for (std::size_t r = 0; r < refined.size(); ++r)
@@ -654,7 +636,7 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
                              box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
         InterpPoint ip;
         ip.dst = long(b) * L::Q * S + cell;
-        if (coarse_stencil(l, p, false, ip)) points.push_back(ip);  // across stays 0: linear, conservative
+        if (coarse_stencil(l, p, false, ip)) points.push_back(ip);  // not curved: linear, conservative
       }
     }
     const long per_block = long(L::Q) * S;
@@ -852,7 +834,7 @@ void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, b
   const AmrLevel<L, Real>& lv = levels_[l];
   const AmrLevel<L, Real>& fine = levels_[l + 1];
   AmrFineToCoarse<L, Real> f2c{into,          fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children,
-                               lv.leaf_faces, shape_,           {},       lv.rates,   {}};
+                               shape_,        {},               lv.rates,  {}};
   for (int d = 0; d < 3; ++d) f2c.fine_force[d] = fine.params.force[d];
   if (!all) f2c.subset = lv.restrict_read;
   const long n = all ? long(lv.refined.extent(0)) * shape_.interior() : long(lv.restrict_read.extent(0));

@@ -1,6 +1,8 @@
 // Level coupling and subcycling of the AMR solver (amr/Coupling.hpp, amr/AmrLattice.hpp):
-// - the rebuilt post-collision state is exactly what BGK / TRT make of the Chapman-Enskog state it
-//   stands for, at tau = 1 (where rescaling post-collision non-equilibrium is singular) and near it;
+// - the rebuilt post-collision state is the lattice's own: what BGK / TRT make of the
+//   Chapman-Enskog state of a uniformly accelerated flow, and the steady state of a force-driven
+//   channel with its gradients, at tau = 1 (where rescaling post-collision non-equilibrium is
+//   singular) and near it;
 // - a uniform flow on 3 and 4 levels stays uniform to round-off, in double and float, 2D and 3D;
 // - the forest a deck asks for holds what its regions want;
 // - the leaf step's vectorised rows equal its per-cell path bit for bit.
@@ -42,28 +44,20 @@ void chapman_enskog_state(double rho, const double (&u)[3], const double (&G)[3]
   }
 }
 
-// With a Smagorinsky constant c_s, the state is built at the tau the model gives its strain rate
-// (tau_0 + 3 c_s^2 |S|), which the collision recovers from the state's own stress.
+// A uniform flow under a force (G = 0): the rebuild's estimate of du/dt is F / rho, and the state
+// is what BGK / TRT make of Guo's Chapman-Enskog state.
 template <class L, class Collision>
-void check_rebuild_matches_collision(double tau, double c_s = 0) {
+void check_rebuild_matches_collision(double tau) {
   const std::array<double, 3> force{2e-5, -1e-5, L::D == 3 ? 3e-5 : 0.0};
-  const CollisionParams<double> p = CollisionParams<double>::make(tau, 3.0 / 16.0, force, c_s);
+  const CollisionParams<double> p = CollisionParams<double>::make(tau, 3.0 / 16.0, force, 0.0);
   const CollisionKind kind = std::is_same_v<Collision, TRT> ? CollisionKind::TRT : CollisionKind::BGK;
-  const CouplingRates<double> r = CouplingRates<double>::of(kind, tau, 3.0 / 16.0, force, c_s);
-  const double rho = 1.013, u[3] = {0.04, -0.02, L::D == 3 ? 0.03 : 0.0};
-  double G[3][3] = {{1e-3, -2e-4, 5e-4}, {3e-4, -6e-4, 1e-4}, {-2e-4, 4e-4, 2e-4}};
-  if (L::D == 2)
-    for (int a = 0; a < 3; ++a) G[a][2] = G[2][a] = 0;
-  double ss = 0;
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) ss += 0.25 * (G[a][b] + G[b][a]) * (G[a][b] + G[b][a]);
-  const double tau_cell = tau + 3 * c_s * c_s * std::sqrt(2 * ss);
+  const CouplingRates<double> r = CouplingRates<double>::of(kind, tau, 3.0 / 16.0, force, 0.0);
+  const double rho = 1.013, u[3] = {0.04, -0.02, L::D == 3 ? 0.03 : 0.0}, G[3][3] = {};
   double f[L::Q], expected[L::Q];
-  chapman_enskog_state<L>(rho, u, G, force, tau_cell, tau_cell, f);
+  chapman_enskog_state<L>(rho, u, G, force, tau, tau, f);
   Collision::template collide<L>(f, p);
   rebuild_post_collision<L>(rho, u, G, r, expected);
-  for (int q = 0; q < L::Q; ++q)
-    EXPECT_NEAR(expected[q], f[q], 1e-15) << L::name << " tau " << tau << " C_s " << c_s << " q " << q;
+  for (int q = 0; q < L::Q; ++q) EXPECT_NEAR(expected[q], f[q], 1e-15) << L::name << " tau " << tau << " q " << q;
 }
 
 TEST(AmrCoupling, RebuildIsTheCollisionOfTheChapmanEnskogState) {
@@ -72,12 +66,117 @@ TEST(AmrCoupling, RebuildIsTheCollisionOfTheChapmanEnskogState) {
     check_rebuild_matches_collision<D3Q19, BGK>(tau);
     check_rebuild_matches_collision<D3Q27, TRT>(tau);
     check_rebuild_matches_collision<D3Q19, TRT>(tau);
-    check_rebuild_matches_collision<D2Q9, BGK>(tau, 0.17);
-    check_rebuild_matches_collision<D3Q19, TRT>(tau, 0.17);
-    check_rebuild_matches_collision<D3Q27, BGK>(tau, 0.1);
   }
 }
 
+// A force-driven D2Q9 channel, walls halfway at y = -1/2 and H - 1/2, uniform along x, stepped
+// to its steady state by a stream-and-collide loop written here (TRT with Guo's forcing; BGK at
+// magic 0). Returns the largest difference between its post-collision populations at the cells
+// off the walls and the rebuild from the lattice's density and velocity with the parabola's
+// u' and u'' = -F / nu (with `curvature`; else without the second derivatives).
+double steady_channel_mismatch(double tau, double magic, bool curvature) {
+  const int H = 16;
+  const double umax = 0.02, nu = (tau - 0.5) / 3, F = 8 * nu * umax / (H * H);
+  const double omega = 1 / tau, omega_odd = magic > 0 ? 1 / (magic / (tau - 0.5) + 0.5) : omega;
+  using L = D2Q9;
+  std::vector<std::array<double, L::Q>> f(H), post(H);
+  const double at_rest[3] = {0, 0, 0};
+  for (auto& cell : f)
+    for (int q = 0; q < L::Q; ++q) cell[q] = equilibrium<L>(q, 1.0, at_rest);
+  std::vector<double> rho(H), ux(H);
+  for (int step = 0; step < 200000; ++step) {
+    for (int y = 0; y < H; ++y) {
+      double m = 0, jx = 0, jy = 0;
+      for (int q = 0; q < L::Q; ++q) {
+        m += f[y][q];
+        jx += L::c(q, 0) * f[y][q];
+        jy += L::c(q, 1) * f[y][q];
+      }
+      rho[y] = m;
+      ux[y] = (jx + 0.5 * F) / m;
+      const double u[3] = {ux[y], jy / m, 0};
+      for (int q = 0; q < L::Q; ++q) {
+        const int qb = opposite<L>(q);
+        const double cu = L::c(q, 0) * u[0] + L::c(q, 1) * u[1], cbu = -cu;
+        const double source = L::w(q) * (3 * L::c(q, 0) * F - 3 * u[0] * F + 9 * cu * L::c(q, 0) * F);
+        const double source_b = L::w(qb) * (-3 * L::c(q, 0) * F - 3 * u[0] * F + 9 * cbu * -L::c(q, 0) * F);
+        const double e = equilibrium<L>(q, m, u), eb = equilibrium<L>(qb, m, u);
+        const double plus = 0.5 * (f[y][q] + f[y][qb]) - 0.5 * (e + eb), minus = 0.5 * (f[y][q] - f[y][qb]) - 0.5 * (e - eb);
+        post[y][q] = f[y][q] - omega * plus - omega_odd * minus + (1 - omega / 2) * 0.5 * (source + source_b) +
+                     (1 - omega_odd / 2) * 0.5 * (source - source_b);
+      }
+    }
+    double change = 0;
+    for (int y = 0; y < H; ++y)
+      for (int q = 0; q < L::Q; ++q) {
+        const int from = y - L::c(q, 1);
+        const double next = from < 0 || from >= H ? post[y][opposite<L>(q)] : post[from][q];
+        change = std::max(change, std::abs(next - f[y][q]));
+        f[y][q] = next;
+      }
+    if (change < 1e-17) break;
+  }
+  const CouplingRates<double> r = CouplingRates<double>::of(magic > 0 ? CollisionKind::TRT : CollisionKind::BGK, tau,
+                                                            magic, {F, 0, 0}, 0.0);
+  double worst = 0;
+  for (int y = 1; y + 1 < H; ++y) {
+    const double at = y + 0.5, u[3] = {ux[y], 0, 0};
+    double G[3][3] = {};
+    G[1][0] = F / (2 * nu) * (H - 2 * at);
+    FlowCurvature<double> k;
+    if (curvature) k.u2[1][0] = -F / nu;
+    double rebuilt[L::Q];
+    rebuild_post_collision<L>(rho[y], u, G, k, r, rebuilt);
+    for (int q = 0; q < L::Q; ++q) worst = std::max(worst, std::abs(rebuilt[q] - post[y][q]));
+  }
+  return worst;
+}
+
+// The rebuild with the steady expansion's second-order terms is the lattice's steady channel to
+// 1e-6 (measured 1.6e-8 to 3.6e-7; the rest is of higher order in u and its gradients), at least
+// 10 times closer than without the curvature (2.8e-6 to 1.7e-5).
+TEST(AmrCoupling, RebuildIsTheSteadyChannel) {
+  for (double magic : {0.0, 3.0 / 16.0})
+    for (double tau : {0.6, 0.8, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 1.3}) {
+      const double with = steady_channel_mismatch(tau, magic, true), without = steady_channel_mismatch(tau, magic, false);
+      std::printf("magic %.4f tau %.9f: |rebuild - steady| %.2e, without u'' %.2e\n", magic, tau, with, without);
+      EXPECT_LE(with, 1e-6) << "magic " << magic << " tau " << tau;
+      // BGK at tau = 1 keeps no non-equilibrium at all: both are round-off there.
+      if (magic > 0 || std::abs(tau - 1) > 1e-6) EXPECT_GE(without, 10 * with) << "magic " << magic << " tau " << tau;
+    }
+}
+
+// With a Smagorinsky constant c_s the rebuild is the one at the tau the model gives the strain
+// rate, tau_0 + 3 c_s^2 |S| (the odd rate following it as the leaves' collision makes it).
+template <class L>
+void check_rebuild_at_model_tau(CollisionKind kind, double tau, double c_s) {
+  const std::array<double, 3> force{2e-5, -1e-5, L::D == 3 ? 3e-5 : 0.0};
+  const double rho = 1.013, u[3] = {0.04, -0.02, L::D == 3 ? 0.03 : 0.0};
+  double G[3][3] = {{1e-3, -2e-4, 5e-4}, {3e-4, -6e-4, 1e-4}, {-2e-4, 4e-4, 2e-4}};
+  if (L::D == 2)
+    for (int a = 0; a < 3; ++a) G[a][2] = G[2][a] = 0;
+  double ss = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) ss += 0.25 * (G[a][b] + G[b][a]) * (G[a][b] + G[b][a]);
+  const double tau_cell = tau + 3 * c_s * c_s * std::sqrt(2 * ss);
+  FlowCurvature<double> k;
+  k.u2[1][0] = 2e-5;
+  k.u2[0][1] = -1e-5;
+  k.rho_gradient[0] = 3e-6;
+  double modelled[L::Q], at_tau[L::Q];
+  rebuild_post_collision<L>(rho, u, G, k, CouplingRates<double>::of(kind, tau, 3.0 / 16.0, force, c_s), modelled);
+  rebuild_post_collision<L>(rho, u, G, k, CouplingRates<double>::of(kind, tau_cell, 3.0 / 16.0, force, 0.0), at_tau);
+  for (int q = 0; q < L::Q; ++q)
+    EXPECT_NEAR(modelled[q], at_tau[q], 1e-15) << L::name << " tau " << tau << " C_s " << c_s << " q " << q;
+}
+
+TEST(AmrCoupling, SmagorinskyRebuildIsTheRebuildAtTheModelsTau) {
+  for (double tau : {0.6, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 1.7}) {
+    check_rebuild_at_model_tau<D2Q9>(CollisionKind::BGK, tau, 0.17);
+    check_rebuild_at_model_tau<D3Q19>(CollisionKind::TRT, tau, 0.17);
+    check_rebuild_at_model_tau<D3Q27>(CollisionKind::BGK, tau, 0.1);
+  }
+}
 // The cumulant (D3Q27) relaxes the stress's trace at rate 1: the rebuilt state is what it makes of
 // the Chapman-Enskog state with the trace at tau_bulk = 1, with the Smagorinsky model at the tau
 // the model gives the strain rate (traceless here, so that the collision's own estimate from the
@@ -204,8 +303,10 @@ namespace {
 
 // The coupling rebuilds populations and is not conservative (amr/Coupling.hpp): mass drifts at
 // interfaces by an amount set by the flow. Bounds from measurements (README "AMR"): a closed
-// cavity at Re 100 with walls and lid refined (3 levels) and a force-driven channel, periodic
-// along the flow, crossing two level-2 interfaces, both over 400 level-0 steps.
+// cavity at Re 100 with walls and lid refined (3 levels), started impulsively, 1.1e-4 (the
+// lid's corners, where the velocity jumps, cross interfaces; 4e-5 when ghosts along an interface
+// were linear), and a force-driven channel, periodic along the flow, crossing two level-2
+// interfaces, 2.1e-9 (1e-6 before), both over 400 level-0 steps.
 TEST(AmrSubcycling, MassDriftAcrossInterfacesIsBounded) {
   const std::string cavity =
       "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [32, 32]\n[collision]\nmodel = \"TRT\"\n"
@@ -216,7 +317,7 @@ TEST(AmrSubcycling, MassDriftAcrossInterfacesIsBounded) {
       "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [32, 16]\n[collision]\nmodel = \"TRT\"\n"
       "[physics]\ntau = 0.8\nforce = [5e-5, 0]\n[boundary]\nx_min.type = \"periodic\"\nx_max.type = \"periodic\"\n"
       "[amr]\nmax_level = 2\n[[amr.region]]\nlo = [8, 0]\nhi = [15, 15]\nlevel = 2\n";
-  const std::pair<std::string, double> cases[] = {{cavity, 5e-5}, {channel, 5e-6}};
+  const std::pair<std::string, double> cases[] = {{cavity, 2e-4}, {channel, 1e-8}};
   for (const auto& [text, bound] : cases) {
     testing::AmrCase run(text);
     std::unique_ptr<AmrSolver>& solver = run.solver;
