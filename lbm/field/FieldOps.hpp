@@ -46,6 +46,8 @@ inline HostMacroscopic host_macroscopic(const CellMoments& moments, std::vector<
 // The deck's initial density and velocity at point x (cell-centre coordinates of the domain's
 // cells: cell i has its centre at i), for the uniform grid and AMR levels alike.
 void initial_macroscopic(const Config& config, const std::array<double, 3>& x, double& rho, std::array<double, 3>& u);
+// initial.type = "channel"'s perturbation at x for a domain of N cells (Field.cpp).
+std::array<double, 3> channel_perturbation(const std::array<int, 3>& N, const std::array<double, 3>& x);
 
 // The deck's initial condition in equilibrium, ghost cells included.
 template <class L, class Real>
