@@ -317,12 +317,14 @@ struct Config {
       if (faces[f].type == FaceBC::VelocityInlet && faces[f].turbulence_intensity > 0) return f;
     return -1;
   }
-  // Interpolated bounce-back does not conserve mass; without an inlet or outlet, whose density
+  // Interpolated bounce-back and the AMR level coupling (amr/Coupling.hpp: ghosts are point
+  // values, not cell averages) do not conserve mass; without an inlet or outlet, whose density
   // would hold it, the run restores the initial mass every mass_restoration_period steps
-  // (drivers/Simulation.cpp).
+  // (drivers/Simulation.cpp, AmrLattice::restore_mass).
   bool restores_mass() const {
     for (const FaceCondition& f : faces)
       if (f.type == FaceBC::VelocityInlet || f.type == FaceBC::PressureOutlet || f.type == FaceBC::Outflow) return false;
+    if (amr.enabled && amr.max_level > 0) return true;
     for (const Obstacle& o : obstacles)
       if (o.bounce_back == Obstacle::BounceBack::Interpolated) return true;
     return false;

@@ -515,6 +515,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   t["others"] = comm.max(wall - stepping_seconds(timers) - timers.get("AMR regrid") - timers.get("output"));
   r["timing_s"] = t;
   r["mass"] = mass_json(initial_mass, mass);
+  if (config.restores_mass()) r["mass"]["restored_every"] = Config::mass_restoration_period;
   r["backend"] = backend_json();
   r["kernel"] = amr_kernel_name;
   if (status != "unstable") r["fields_hash"] = hash_hex(solver->fields_hash());

@@ -157,6 +157,18 @@ TEST(Deck, ParametrisedCumulant) {
 }
 
 // Outflow faces: the speed key's default, and the names in errors.
+// Closed decks restore their initial mass where a rule does not conserve it: interpolated
+// bounce-back and the AMR level coupling; an open face holds the density instead.
+TEST(Deck, ClosedAmrDecksRestoreTheirMass) {
+  const std::string d2 = "[simulation]\nsteps = 10\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [16, 8]\n"
+                         "[physics]\ntau = 0.6\n";
+  const std::string open = "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.01, 0]\n"
+                           "[boundary.x_max]\ntype = \"outflow\"\n";
+  EXPECT_FALSE(parse(d2).restores_mass());
+  EXPECT_TRUE(parse(d2 + "[amr]\n").restores_mass());
+  EXPECT_FALSE(parse(d2 + "[amr]\n" + open).restores_mass());
+}
+
 TEST(Deck, OutflowFaces) {
   const std::string d2 = "[simulation]\nsteps = 10\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [16, 8]\n"
                          "[physics]\ntau = 0.6\n";
