@@ -110,8 +110,9 @@ TEST(ChannelStart, CarriesTheBulkVelocityAndRestsOnTheWalls) {
       std::array<double, 3> plus = x, minus = x;
       plus[d] += h;
       minus[d] -= h;
+      const std::array<double, 3> up = channel_perturbation(c.cells, plus), down = channel_perturbation(c.cells, minus);
       for (int e = 0; e < 3; ++e) {
-        const double derivative = (channel_perturbation(c.cells, plus)[e] - channel_perturbation(c.cells, minus)[e]) / (2 * h);
+        const double derivative = (up[e] - down[e]) / (2 * h);
         largest = std::max(largest, std::abs(derivative));
         if (e == d) divergence += derivative;
       }
