@@ -748,7 +748,7 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
                                                which, shape_, lv.params, bc_, lv.origin, lv.walls, lv.velocity};
     const long cells = long(which.extent(0)) * shape_.interior();
     if constexpr (exec_is_host)
-      Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(space, 0, cells >> shape_.log_n),
+      Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(space, 0, cells >> (shape_.log_n + shape_.log_group)),
                            AmrLeafRows<L, Real, Collision>{step});
     else
       Kokkos::parallel_for("amr leaf step", Kokkos::RangePolicy<ExecSpace>(space, 0, cells), step);

@@ -255,9 +255,8 @@ Json amr_observables(const Config& config, const AmrSolver& solver) {
 }
 
 Json run_amr_deck(const Config& config, const RunOptions& options) {
-  int ranks = 1, rank = 0;
-  MPI_Comm_size(options.comm, &ranks);
-  MPI_Comm_rank(options.comm, &rank);
+  const Comm comm(options.comm);  // starts MPI where the caller has not (as the uniform driver)
+  const int ranks = comm.size(), rank = comm.rank();
   if (rank == 0 && config.collision == CollisionKind::TRT && config.trt_magic > 0.1 && config.tau < 0.53 &&
       config.amr.max_level > 0)
     std::fprintf(stderr,
@@ -478,7 +477,6 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   // Level-weighted updates (waLBerla, seed 000): sum over levels of 2^l N_l per level-0 step.
   r["amr"]["updates_per_step"] = updates;
   r["amr"]["regrids"] = regrids;
-  const Comm comm(options.comm);
   // Several ranks: each level's leaves shared along the Morton curve (amr/Partition.hpp).
   Json part = Json::object();
   part["ranks"] = ranks;

@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "lbm/physics/Collision.hpp"
@@ -123,22 +124,51 @@ struct BulkRows {
       for (int i = 0; i < n; ++i) f[q][i] = in[i];
       BOREAS_PREFETCH_AHEAD(in + ahead, n * sizeof(Real), 0);
     });
-    // Two copies of the loop, each with has_force a known constant, so that the compiler drops
-    // the force branch inside the collision and vectorises the loop.
-    CollisionParams<Real> p = params;
-    if (p.has_force) {
-      p.has_force = true;
-      collide_cells(f, n, p);
-    } else {
-      p.has_force = false;
-      collide_cells(f, n, p);
-    }
+    collide_buffer(f, n, params);
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
       Real* out = target(qc) + at;
       for (int i = 0; i < n; ++i) out[i] = f[q][i];
       BOREAS_PREFETCH_AHEAD(out + ahead, n * sizeof(Real), 1);
     });
+  }
+
+  // Rows x Width bulk cells from `Rows` rows in one chunk (source(q, r) / target(q, r): row r's
+  // first cell in direction q's stream): rows too short to vectorise alone (AMR leaves of 4 or 8
+  // cells) collide together, each cell with the operations collide_chunk performs.
+  template <int Rows, int Width, class Source, class Target>
+  BOREAS_FLATTEN KOKKOS_INLINE_FUNCTION static void collide_rows(const CollisionParams<Real>& params,
+                                                                 const Source& source, const Target& target) {
+    static_assert(Rows * Width <= chunk, "the rows exceed the chunk buffer");
+    Real f[L::Q][chunk];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      // Whole rows by memcpy: a loop here is vectorised across rows, with gathers.
+      for (int r = 0; r < Rows; ++r) std::memcpy(&f[q][r * Width], source(qc, r), Width * sizeof(Real));
+    });
+    collide_buffer(f, Rows * Width, params);
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      for (int r = 0; r < Rows; ++r) std::memcpy(target(qc, r), &f[q][r * Width], Width * sizeof(Real));
+    });
+  }
+
+  // Copies of the loop with has_force and (where there is no subgrid model) has_sgs known
+  // constants, so that the compiler drops those branches inside the collision and vectorises.
+  KOKKOS_FORCEINLINE_FUNCTION static void collide_buffer(Real (&f)[L::Q][chunk], int n,
+                                                         const CollisionParams<Real>& params) {
+    CollisionParams<Real> p = params;
+    if (p.has_sgs) {
+      collide_cells(f, n, p);
+    } else if (p.has_force) {
+      p.has_sgs = false;
+      p.has_force = true;
+      collide_cells(f, n, p);
+    } else {
+      p.has_sgs = false;
+      p.has_force = false;
+      collide_cells(f, n, p);
+    }
   }
 
   KOKKOS_FORCEINLINE_FUNCTION static void collide_cells(Real (&f)[L::Q][chunk], int n, const CollisionParams<Real>& p) {

@@ -211,45 +211,49 @@ TEST(AmrCoupling, CumulantRebuildIsTheCollisionOfTheChapmanEnskogState) {
       }
 }
 
-// The host backends step leaves by rows, plain rows through BulkRows' vectorised chunk; GPUs cell
-// by cell. Both on the same three 4^3 D3Q19 blocks (one plain throughout, one with a solid cell
-// inside and a wall face, one mixed), TRT with a force, random populations: the same bits.
+// The host path (groups of rows through BulkRows' chunks, row by row where a group holds a row
+// that is not plain, cell by cell in such rows) against the per-cell path GPUs take, on three
+// D3Q19 blocks (one plain throughout, one with a solid cell inside and a wall face, one whose
+// every third row is not plain) of 4^3 (16 rows per group) and 8^3 (8 rows per group), TRT with
+// a force, random populations: the same bits.
 TEST(AmrLeafStep, RowsEqualCells) {
-  const LeafShape shape(4, false);
-  const int blocks = 3;
-  const long rows = shape.interior() / shape.n, S = shape.cells;
-  std::vector<std::uint8_t> flags(blocks * S, flag::fluid), plain(blocks * rows, 1);
-  flags[1 * S + shape.cell(2, 1, 3)] = flag::wall;
-  for (int z = -1; z <= 4; ++z)
-    for (int x = -1; x <= 4; ++x) flags[1 * S + shape.cell(x, -1, z)] = flag::wall;
-  for (long r = 0; r < rows; ++r) plain[1 * rows + r] = 0;
-  for (long r = 0; r < rows; r += 3) plain[2 * rows + r] = 0;
-  std::mt19937 random(7);
-  std::uniform_real_distribution<double> jitter(0.99, 1.01);
-  std::vector<double> f(std::size_t(blocks) * D3Q19::Q * S);
-  for (int b = 0; b < blocks; ++b)
-    for (int q = 0; q < D3Q19::Q; ++q)
-      for (long c = 0; c < S; ++c) f[(std::size_t(b) * D3Q19::Q + q) * S + c] = D3Q19::w(q) * jitter(random);
-  const DeviceView<double*> src = to_device_view("src", f);
-  DeviceView<double*> by_cells("by cells", f.size()), by_rows("by rows", f.size());
-  const std::vector<int> all{0, 1, 2};
-  const auto step = [&](const DeviceView<double*>& dst) {
-    return AmrLeafStep<D3Q19, double, TRT>{src, dst, to_device_view("flags", flags), to_device_view("plain", plain),
-                                           to_device_view("leaves", all), shape,
-                                           CollisionParams<double>::make(0.7, 0.25, {1e-5, -2e-5, 3e-5}, 0.0), {}};
-  };
-  Kokkos::parallel_for("cells", Kokkos::RangePolicy<ExecSpace>(0, blocks * shape.interior()), step(by_cells));
-  Kokkos::parallel_for("rows", Kokkos::RangePolicy<ExecSpace>(0, blocks * rows),
-                       AmrLeafRows<D3Q19, double, TRT>{step(by_rows)});
-  const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_cells);
-  const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_rows);
-  long differ = 0, written = 0;
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    differ += std::memcmp(&a(i), &b(i), sizeof(double)) != 0;
-    written += a(i) != 0;
+  for (int n : {4, 8}) {
+    const LeafShape shape(n, false);
+    const int blocks = 3;
+    const long rows = shape.interior() / shape.n, S = shape.cells;
+    std::vector<std::uint8_t> flags(blocks * S, flag::fluid), plain(blocks * rows, 1);
+    flags[1 * S + shape.cell(2, 1, 3)] = flag::wall;
+    for (int z = -1; z <= n; ++z)
+      for (int x = -1; x <= n; ++x) flags[1 * S + shape.cell(x, -1, z)] = flag::wall;
+    for (long r = 0; r < rows; ++r) plain[1 * rows + r] = 0;
+    for (long r = 0; r < rows; r += 3) plain[2 * rows + r] = 0;
+    std::mt19937 random(7);
+    std::uniform_real_distribution<double> jitter(0.99, 1.01);
+    std::vector<double> f(std::size_t(blocks) * D3Q19::Q * S);
+    for (int b = 0; b < blocks; ++b)
+      for (int q = 0; q < D3Q19::Q; ++q)
+        for (long c = 0; c < S; ++c) f[(std::size_t(b) * D3Q19::Q + q) * S + c] = D3Q19::w(q) * jitter(random);
+    const DeviceView<double*> src = to_device_view("src", f);
+    DeviceView<double*> by_cells("by cells", f.size()), by_rows("by rows", f.size());
+    const std::vector<int> all{0, 1, 2};
+    const auto step = [&](const DeviceView<double*>& dst) {
+      return AmrLeafStep<D3Q19, double, TRT>{src, dst, to_device_view("flags", flags), to_device_view("plain", plain),
+                                             to_device_view("leaves", all), shape,
+                                             CollisionParams<double>::make(0.7, 0.25, {1e-5, -2e-5, 3e-5}, 0.0), {}};
+    };
+    Kokkos::parallel_for("cells", Kokkos::RangePolicy<ExecSpace>(0, blocks * shape.interior()), step(by_cells));
+    Kokkos::parallel_for("groups", Kokkos::RangePolicy<ExecSpace>(0, (blocks * rows) >> shape.log_group),
+                         AmrLeafRows<D3Q19, double, TRT>{step(by_rows)});
+    const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_cells);
+    const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), by_rows);
+    long differ = 0, written = 0;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      differ += std::memcmp(&a(i), &b(i), sizeof(double)) != 0;
+      written += a(i) != 0;
+    }
+    EXPECT_EQ(differ, 0) << "N = " << n;
+    EXPECT_EQ(written, (blocks * shape.interior() - 1) * D3Q19::Q) << "N = " << n;  // every fluid interior cell
   }
-  EXPECT_EQ(differ, 0);
-  EXPECT_EQ(written, (blocks * shape.interior() - 1) * D3Q19::Q);  // every fluid interior cell, all q
 }
 
 TEST(AmrCoupling, AcousticScaling) {

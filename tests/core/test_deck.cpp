@@ -321,7 +321,7 @@ TEST(Deck, ShippedDecksParse) {
   const fs::path root = decks_dir.parent_path().parent_path();
   TempDir dir;
   int n = 0;
-  for (const fs::path folder : {root / "inputs", root / "perf" / "scaling"})
+  for (const fs::path folder : {root / "inputs", root / "perf", root / "perf" / "scaling"})
     for (const auto& e : fs::directory_iterator(folder)) {
       if (e.path().extension() != ".toml") continue;
       ++n;
