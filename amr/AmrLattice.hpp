@@ -346,13 +346,33 @@ struct AmrLeafRows {
   KOKKOS_INLINE_FUNCTION void operator()(long g) const { step.group(g); }
 };
 
+// Same-level ghosts: every population, or (pulled_only) only those the leaf's pull reads, the
+// directions q for which ghost + c_q lies in the leaf (a face ghost 5 of 19 in D3Q19, an edge
+// ghost 1, a corner none). Only the pull reads ghosts where no neighbour-reading rule is on
+// (Config::needs_pull_kernel: CSM velocities, free-slip reflections, interpolated walls and
+// outflow read whole ghost cells); the restriction and the interpolation stencils read interior
+// cells.
 template <class L, class Real>
 struct AmrGhostCopy {
   DeviceView<Real*> f;
   DeviceView<const long*> dst, src;
-  long cells;
+  LeafShape shape;
+  bool pulled_only = false;
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    for (int q = 0; q < L::Q; ++q) f(dst(i) + q * cells) = f(src(i) + q * cells);
+    const long to = dst(i), from = src(i), S = shape.cells;
+    if (!pulled_only) {
+      for (int q = 0; q < L::Q; ++q) f(to + q * S) = f(from + q * S);
+      return;
+    }
+    const long cell = to % S;  // offsets are block * Q * S + cell
+    const int x = int(cell % shape.sx) - 1, y = int(cell / shape.sx % shape.sy) - 1,
+              z = int(cell / (long(shape.sx) * shape.sy)) - shape.gz;
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      const int px = x + L::c(q, 0), py = y + L::c(q, 1), pz = z + L::c(q, 2);
+      if (px >= 0 && px < shape.n && py >= 0 && py < shape.n && pz >= 0 && pz < shape.nz)
+        f(to + q * S) = f(from + q * S);
+    });
   }
 };
 
@@ -838,6 +858,7 @@ class AmrLattice final : public AmrSolver {
   // A regridded solver's averages from this one's (regridded()).
   void carry_statistics(AmrLattice& next) const;
   bool restores_mass_ = false;
+  bool ghosts_pulled_only_ = false;  // same-level ghost copies: AmrGhostCopy::pulled_only
   double mass_target_ = 0, fluid_volume_ = 0;  // restore_mass(): the initial state's, in level-0 cells
   int bodies_ = 0;
   OverlapKind overlap_ = OverlapKind::None;

@@ -30,6 +30,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
       inflow_(config),
       collision_(config.collision),
       comm_(comm),
+      ghosts_pulled_only_(!config.needs_pull_kernel()),
       overlap_(config.parallel.overlap),
       crmt_(config.amr.crmt && comm_.size() > 1) {
   if ((L::D == 2) != forest_.two_dimensional())
@@ -80,6 +81,7 @@ AmrLattice<L, Real>::AmrLattice(const AmrLattice& of, Replica)
       bc_(of.bc_),
       collision_(of.collision_),
       comm_(MPI_COMM_SELF),
+      ghosts_pulled_only_(of.ghosts_pulled_only_),
       step_(of.step_) {
   levels_.resize(forest_.levels());
   for (int l = 0; l < forest_.levels(); ++l) {
@@ -690,11 +692,10 @@ void AmrLattice<L, Real>::restore_mass() {
 template <class L, class Real>
 void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
   AmrLevel<L, Real>& lv = levels_[l];
-  const long S = shape_.cells;
   if (lv.copy_dst.extent(0) > 0) {
     auto t = timers_.scope("ghost copies");
     Kokkos::parallel_for("amr ghost copy", Kokkos::RangePolicy<ExecSpace>(0, lv.copy_dst.extent(0)),
-                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.copy_dst, lv.copy_src, S});
+                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.copy_dst, lv.copy_src, shape_, ghosts_pulled_only_});
   }
   if (l > 0 && lv.interp.extent(0) > 0) {
     auto t = timers_.scope("AMR interpolation");

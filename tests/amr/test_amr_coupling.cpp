@@ -256,6 +256,57 @@ TEST(AmrLeafStep, RowsEqualCells) {
   }
 }
 
+// Same-level ghosts copied with only the populations the pull reads (AmrGhostCopy::pulled_only)
+// give the leaf step the bits whole copies give, and leave every other ghost population as it
+// was: of a leaf's (n + 2)^3 - n^3 ghosts, D3Q19 pulls from each of its 6 faces n^2 + 4 n (n - 1)
+// populations (the normal one from every face ghost, each of the 4 diagonal ones from the ghosts
+// whose diagonal neighbour lies in the leaf), 1 from each of the 12 n edge ghosts, none from
+// corners.
+TEST(AmrGhostCopy, PulledPopulationsGiveTheStepItsBits) {
+  for (int n : {4, 8}) {
+    const LeafShape shape(n, false);
+    const long S = shape.cells, QS = D3Q19::Q * S;
+    std::mt19937 random(11);
+    std::uniform_real_distribution<double> jitter(0.99, 1.01);
+    std::vector<double> f(2 * QS);  // block 0 the leaf (its ghosts stale), block 1 the source
+    for (long i = 0; i < 2 * QS; ++i) f[i] = D3Q19::w(int(i / S % D3Q19::Q)) * jitter(random);
+    std::vector<long> dst, src;
+    for (int z = -1; z <= n; ++z)
+      for (int y = -1; y <= n; ++y)
+        for (int x = -1; x <= n; ++x)
+          if (x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= n) {
+            dst.push_back(shape.cell(x, y, z));
+            src.push_back(QS + shape.cell(x, y, z));
+          }
+    const DeviceView<long*> dst_view = to_device_view("dst", dst), src_view = to_device_view("src", src);
+    const std::vector<std::uint8_t> flags(2 * S, flag::fluid), plain(2 * shape.interior() / n, 1);
+    const std::vector<int> leaf{0};
+    std::vector<std::vector<double>> ghosts, stepped;
+    for (bool pulled_only : {false, true}) {
+      const DeviceView<double*> lattice = to_device_view("lattice", f);
+      Kokkos::parallel_for("copies", Kokkos::RangePolicy<ExecSpace>(0, long(dst.size())),
+                           AmrGhostCopy<D3Q19, double>{lattice, dst_view, src_view, shape, pulled_only});
+      DeviceView<double*> out("out", f.size());
+      Kokkos::parallel_for("step", Kokkos::RangePolicy<ExecSpace>(0, shape.interior()),
+                           AmrLeafStep<D3Q19, double, TRT>{lattice, out, to_device_view("flags", flags),
+                                                           to_device_view("plain", plain), to_device_view("leaf", leaf),
+                                                           shape, CollisionParams<double>::make(0.7, 0.25, {1e-5, 0, 0}, 0.0), {}});
+      const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lattice);
+      const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+      ghosts.emplace_back(a.data(), a.data() + QS);
+      stepped.emplace_back(b.data(), b.data() + QS);
+    }
+    long step_differs = 0, ghost_differs = 0;
+    for (long i = 0; i < QS; ++i) {
+      step_differs += std::memcmp(&stepped[0][i], &stepped[1][i], sizeof(double)) != 0;
+      ghost_differs += ghosts[0][i] != ghosts[1][i];
+    }
+    EXPECT_EQ(step_differs, 0) << "N = " << n;
+    const long ghost_cells = long(n + 2) * (n + 2) * (n + 2) - long(n) * n * n;
+    EXPECT_EQ(ghost_differs, ghost_cells * D3Q19::Q - (6L * (n * n + 4 * n * (n - 1)) + 12L * n)) << "N = " << n;
+  }
+}
+
 TEST(AmrCoupling, AcousticScaling) {
   EXPECT_DOUBLE_EQ(level_tau(0.8, 0), 0.8);
   EXPECT_DOUBLE_EQ(level_tau(0.8, 1) - 0.5, 2 * (0.8 - 0.5));
