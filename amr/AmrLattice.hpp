@@ -53,7 +53,7 @@ struct LeafShape {
   int gz = 1;          // ghost layers along z (0 in 2D)
   long cells = 216;    // per block, ghosts included
   int log_n = 2, log_interior = 6;
-  int log_group = 4;  // rows of one leaf stepped together on host backends: 64 cells (16 in 2D at N = 4)
+  int log_group = 4;  // rows of one leaf stepped together on host backends (AmrLeafStep::group)
 
   LeafShape() = default;
   LeafShape(int leaf_size, bool two_d)
@@ -63,7 +63,8 @@ struct LeafShape {
     while ((1 << (log_n + 1)) <= n) ++log_n;
     if ((1 << log_n) != n) throw std::logic_error("AMR: leaf size " + std::to_string(n) + " is not a power of two");
     log_interior = log_n * (two_d ? 2 : 3);
-    log_group = std::max(0, std::min(6 - log_n, log_interior - log_n));  // 64 cells, at most the leaf's rows
+    // Rows of 4 and 8 cells step in groups of 64 cells; a row of 16 alone vectorises best.
+    log_group = n == 16 ? 0 : std::min(6 - log_n, log_interior - log_n);
   }
   KOKKOS_INLINE_FUNCTION long cell(int x, int y, int z) const { return (x + 1) + sx * ((y + 1) + long(sy) * (z + gz)); }
   KOKKOS_INLINE_FUNCTION long interior() const { return long(n) * n * nz; }
@@ -303,16 +304,17 @@ struct AmrLeafStep {
       Rows::template collide_chunk<16>(params, 0, 16, source, target);
   }
 
-  // Group g of rows (1 << shape.log_group consecutive rows of one leaf: 64 cells), on host
-  // backends: when every row is plain, through one chunk of BulkRows (a chunk of 4 or 8 cells is
-  // too short for its loops: the 4^3 leaf step ran 6.4 MLUPS by rows, 8.0 by groups, perf/README);
-  // otherwise row by row. Bitwise the per-cell path either way.
+  // Group g of rows (1 << shape.log_group consecutive rows of one leaf: 64 cells at N = 4 and 8,
+  // one row at 16), on host backends: several rows, all plain, through one chunk of BulkRows (a
+  // chunk of 4 or 8 cells is too short for its loops: the 4^3 leaf step ran 6.4 MLUPS by rows, 8.0
+  // by groups; 16-cell rows run faster alone, perf/README); otherwise row by row. Bitwise the
+  // per-cell path either way.
   KOKKOS_INLINE_FUNCTION void group(long g) const {
     const int count = 1 << shape.log_group;
     const long first_row = g << shape.log_group, first = first_row << shape.log_n;
     const int b = leaves(shape.block_of(first));
     const long number = shape.number_in_block(first), plain_first = shape.row_of(b, number);
-    bool plain = !params.has_csm;
+    bool plain = !params.has_csm && count > 1;
     for (int k = 0; k < count && plain; ++k) plain = plain_rows(plain_first + k) != 0;
     if (!plain) {
       for (int k = 0; k < count; ++k) row(first_row + k);
@@ -332,10 +334,8 @@ struct AmrLeafStep {
       Rows::template collide_rows<16, 4>(params, source, target);
     else if (shape.n == 4)
       Rows::template collide_rows<4, 4>(params, source, target);  // 2D
-    else if (shape.n == 8)
-      Rows::template collide_rows<8, 8>(params, source, target);
     else
-      Rows::template collide_rows<4, 16>(params, source, target);
+      Rows::template collide_rows<8, 8>(params, source, target);
   }
 };
 

@@ -214,10 +214,10 @@ TEST(AmrCoupling, CumulantRebuildIsTheCollisionOfTheChapmanEnskogState) {
 // The host path (groups of rows through BulkRows' chunks, row by row where a group holds a row
 // that is not plain, cell by cell in such rows) against the per-cell path GPUs take, on three
 // D3Q19 blocks (one plain throughout, one with a solid cell inside and a wall face, one whose
-// every third row is not plain) of 4^3 (16 rows per group) and 8^3 (8 rows per group), TRT with
-// a force, random populations: the same bits.
+// every third row is not plain) of 4^3 (16 rows per group), 8^3 (8 rows per group) and 16^3
+// (rows alone), TRT with a force, random populations: the same bits.
 TEST(AmrLeafStep, RowsEqualCells) {
-  for (int n : {4, 8}) {
+  for (int n : {4, 8, 16}) {
     const LeafShape shape(n, false);
     const int blocks = 3;
     const long rows = shape.interior() / shape.n, S = shape.cells;
