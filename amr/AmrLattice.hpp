@@ -347,7 +347,7 @@ struct AmrLeafRows {
 };
 
 // Same-level ghosts: every population, or (pulled_only) only those the leaf's pull reads, the
-// directions q for which ghost + c_q lies in the leaf (a face ghost 5 of 19 in D3Q19, an edge
+// directions q for which ghost + c_q lies in the leaf (a face ghost at most 5 of 19 in D3Q19, an edge
 // ghost 1, a corner none). Only the pull reads ghosts where no neighbour-reading rule is on
 // (Config::needs_pull_kernel: CSM velocities, free-slip reflections, interpolated walls and
 // outflow read whole ghost cells); the restriction and the interpolation stencils read interior

@@ -4,7 +4,7 @@
 // it), and inputs/cavity3d.toml at 64^3 with the same collision through its .vti, both at the same
 // time (16,000 level-0 steps, 32,000 fine ones: 25 lid travels; the uniform grid's velocities
 // change by 4e-9 of the lid speed from there to 48,000). The issue: the centre lines agree within
-// 1 % of the lid speed. Label "long" (8.5 min on this VM's 2 cores). Measured: u on the vertical
+// 1 % of the lid speed. Label "long" (7 min on this VM's 2 cores). Measured: u on the vertical
 // line 0.19 %, v on the horizontal one 0.26 % (the uniform 32^3 grid: 0.23 %, 0.16 %).
 //
 // Where the line runs through level-1 cells, the 2x2 cells around it are compared with the same
