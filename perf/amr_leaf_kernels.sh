@@ -61,10 +61,10 @@ for l in sys.stdin:
 done
 [[ $OUT == /dev/null ]] || cp "$tmp/runs.jsonl" "$OUT"
 python3 - "$tmp/runs.jsonl" "$SIZE" <<'PY'
-import json, statistics, sys
+import json, sys
+from statistics import median as med
 runs = [json.loads(l) for l in open(sys.argv[1])]
 updates = int(sys.argv[2]) ** 3
-med = lambda xs: statistics.median(xs)
 bench = [r for r in runs if r["case"] == "bench_ab_pull"]
 dense = med(r["mlups"] for r in bench)
 print(f"boreas-bench ab_pull: {dense:.1f} MLUPS, {med(r['copy_fraction'] for r in bench):.0%} of the "
