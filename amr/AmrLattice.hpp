@@ -104,7 +104,31 @@ struct InterpPoint {
   // linear, so that the 2^D children of a coarse cell average to it exactly.
   bool curved = false;
   long fit = -1;  // stepping: its coarse cell's CoarseFit (shared by the ghosts in that cell)
+  std::uint32_t pulled = ~0u;  // the populations written (pulled_from_ghost; all for regrids)
 };
+
+// The populations a leaf's pull reads from its ghost (x, y, z) (in the leaf's cells, -1 or n on
+// the ghost's axes): bit q where (x, y, z) + c_q lies in the leaf. A face ghost of D3Q19 gives at
+// most 5 of 19, an edge ghost 1, a corner none. Where no rule reads neighbours
+// (Config::needs_pull_kernel: CSM velocities, free-slip reflections, interpolated walls and
+// outflow read whole ghost cells), ghosts are filled with these only, and refined cells restricted
+// with those their copies carry; the interpolation stencils and the restriction read interior
+// cells.
+template <class L>
+KOKKOS_INLINE_FUNCTION std::uint32_t pulled_from_ghost(const LeafShape& shape, int x, int y, int z) {
+  std::uint32_t mask = 0;
+  static_for<L::Q>([&](auto qc) {
+    constexpr int q = decltype(qc)::value;
+    const int px = x + L::c(q, 0), py = y + L::c(q, 1), pz = z + L::c(q, 2);
+    if (px >= 0 && px < shape.n && py >= 0 && py < shape.n && pz >= 0 && pz < shape.nz) mask |= 1u << q;
+  });
+  return mask;
+}
+
+template <class L>
+constexpr std::uint32_t all_populations() {
+  return (1u << L::Q) - 1;
+}
 
 // What the ghosts inside one coarse cell share: the cell's density and momentum and, per axis,
 // the slopes and curvatures of density, momentum and velocity from its stencil.
@@ -162,7 +186,9 @@ struct AmrLevel {
   // The refined cells coarser leaves pull from (r * interior + cell number): each step restricts
   // only these; outputs and regrids restrict every refined cell first (restrict_all).
   DeviceView<long*> restrict_read;
+  DeviceView<std::uint32_t*> restrict_pulled;  // per restrict_read cell: the populations copies read
   DeviceView<long*> copy_dst, copy_src;
+  DeviceView<std::uint32_t*> copy_pulled;  // per copy: the populations copied (pulled_from_ghost)
   DeviceView<InterpPoint*> interp;  // coarse cells (kind 1, centre) as places in stencil_cells
   // The coarse cells the interpolation reads (level l - 1 population offsets) and their density
   // and momentum at t and t + 1 of the coarse step (4 + 4), computed once before both fills: each
@@ -346,32 +372,20 @@ struct AmrLeafRows {
   KOKKOS_INLINE_FUNCTION void operator()(long g) const { step.group(g); }
 };
 
-// Same-level ghosts: every population, or (pulled_only) only those the leaf's pull reads, the
-// directions q for which ghost + c_q lies in the leaf (a face ghost at most 5 of 19 in D3Q19, an edge
-// ghost 1, a corner none). Only the pull reads ghosts where no neighbour-reading rule is on
-// (Config::needs_pull_kernel: CSM velocities, free-slip reflections, interpolated walls and
-// outflow read whole ghost cells); the restriction and the interpolation stencils read interior
-// cells.
+// Same-level ghosts, the populations of each that `pulled` names (every one, or those the leaf's
+// pull reads: pulled_from_ghost).
 template <class L, class Real>
 struct AmrGhostCopy {
   DeviceView<Real*> f;
   DeviceView<const long*> dst, src;
-  LeafShape shape;
-  bool pulled_only = false;
+  DeviceView<const std::uint32_t*> pulled;
+  long cells = 0;  // LeafShape::cells
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const long to = dst(i), from = src(i), S = shape.cells;
-    if (!pulled_only) {
-      for (int q = 0; q < L::Q; ++q) f(to + q * S) = f(from + q * S);
-      return;
-    }
-    const long cell = to % S;  // offsets are block * Q * S + cell
-    const int x = int(cell % shape.sx) - 1, y = int(cell / shape.sx % shape.sy) - 1,
-              z = int(cell / (long(shape.sx) * shape.sy)) - shape.gz;
+    const long to = dst(i), from = src(i);
+    const std::uint32_t mask = pulled(i);
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
-      const int px = x + L::c(q, 0), py = y + L::c(q, 1), pz = z + L::c(q, 2);
-      if (px >= 0 && px < shape.n && py >= 0 && py < shape.n && pz >= 0 && pz < shape.nz)
-        f(to + q * S) = f(from + q * S);
+      if (mask >> q & 1u) f(to + q * cells) = f(from + q * cells);
     });
   }
 };
@@ -495,21 +509,22 @@ struct AmrCoarseToFine {
                     coarse_force, rho, j);
       return;
     }
-    rho = 0;
-    j[0] = j[1] = j[2] = 0;
+    // The children's mean: their populations summed first (a moment is linear), then one moment.
     const int nz = L::D == 3 ? 2 : 1;
-    for (int oz = 0; oz < nz; ++oz)
-      for (int oy = 0; oy < 2; ++oy)
-        for (int ox = 0; ox < 2; ++ox) {
-          const long at = offset + shape.shift(ox, oy, oz);
-          Real r, m[3];
-          moments_at<L>([&](int q) { return fine(at + q * S); }, fine_force, r, m);
-          rho += r;
-          for (int d = 0; d < 3; ++d) j[d] += m[d];
-        }
+    Real sum[L::Q];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      Real s = 0;
+      for (int oz = 0; oz < nz; ++oz)
+        for (int oy = 0; oy < 2; ++oy)
+          for (int ox = 0; ox < 2; ++ox) s += fine(offset + shape.shift(ox, oy, oz) + q * S);
+      sum[q] = s;
+    });
+    const Real none[3] = {0, 0, 0};
+    post_collision_moments<L>(sum, none, rho, j);
     const Real inv = Real(1) / Real(2 * 2 * nz);
     rho *= inv;
-    for (int d = 0; d < 3; ++d) j[d] *= inv;
+    for (int d = 0; d < 3; ++d) j[d] = j[d] * inv - Real(0.5) * fine_force[d];
   }
 
   // The fit of p's coarse cell (its centre and stencil). Stencil cells under the fine level
@@ -584,8 +599,9 @@ struct AmrCoarseToFine {
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
     Real f[L::Q];
-    rebuild_post_collision<L>(rho, u, G, flow, fine_rates, f);
-    for (int q = 0; q < L::Q; ++q) fine(p.dst + q * shape.cells) = f[q];
+    rebuild_post_collision<L>(rho, u, G, flow, fine_rates, f, p.pulled);
+    for (int q = 0; q < L::Q; ++q)
+      if (p.pulled >> q & 1u) fine(p.dst + q * shape.cells) = f[q];
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
@@ -622,6 +638,7 @@ struct AmrFineToCoarse {
   CouplingRates<Real> coarse_rates;
 
   DeviceView<const long*> subset;  // refined cells (r * interior + cell number) to restrict; empty: all
+  DeviceView<const std::uint32_t*> subset_pulled;  // per subset cell: the populations written
 
   KOKKOS_INLINE_FUNCTION void operator()(long k) const {
     const long i = subset.extent(0) > 0 ? subset(k) : k;
@@ -703,9 +720,11 @@ struct AmrFineToCoarse {
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
     Real f[L::Q];
-    rebuild_post_collision<L>(rho / Real(count), u, G, flow, coarse_rates, f);
+    const std::uint32_t wanted = subset.extent(0) > 0 ? subset_pulled(k) : ~0u;
+    rebuild_post_collision<L>(rho / Real(count), u, G, flow, coarse_rates, f, wanted);
     const long base = long(b) * S * L::Q + cell;
-    for (int q = 0; q < L::Q; ++q) coarse(base + q * S) = f[q];
+    for (int q = 0; q < L::Q; ++q)
+      if (wanted >> q & 1u) coarse(base + q * S) = f[q];
   }
 };
 
@@ -740,6 +759,7 @@ class AmrLattice final : public AmrSolver {
   void advance(long coarse_steps) override;
   long step() const override { return step_; }
   double mass() const override;
+  bool finite() const override;
   std::vector<std::array<double, 3>> body_forces() const override;
   std::vector<AmrBlockSample> sample() const override;
   long long fluid_leaf_cells(int level) const override { return levels_.at(level).fluid_leaf_cells; }
@@ -858,7 +878,7 @@ class AmrLattice final : public AmrSolver {
   // A regridded solver's averages from this one's (regridded()).
   void carry_statistics(AmrLattice& next) const;
   bool restores_mass_ = false;
-  bool ghosts_pulled_only_ = false;  // same-level ghost copies: AmrGhostCopy::pulled_only
+  bool ghosts_pulled_only_ = false;  // ghosts and restricted cells take the pulled populations only
   double mass_target_ = 0, fluid_volume_ = 0;  // restore_mass(): the initial state's, in level-0 cells
   int bodies_ = 0;
   OverlapKind overlap_ = OverlapKind::None;

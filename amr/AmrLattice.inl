@@ -118,6 +118,7 @@ void AmrLattice<L, Real>::build(int lattices) {
   // Tables in forest offsets (block * Q * S + cell) first: which blocks a rank holds follows from them.
   struct Tables {
     std::vector<long> copy_dst, copy_src;
+    std::vector<std::uint32_t> copy_pulled;
     std::vector<InterpPoint> points;
     std::vector<int> leaves;
   };
@@ -125,9 +126,10 @@ void AmrLattice<L, Real>::build(int lattices) {
   std::vector<std::vector<char>> needed(levels);
   for (int l = 0; l < levels; ++l) needed[l].assign(forest_.level(l).size(), 0);
   const auto need = [&](int l, long offset) { needed[l][offset / QS] = 1; };
-  // Every fluid ghost of leaf b on level l: copy(dst, src) from a same-level block, or interp(ip)
-  // from the coarser level (ghosts in solid coarse cells become walls: every rank closes every
-  // leaf's, as a rank averaging a block it does not own reads that block's ghost flags).
+  // Every fluid ghost of leaf b on level l that the step reads: copy(dst, src, pulled) from a
+  // same-level block, or interp(ip) from the coarser level (ghosts in solid coarse cells become
+  // walls: every rank closes every leaf's, as a rank averaging a block it does not own reads that
+  // block's ghost flags), with the populations it needs (pulled_from_ghost, or all).
   const auto for_each_ghost = [&](int l, int b, auto&& copy, auto&& interp) {
     const ForestBlock& blk = forest_.level(l)[b];
     std::vector<std::uint8_t>& fl = host_flags_[l];
@@ -140,8 +142,10 @@ void AmrLattice<L, Real>::build(int lattices) {
           if (!ghost || fl[b * S + cell] != flag::fluid) continue;
           const int dx = x < 0 ? -1 : x >= n, dy = y < 0 ? -1 : y >= n, dz = z < 0 ? -1 : z >= shape_.nz;
           const int nb = blk.neighbours[(dx + 1) + 3 * (dy + 1) + 9 * (dz + 1)];
+          const std::uint32_t pulled = ghosts_pulled_only_ ? pulled_from_ghost<L>(shape_, x, y, z) : all_populations<L>();
           if (nb >= 0) {
-            copy(long(b) * QS + cell, long(nb) * QS + shape_.cell(x - dx * n, y - dy * n, z - dz * shape_.nz));
+            if (pulled != 0)
+              copy(long(b) * QS + cell, long(nb) * QS + shape_.cell(x - dx * n, y - dy * n, z - dz * shape_.nz), pulled);
             continue;
           }
           // Inside a coarser leaf (2:1 balance: level l - 1).
@@ -154,7 +158,8 @@ void AmrLattice<L, Real>::build(int lattices) {
             continue;
           }
           ip.curved = true;
-          interp(ip);
+          ip.pulled = pulled;
+          if (pulled != 0) interp(ip);
         }
   };
   // The blocks (level, forest offset) an interpolation point reads.
@@ -177,10 +182,11 @@ void AmrLattice<L, Real>::build(int lattices) {
       if (owned(l, b)) t.leaves.push_back(b);
       for_each_ghost(
           l, b,
-          [&](long dst, long src) {
+          [&](long dst, long src, std::uint32_t pulled) {
             if (!owned(l, b)) return;
             t.copy_dst.push_back(dst);
             t.copy_src.push_back(src);
+            t.copy_pulled.push_back(pulled);
             need(l, src);
           },
           [&](const InterpPoint& ip) {
@@ -190,9 +196,9 @@ void AmrLattice<L, Real>::build(int lattices) {
           });
     }
   }
-  // Refined cells that this rank's leaves copy (the only ones each step restricts) and the
-  // children they are averaged from.
-  std::vector<std::vector<std::pair<int, long>>> restrict_cells(levels);  // (block, interior number)
+  // Refined cells that this rank's leaves copy (the only ones each step restricts, with the
+  // populations their copies read) and the children they are averaged from.
+  std::vector<std::map<std::pair<int, long>, std::uint32_t>> restrict_cells(levels);  // (block, interior number)
   std::vector<std::vector<char>> averaged(levels);  // the children this rank restricts from
   for (int l = 0; l < levels; ++l) averaged[l].assign(forest_.level(l).size(), 0);
   // The refined cell a copy from `src` reads (block, interior number) and the child holding it;
@@ -210,11 +216,11 @@ void AmrLattice<L, Real>::build(int lattices) {
                                 L::D == 3 ? 2 * blk.index[2] + (z >= h) : 0});
   };
   for (int l = 0; l < levels; ++l)
-    for (long src : tables[l].copy_src) {
+    for (std::size_t c = 0; c < tables[l].copy_src.size(); ++c) {
       std::pair<int, long> at;
-      const int child = refined_source(l, src, at);
+      const int child = refined_source(l, tables[l].copy_src[c], at);
       if (child < 0) continue;
-      restrict_cells[l].push_back(at);
+      restrict_cells[l][at] |= tables[l].copy_pulled[c];
       needed[l + 1][child] = averaged[l + 1][child] = 1;
     }
 
@@ -227,7 +233,7 @@ void AmrLattice<L, Real>::build(int lattices) {
         if (first_ring[l][b] && !owned(l, b) && forest_.level(l)[b].leaf())
           for_each_ghost(
               l, b,
-              [&](long, long src) {
+              [&](long, long src, std::uint32_t) {
                 need(l, src);
                 std::pair<int, long> at;
                 if (const int child = refined_source(l, src, at); child >= 0) needed[l + 1][child] = 1;
@@ -260,19 +266,23 @@ void AmrLattice<L, Real>::build(int lattices) {
         halo_leaves[l].push_back(b);
         for_each_ghost(
             l, b,
-            [&](long dst, long src) {
+            [&](long dst, long src, std::uint32_t pulled) {
               if (!held(l, src)) {
                 unfilled[l].push_back(dst);
                 return;
               }
               t.copy_dst.push_back(dst);
               t.copy_src.push_back(src);
+              t.copy_pulled.push_back(pulled);
               std::pair<int, long> at;
               const int child = refined_source(l, src, at);
               if (child < 0) return;
-              const bool have_child = slot_[l + 1][child] >= 0;
-              (have_child ? restrict_cells[l] : unrestricted[l]).push_back(at);
-              if (have_child) averaged[l + 1][child] = 1;
+              if (slot_[l + 1][child] >= 0) {
+                restrict_cells[l][at] |= pulled;
+                averaged[l + 1][child] = 1;
+              } else {
+                unrestricted[l].push_back(at);
+              }
             },
             [&](const InterpPoint& ip) {
               bool all = true;
@@ -285,11 +295,10 @@ void AmrLattice<L, Real>::build(int lattices) {
       }
     }
   }
-  for (int l = 0; l < levels; ++l)
-    for (auto* cells : {&restrict_cells[l], &unrestricted[l]}) {
-      std::sort(cells->begin(), cells->end());
-      cells->erase(std::unique(cells->begin(), cells->end()), cells->end());
-    }
+  for (auto& cells : unrestricted) {
+    std::sort(cells.begin(), cells.end());
+    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+  }
   const auto to_slot = [&](int l, long offset) {
     const int s = slot_[l][offset / QS];
     if (s < 0) throw std::logic_error("AMR: a table reads a block this rank does not hold");
@@ -367,8 +376,13 @@ void AmrLattice<L, Real>::build(int lattices) {
       }
     }
     std::vector<long> restrict_read;
-    for (const auto& [b, i] : restrict_cells[l]) restrict_read.push_back(refined_position[b] * shape_.interior() + i);
+    std::vector<std::uint32_t> restrict_pulled;
+    for (const auto& [at, pulled] : restrict_cells[l]) {
+      restrict_read.push_back(refined_position[at.first] * shape_.interior() + at.second);
+      restrict_pulled.push_back(pulled);
+    }
     lv.restrict_read = to_device_view("amr restrict read", restrict_read);
+    lv.restrict_pulled = to_device_view("amr restrict pulled", restrict_pulled);
     std::vector<long> stale_refined;
     for (const auto& [b, i] : unrestricted[l]) stale_refined.push_back(long(slot_[l][b]) * QS + shape_.interior_cell(i));
     lv.unrestricted = to_device_view("amr unrestricted", stale_refined);
@@ -396,6 +410,7 @@ void AmrLattice<L, Real>::build(int lattices) {
     lv.refined = to_device_view("amr refined", refined);
     lv.copy_dst = to_device_view("amr copy dst", t.copy_dst);
     lv.copy_src = to_device_view("amr copy src", t.copy_src);
+    lv.copy_pulled = to_device_view("amr copy pulled", t.copy_pulled);
     lv.interp = to_device_view("amr interpolation", t.points);
     lv.children = DeviceView<int* [8]>("amr children", refined.size());
     auto h = Kokkos::create_mirror_view(lv.children);
@@ -695,7 +710,7 @@ void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
   if (lv.copy_dst.extent(0) > 0) {
     auto t = timers_.scope("ghost copies");
     Kokkos::parallel_for("amr ghost copy", Kokkos::RangePolicy<ExecSpace>(0, lv.copy_dst.extent(0)),
-                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.copy_dst, lv.copy_src, shape_, ghosts_pulled_only_});
+                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.copy_dst, lv.copy_src, lv.copy_pulled, shape_.cells});
   }
   if (l > 0 && lv.interp.extent(0) > 0) {
     auto t = timers_.scope("AMR interpolation");
@@ -837,7 +852,10 @@ void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, b
   AmrFineToCoarse<L, Real> f2c{into,          fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children,
                                shape_,        {},               lv.rates,  {}};
   for (int d = 0; d < 3; ++d) f2c.fine_force[d] = fine.params.force[d];
-  if (!all) f2c.subset = lv.restrict_read;
+  if (!all) {
+    f2c.subset = lv.restrict_read;
+    f2c.subset_pulled = lv.restrict_pulled;
+  }
   const long n = all ? long(lv.refined.extent(0)) * shape_.interior() : long(lv.restrict_read.extent(0));
   if (n > 0) Kokkos::parallel_for("amr fine to coarse", Kokkos::RangePolicy<ExecSpace>(0, n), f2c);
   if (trial_) mark_stale(into, lv.unrestricted);
@@ -959,6 +977,32 @@ double AmrLattice<L, Real>::mass() const {
     total += level_mass;
   }
   return comm_.sum(total);
+}
+
+template <class L, class Real>
+bool AmrLattice<L, Real>::finite() const {
+  long long bad = 0;
+  for (const AmrLevel<L, Real>& lv : levels_) {
+    const DeviceView<const Real*> f = lv.f[lv.cur];
+    const DeviceView<const std::uint8_t*> flags = lv.flags;
+    const DeviceView<const int*> leaves = lv.leaves;
+    const LeafShape shape = shape_;
+    long long level_bad = 0;
+    Kokkos::parallel_reduce(
+        "amr finite", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
+        KOKKOS_LAMBDA(long i, long long& count) {
+          const int b = leaves(shape.block_of(i));
+          const long cell = shape.interior_cell(shape.number_in_block(i));
+          if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
+          for (int q = 0; q < L::Q; ++q) {
+            const Real v = f((long(b) * L::Q + q) * shape.cells + cell);
+            count += !(v - v == Real(0));  // NaN and infinities alike
+          }
+        },
+        level_bad);
+    bad += level_bad;
+  }
+  return comm_.sum(bad) == 0;
 }
 
 template <class L, class Real>

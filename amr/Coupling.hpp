@@ -175,7 +175,8 @@ struct SteadyExpansion {
 
 // Post-collision populations of a cell with density rho, velocity u (the Guo velocity, forces
 // half-applied), velocity gradient G[a][b] = d u_b / d x_a and curvature k, in the target level's
-// units.
+// units; only the populations whose bit is set in `wanted` (BGK / TRT: a ghost the pull reads 5
+// of 19 populations from computes those; the cumulant collision needs them all and writes all).
 //
 // BGK and TRT: the populations of the steady expansion of the lattice equation (the recurrence
 // of Ginzburg 2008: exp(c.grad) f = post-collision f, split in even and odd parts) to second
@@ -194,7 +195,7 @@ struct SteadyExpansion {
 template <class L, class Real>
 KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3], const Real (&G)[3][3],
                                                    const FlowCurvature<Real>& k, const CouplingRates<Real>& r,
-                                                   Real (&f)[L::Q]) {
+                                                   Real (&f)[L::Q], std::uint32_t wanted = ~0u) {
   const Real usq15 = Real(1.5) * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
   const Real uF = u[0] * r.force[0] + u[1] * r.force[1] + u[2] * r.force[2];
   const Real trace_third = (G[0][0] + G[1][1] + G[2][2]) / Real(3);
@@ -242,15 +243,23 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
     }
   }
   const SteadyExpansion<Real> e(rho, u, G, k, r.force, tau_minus_one, omega_odd);
-  Real even[L::Q], even_mass = 0;
+  // The mass of the even second-order term, sum_q w_q even_q, in closed form from the lattice's
+  // isotropic moments (sum_q w_q c_a c_b = d_ab / 3, sum_q w_q c_a c_b c_c c_d = (d_ab d_cd +
+  // d_ac d_bd + d_ad d_bc) / 9 over its D axes: D2Q9, D3Q19 and D3Q27 alike; a 2D flow has no z
+  // components), so that a population needs no other (AmrCoupling.RebuildKeepsDensityAndMomentum).
+  Real trace = 0, transposed = 0, curvature = 0;
+  for (int a = 0; a < L::D; ++a) {
+    trace += G[a][a];
+    curvature += u[a] * k.u2[a][a];
+    for (int b = 0; b < L::D; ++b) transposed += G[a][b] * G[b][a];
+  }
+  const Real even_mass = e.lambda_odd * (trace * trace + transposed + Real(2) * curvature);
   static_for<L::Q>([&](auto qc) {
     constexpr int q = decltype(qc)::value;
-    f[q] = e.template population<L, q>(even[q]);
-    even_mass += Real(L::w(q)) * even[q];
-  });
-  static_for<L::Q>([&](auto qc) {
-    constexpr int q = decltype(qc)::value;
-    f[q] += Real(L::w(q)) * e.even_k * (even[q] - even_mass);
+    if (!(wanted >> q & 1u)) return;
+    Real even;
+    const Real value = e.template population<L, q>(even);
+    f[q] = value + Real(L::w(q)) * e.even_k * (even - even_mass);
   });
 }
 

@@ -2,6 +2,7 @@
 // records where it failed; a stable run of the same deck completes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "tests/validation/Harness.hpp"
@@ -41,6 +42,31 @@ TEST(Instability, StopsAndKeepsLastGoodState) {
   sim->advance(step);
   EXPECT_TRUE(sim->check().ok);
   EXPECT_EQ(report["fields_hash"].get<std::string>(), hash_hex(sim->fields_hash()));
+}
+
+// The same on AMR levels (the lid's band refined): the run looks at every chunk of steps whether
+// the leaves' populations are finite and stops at the first that is not, reporting its step.
+TEST(Instability, AmrRunStopsEarly) {
+  const std::string dir = ::testing::TempDir() + "/boreas_unstable_amr";
+  std::filesystem::remove_all(dir);
+  Config c = deck(
+      "[simulation]\nsteps = 20000\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n"
+      "[physics]\nreynolds = 1e5\nlength = 32\nvelocity = 0.2\nmach_limit = 0.5\n"
+      "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.2, 0]\n"
+      "[amr]\nleaf_size = 4\nmax_level = 1\n[[amr.region]]\nlo = [0, 24]\nhi = [31, 31]\nlevel = 1\n"
+      "[output]\nevery = 0\nprogress_every = 50\n");
+  c.output_dir = dir;
+  RunOptions quiet;
+  quiet.progress = false;
+  const Json report = run_deck(c, quiet);
+  EXPECT_EQ(report["status"].get<std::string>(), "unstable");
+  ASSERT_TRUE(report.contains("instability"));
+  const long step = report["instability"]["step"].get<std::int64_t>();
+  const long good = report["instability"]["last_good_step"].get<std::int64_t>();
+  EXPECT_LT(step, c.steps);  // stopped early,
+  EXPECT_LT(good, step);     // after a good state,
+  EXPECT_EQ(good % c.progress_every, 0);  // kept at a check
+  EXPECT_FALSE(std::isfinite(report["mass"]["final"].get<double>()));
 }
 
 }  // namespace
