@@ -125,11 +125,6 @@ KOKKOS_INLINE_FUNCTION std::uint32_t pulled_from_ghost(const LeafShape& shape, i
   return mask;
 }
 
-template <class L>
-constexpr std::uint32_t all_populations() {
-  return (1u << L::Q) - 1;
-}
-
 // What the ghosts inside one coarse cell share: the cell's density and momentum and, per axis,
 // the slopes and curvatures of density, momentum and velocity from its stencil.
 template <class Real>
@@ -790,10 +785,11 @@ class AmrLattice final : public AmrSolver {
   void step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
   // CRMT's validity trial: the populations at `offsets` (every q) set to NaN, as what this rank
   // cannot recompute between exchanges; the blocks `which` set to 1 (whole or their interior
-  // cells), as an exchange brings them; the owned leaf cells of level l that are not finite.
+  // cells), as an exchange brings them.
   void mark_stale(const DeviceView<Real*>& lattice, const DeviceView<long*>& offsets) const;
   void mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which, bool whole) const;
-  long long stale_owned_cells(int l) const;
+  // The fluid cells of level l's owned leaves with a population that is not finite (finite()).
+  long long non_finite_leaf_cells(int l) const;
 
  private:
   struct Replica {};

@@ -142,7 +142,7 @@ void AmrLattice<L, Real>::build(int lattices) {
           if (!ghost || fl[b * S + cell] != flag::fluid) continue;
           const int dx = x < 0 ? -1 : x >= n, dy = y < 0 ? -1 : y >= n, dz = z < 0 ? -1 : z >= shape_.nz;
           const int nb = blk.neighbours[(dx + 1) + 3 * (dy + 1) + 9 * (dz + 1)];
-          const std::uint32_t pulled = ghosts_pulled_only_ ? pulled_from_ghost<L>(shape_, x, y, z) : all_populations<L>();
+          const std::uint32_t pulled = ghosts_pulled_only_ ? pulled_from_ghost<L>(shape_, x, y, z) : ~0u;
           if (nb >= 0) {
             if (pulled != 0)
               copy(long(b) * QS + cell, long(nb) * QS + shape_.cell(x - dx * n, y - dy * n, z - dz * shape_.nz), pulled);
@@ -884,7 +884,7 @@ void AmrLattice<L, Real>::mark_received(const DeviceView<Real*>& lattice, const 
 }
 
 template <class L, class Real>
-long long AmrLattice<L, Real>::stale_owned_cells(int l) const {
+long long AmrLattice<L, Real>::non_finite_leaf_cells(int l) const {
   const AmrLevel<L, Real>& lv = levels_[l];
   const DeviceView<const Real*> f = lv.f[lv.cur];
   const DeviceView<const std::uint8_t*> flags = lv.flags;
@@ -892,7 +892,7 @@ long long AmrLattice<L, Real>::stale_owned_cells(int l) const {
   const LeafShape shape = shape_;
   long long stale = 0;
   Kokkos::parallel_reduce(
-      "amr stale cells", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
+      "amr non-finite cells", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
       KOKKOS_LAMBDA(long i, long long& count) {
         const int b = leaves(shape.block_of(i));
         const long cell = shape.interior_cell(shape.number_in_block(i));
@@ -927,12 +927,11 @@ int AmrLattice<L, Real>::derive_exchange_period() {
   const auto keeps_owned_valid = [&](int k) {
     period_ = k;
     start_over(Real(1), nan);
-    long long stale = 0;
-    for (int s = 0; s < 2 * k + 1 && stale == 0; ++s) {
+    for (int s = 0; s < 2 * k + 1; ++s) {
       advance_level(0, Real(0));
-      for (int l = 0; l < int(levels_.size()); ++l) stale += stale_owned_cells(l);
+      if (!finite()) return false;  // collective: every rank leaves the trial at the same step
     }
-    return comm_.sum(stale) == 0;
+    return true;
   };
   // Seed 000's k for leaves of N cells is N - 1; the second ring of held leaves makes up for the
   // coupling's reach where it can. Longer periods read further: the first valid one down from there.
@@ -982,26 +981,7 @@ double AmrLattice<L, Real>::mass() const {
 template <class L, class Real>
 bool AmrLattice<L, Real>::finite() const {
   long long bad = 0;
-  for (const AmrLevel<L, Real>& lv : levels_) {
-    const DeviceView<const Real*> f = lv.f[lv.cur];
-    const DeviceView<const std::uint8_t*> flags = lv.flags;
-    const DeviceView<const int*> leaves = lv.leaves;
-    const LeafShape shape = shape_;
-    long long level_bad = 0;
-    Kokkos::parallel_reduce(
-        "amr finite", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
-        KOKKOS_LAMBDA(long i, long long& count) {
-          const int b = leaves(shape.block_of(i));
-          const long cell = shape.interior_cell(shape.number_in_block(i));
-          if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
-          for (int q = 0; q < L::Q; ++q) {
-            const Real v = f((long(b) * L::Q + q) * shape.cells + cell);
-            count += !(v - v == Real(0));  // NaN and infinities alike
-          }
-        },
-        level_bad);
-    bad += level_bad;
-  }
+  for (int l = 0; l < int(levels_.size()); ++l) bad += non_finite_leaf_cells(l);
   return comm_.sum(bad) == 0;
 }
 

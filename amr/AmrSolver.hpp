@@ -42,7 +42,7 @@ class AmrSolver {
   // Mass of the leaves' fluid cells in level-0 cell volumes (a level-l cell weighs 2^(-D l)).
   virtual double mass() const = 0;
   // Collective: whether every population of the leaves' fluid cells is finite (the run's check
-  // after every chunk of steps; a plain pass, where mass() sums exactly at about 10x the cost).
+  // before what it records; a plain pass, where mass() sums exactly at about 10x the cost).
   virtual bool finite() const = 0;
   // Collective: per body (DomainGeometry::body_at) the force of the fluid on it at the current
   // step, in level-0 lattice units, the same bits on every rank count (needs [forces] in the deck).

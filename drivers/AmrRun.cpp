@@ -377,11 +377,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       solver->timers().add("AMR regrid", seconds_since(start));
     }
     stopped_by = clock.stopped_by;
-    const bool at_checkpoint =
-        stopped_by != 0 || (config.checkpoint.every > 0 && solver->step() % config.checkpoint.every == 0) ||
-        (config.checkpoint.every_minutes > 0 && clock.since_checkpoint >= 60 * config.checkpoint.every_minutes);
-    const bool at_check = solver->step() % check_every == 0 || solver->step() == config.steps;
-    const bool at_output = config.write_vtk && config.output_every > 0 && solver->step() % config.output_every == 0;
+    const auto [at_checkpoint, at_check, at_output] = chunk_end(config, solver->step(), check_every, clock);
     const bool at_sample = sampling && sampling->at(solver->step());
     // Whatever is recorded or kept is first checked to be finite, and a run that records nothing
     // for a while every 10 chunks (about 10 s): a look after every chunk of about a second cost

@@ -297,6 +297,15 @@ AgreedClock agree_on_clock(MPI_Comm comm, double seconds_per_step, const Checkpo
   return {int(global[0]), global[1], global[2]};
 }
 
+ChunkEnd chunk_end(const Config& config, long step, long check_every, const AgreedClock& clock) {
+  ChunkEnd e;
+  e.at_checkpoint = clock.stopped_by != 0 || (config.checkpoint.every > 0 && step % config.checkpoint.every == 0) ||
+                    (config.checkpoint.every_minutes > 0 && clock.since_checkpoint >= 60 * config.checkpoint.every_minutes);
+  e.at_check = step % check_every == 0 || step == config.steps;
+  e.at_output = config.write_vtk && config.output_every > 0 && step % config.output_every == 0;
+  return e;
+}
+
 const char* signal_name(int signal) {
   switch (signal) {
     case SIGTERM: return "SIGTERM";

@@ -91,4 +91,11 @@ struct AgreedClock {
 };
 AgreedClock agree_on_clock(MPI_Comm comm, double seconds_per_step, const Checkpoints& checkpoints);
 
+// What the end of a chunk at `step` is for both drivers: a checkpoint (the deck's cadence in steps
+// or minutes, or a stop signal), a check (every `check_every` steps and the last), an output.
+struct ChunkEnd {
+  bool at_checkpoint = false, at_check = false, at_output = false;
+};
+ChunkEnd chunk_end(const Config& config, long step, long check_every, const AgreedClock& clock);
+
 }  // namespace boreas

@@ -532,11 +532,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     const AgreedClock clock = agree_on_clock(comm.get(), seconds_since(chunk_start) / double(next - from), checkpoints);
     poll = std::max(sweep, long(1.0 / std::max(clock.seconds_per_step, 1e-9)) / sweep * sweep);
     stopped_by = clock.stopped_by;
-    const bool at_checkpoint =
-        stopped_by != 0 || (config.checkpoint.every > 0 && sim->step() % config.checkpoint.every == 0) ||
-        (config.checkpoint.every_minutes > 0 && clock.since_checkpoint >= 60 * config.checkpoint.every_minutes);
-    const bool at_check = sim->step() % check_every == 0 || sim->step() == config.steps;
-    const bool at_output = config.write_vtk && config.output_every > 0 && sim->step() % config.output_every == 0;
+    const auto [at_checkpoint, at_check, at_output] = chunk_end(config, sim->step(), check_every, clock);
     if (at_check || at_output || at_checkpoint) {
       Health h;
       {

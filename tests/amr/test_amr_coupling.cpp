@@ -325,7 +325,7 @@ TEST(AmrGhostCopy, PulledPopulationsGiveTheStepItsBits) {
           if (x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= n) {
             dst.push_back(shape.cell(x, y, z));
             src.push_back(QS + shape.cell(x, y, z));
-            whole.push_back(all_populations<D3Q19>());
+            whole.push_back(~0u);
             pulled.push_back(pulled_from_ghost<D3Q19>(shape, x, y, z));
           }
     const DeviceView<long*> dst_view = to_device_view("dst", dst), src_view = to_device_view("src", src);
