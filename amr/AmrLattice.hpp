@@ -182,9 +182,17 @@ struct AmrLevel {
   // only these; outputs and regrids restrict every refined cell first (restrict_all).
   DeviceView<long*> restrict_read;
   DeviceView<std::uint32_t*> restrict_pulled;  // per restrict_read cell: the populations copies read
+  // The fine cells restrict_read reads (slot * S + cell of level l + 1), their moments per
+  // restriction, and per restrict_read cell where its children and next layers are among them.
+  DeviceView<long*> restrict_fine_cells;
+  DeviceView<Real* [4]> restrict_fine_moments;
+  DeviceView<int* [20]> restrict_sources;
   DeviceView<long*> copy_dst, copy_src;
   DeviceView<std::uint32_t*> copy_pulled;  // per copy: the populations copied (pulled_from_ghost)
   DeviceView<InterpPoint*> interp;  // coarse cells (kind 1, centre) as places in stencil_cells
+  // Ghosts at the place of an interpolated one (same fit and offset), copied from it after each fill.
+  DeviceView<long*> twin_dst, twin_src;
+  DeviceView<std::uint32_t*> twin_pulled;
   // The coarse cells the interpolation reads (level l - 1 population offsets) and their density
   // and momentum at t and t + 1 of the coarse step (4 + 4), computed once before both fills: each
   // cell serves several ghosts, which would otherwise each sum its Q populations in both lattices.
@@ -634,6 +642,28 @@ struct AmrFineToCoarse {
 
   DeviceView<const long*> subset;  // refined cells (r * interior + cell number) to restrict; empty: all
   DeviceView<const std::uint32_t*> subset_pulled;  // per subset cell: the populations written
+  // With a subset: the density and momentum of the fine cells it reads, each computed once before
+  // (a refined cell's next layer is its neighbour's children), and per subset cell the places
+  // there of its children (octant) and next layers (8 + 4 a + 2 w + v, as the loop below), -1
+  // where not fluid.
+  DeviceView<const int* [20]> sources;
+  DeviceView<const Real* [4]> fine_moments;
+
+  // The density and momentum of fine cell `at` of block `child`, table entry `entry` of subset
+  // cell k; false where not fluid.
+  KOKKOS_INLINE_FUNCTION bool fine_cell(long k, int entry, int child, long at, Real& rho, Real (&j)[3]) const {
+    if (sources.extent(0) > 0) {
+      const int place = sources(k, entry);
+      if (place < 0) return false;
+      rho = fine_moments(place, 0);
+      for (int d = 0; d < 3; ++d) j[d] = fine_moments(place, 1 + d);
+      return true;
+    }
+    if (fine_flags(long(child) * shape.cells + at) != flag::fluid) return false;
+    const long base = long(child) * shape.cells * L::Q + at;
+    moments_at<L>([&](int q) { return fine(base + q * shape.cells); }, fine_force, rho, j);
+    return true;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(long k) const {
     const long i = subset.extent(0) > 0 ? subset(k) : k;
@@ -652,11 +682,8 @@ struct AmrFineToCoarse {
     for (int oz = 0; oz < nz; ++oz)
       for (int oy = 0; oy < 2; ++oy)
         for (int ox = 0; ox < 2; ++ox) {
-          const long at = first + shape.shift(ox, oy, oz);
-          if (fine_flags(long(child) * S + at) != flag::fluid) continue;
-          const long base = long(child) * S * L::Q + at;
           Real rc, m[3];
-          moments_at<L>([&](int q) { return fine(base + q * S); }, fine_force, rc, m);
+          if (!fine_cell(k, ox + 2 * oy + 4 * oz, child, first + shape.shift(ox, oy, oz), rc, m)) continue;
           rho += rc;
           const int o[3] = {ox, oy, oz};
           for (int a = 0; a < 3; ++a) rho_side[a][o[a]] += rc;
@@ -694,11 +721,9 @@ struct AmrFineToCoarse {
             o[a] = above ? 2 : -1;
             o[(a + 1) % L::D] = v;
             if (L::D == 3) o[(a + 2) % 3] = w;
-            const long cell_at = first + shape.shift(o[0], o[1], o[2]);
-            fluid = fine_flags(long(child) * S + cell_at) == flag::fluid;
-            if (!fluid) break;
             Real rc, m[3];
-            moments_at<L>([&](int q) { return fine(long(child) * S * L::Q + cell_at + q * S); }, fine_force, rc, m);
+            fluid = fine_cell(k, 8 + 4 * a + 2 * w + v, child, first + shape.shift(o[0], o[1], o[2]), rc, m);
+            if (!fluid) break;
             for (int d = 0; d < 3; ++d) next[d] += m[d];
           }
         if (!fluid) continue;
@@ -763,7 +788,7 @@ class AmrLattice final : public AmrSolver {
   std::unique_ptr<AmrSolver> regridded(const Config& config, const DomainGeometry& domain, Forest forest) const override;
   std::uint64_t fields_hash() const override;
   int cell_bytes() const override { return int(L::Q * sizeof(Real)); }
-  int cells_per_block() const override { return int(shape_.cells); }
+  int cells_per_block() const override { return int(shape_.interior()); }
   std::vector<unsigned char> populations() const override;
   void load_populations(const std::vector<unsigned char>& bytes, long step) override;
   std::vector<double> probe_values(const std::vector<Probe>& probes) const override;

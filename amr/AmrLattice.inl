@@ -352,6 +352,29 @@ void AmrLattice<L, Real>::build(int lattices) {
       if (fresh) fit_stencils.push_back(ip);
       ip.fit = it->second;
     }
+    // Ghosts of neighbouring leaves at one place (a face ghost of one, an edge ghost of the next)
+    // share fit and offset, hence their values: one is rebuilt with the populations all of them
+    // pull, the others copy it afterwards (a rebuilt population does not depend on the others).
+    std::map<std::array<long, 5>, std::size_t> rebuilt_at;
+    std::vector<InterpPoint> rebuilt;
+    std::vector<long> twin_dst, twin_src;
+    std::vector<std::uint32_t> twin_pulled;
+    for (const InterpPoint& ip : t.points) {
+      const std::array<long, 5> key{ip.fit, ip.delta[0], ip.delta[1], ip.delta[2], ip.curved};
+      const auto [it, fresh] = rebuilt_at.emplace(key, rebuilt.size());
+      if (fresh) {
+        rebuilt.push_back(ip);
+        continue;
+      }
+      rebuilt[it->second].pulled |= ip.pulled;
+      twin_dst.push_back(ip.dst);
+      twin_src.push_back(rebuilt[it->second].dst);
+      twin_pulled.push_back(ip.pulled);
+    }
+    t.points = std::move(rebuilt);
+    lv.twin_dst = to_device_view("amr twin ghost dst", twin_dst);
+    lv.twin_src = to_device_view("amr twin ghost src", twin_src);
+    lv.twin_pulled = to_device_view("amr twin ghost pulled", twin_pulled);
     lv.fit_stencils = to_device_view("amr fit stencils", fit_stencils);
     lv.fits = DeviceView<CoarseFit<Real>*>("amr coarse fits", fit_stencils.size());
     lv.stencil_cells = to_device_view("amr stencil cells", stencil_cells);
@@ -383,6 +406,46 @@ void AmrLattice<L, Real>::build(int lattices) {
     }
     lv.restrict_read = to_device_view("amr restrict read", restrict_read);
     lv.restrict_pulled = to_device_view("amr restrict pulled", restrict_pulled);
+    // The fine cells those read (AmrFineToCoarse::sources), each once.
+    std::map<long, int> fine_place;
+    std::vector<long> fine_cells;
+    std::vector<std::array<int, 20>> sources;
+    for (const long k : restrict_read) {
+      int p[3];
+      shape_.coordinates(k % shape_.interior(), p);
+      const int h = n / 2;
+      const int child = children[(k / shape_.interior()) * 8 + (p[0] >= h) + 2 * (p[1] >= h) + 4 * (p[2] >= h)];
+      if (child < 0) throw std::logic_error("AMR: a restricted cell's children are not held");
+      const long first = shape_.cell(2 * (p[0] % h), 2 * (p[1] % h), L::D == 3 ? 2 * (p[2] % h) : 0);
+      const auto place = [&](long at) {
+        if (host_flags_[l + 1][long(held_[l + 1][child]) * S + at] != flag::fluid) return -1;
+        const auto [it, fresh] = fine_place.emplace(long(child) * S + at, int(fine_cells.size()));
+        if (fresh) fine_cells.push_back(it->first);
+        return it->second;
+      };
+      std::array<int, 20> entry;
+      entry.fill(-1);
+      for (int o = 0; o < (L::D == 3 ? 8 : 4); ++o) entry[o] = place(first + shape_.shift(o & 1, (o >> 1) & 1, o >> 2));
+      for (int a = 0; a < L::D; ++a)
+        for (int v = 0; v < 2; ++v)
+          for (int w = 0; w < (L::D == 3 ? 2 : 1); ++w) {
+            int o[3] = {0, 0, 0};
+            o[a] = 2 * (p[a] % h) + 2 < n ? 2 : -1;
+            o[(a + 1) % L::D] = v;
+            if (L::D == 3) o[(a + 2) % 3] = w;
+            entry[8 + 4 * a + 2 * w + v] = place(first + shape_.shift(o[0], o[1], o[2]));
+          }
+      sources.push_back(entry);
+    }
+    lv.restrict_fine_cells = to_device_view("amr restrict fine cells", fine_cells);
+    lv.restrict_fine_moments = DeviceView<Real* [4]>("amr restrict fine moments", fine_cells.size());
+    lv.restrict_sources = DeviceView<int* [20]>("amr restrict sources", sources.size());
+    {
+      auto hs = Kokkos::create_mirror_view(lv.restrict_sources);
+      for (std::size_t k = 0; k < sources.size(); ++k)
+        for (int e = 0; e < 20; ++e) hs(k, e) = sources[k][e];
+      Kokkos::deep_copy(lv.restrict_sources, hs);
+    }
     std::vector<long> stale_refined;
     for (const auto& [b, i] : unrestricted[l]) stale_refined.push_back(long(slot_[l][b]) * QS + shape_.interior_cell(i));
     lv.unrestricted = to_device_view("amr unrestricted", stale_refined);
@@ -532,6 +595,14 @@ bool AmrLattice<L, Real>::coarse_stencil(int l, const std::array<int, 3>& p, boo
           ip.kind[a][s][dist] = 2;
           ip.side[a][s][dist] = long(fb) * L::Q * S + fcell;
         }
+      }
+  // With both neighbours at distance 1, the slope and curvature are central and read nothing
+  // further (slope_and_curvature): the cells at distance 2 would only cost their moments.
+  for (int a = 0; a < L::D; ++a)
+    if (ip.kind[a][0][0] != 0 && ip.kind[a][1][0] != 0)
+      for (int s = 0; s < 2; ++s) {
+        ip.kind[a][s][1] = 0;
+        ip.side[a][s][1] = 0;
       }
   return true;
 }
@@ -730,6 +801,9 @@ void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
     Kokkos::parallel_for("amr coarse fits", Kokkos::RangePolicy<ExecSpace>(0, lv.fit_stencils.extent(0)),
                          AmrCoarseFits<L, Real>{c2f, lv.fit_stencils});
     Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
+    if (lv.twin_dst.extent(0) > 0)
+      Kokkos::parallel_for("amr twin ghosts", Kokkos::RangePolicy<ExecSpace>(0, lv.twin_dst.extent(0)),
+                           AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.twin_dst, lv.twin_src, lv.twin_pulled, shape_.cells});
   }
   if (trial_) mark_stale(lv.f[lv.cur], lv.unfilled);
 }
@@ -855,6 +929,12 @@ void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, b
   if (!all) {
     f2c.subset = lv.restrict_read;
     f2c.subset_pulled = lv.restrict_pulled;
+    f2c.sources = lv.restrict_sources;
+    f2c.fine_moments = lv.restrict_fine_moments;
+    if (lv.restrict_fine_cells.extent(0) > 0)
+      Kokkos::parallel_for("amr restriction moments", Kokkos::RangePolicy<ExecSpace>(0, lv.restrict_fine_cells.extent(0)),
+                           AmrCellMoments<L, Real>{fine.f[fine.cur], lv.restrict_fine_cells, lv.restrict_fine_moments,
+                                                   shape_, {fine.params.force[0], fine.params.force[1], fine.params.force[2]}});
   }
   const long n = all ? long(lv.refined.extent(0)) * shape_.interior() : long(lv.restrict_read.extent(0));
   if (n > 0) Kokkos::parallel_for("amr fine to coarse", Kokkos::RangePolicy<ExecSpace>(0, n), f2c);
@@ -1166,14 +1246,15 @@ std::vector<unsigned char> AmrLattice<L, Real>::populations() const {
   // Refined cells that no coarser leaf reads keep stale values between outputs; restricted, every
   // refined cell holds its children's average and runs at one step have equal populations.
   restrict_all();
-  const long S = shape_.cells;
+  const long S = shape_.cells, N = shape_.interior();
   std::vector<unsigned char> out;
   for (const AmrLevel<L, Real>& lv : levels_) {
     auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
-    std::vector<Real> values(std::size_t(lv.blocks) * S * L::Q);
+    std::vector<Real> values(std::size_t(lv.blocks) * N * L::Q);
     for (int b = 0; b < lv.blocks; ++b)
-      for (long c = 0; c < S; ++c)
-        for (int q = 0; q < L::Q; ++q) values[(std::size_t(b) * S + c) * L::Q + q] = f((long(b) * L::Q + q) * S + c);
+      for (long i = 0; i < N; ++i)
+        for (int q = 0; q < L::Q; ++q)
+          values[(std::size_t(b) * N + i) * L::Q + q] = f((long(b) * L::Q + q) * S + shape_.interior_cell(i));
     const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
     out.insert(out.end(), bytes, bytes + values.size() * sizeof(Real));
   }
@@ -1189,21 +1270,21 @@ void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& byt
     step_ = step;
     return;
   }
-  const long S = shape_.cells;
+  const long S = shape_.cells, N = shape_.interior();
   std::size_t expected = 0;
-  for (const AmrLevel<L, Real>& lv : levels_) expected += std::size_t(lv.blocks) * S * cell_bytes();
+  for (const AmrLevel<L, Real>& lv : levels_) expected += std::size_t(lv.blocks) * N * cell_bytes();
   if (bytes.size() != expected)
     throw Error("AMR: " + std::to_string(bytes.size()) + " bytes of populations for a forest that holds " +
                 std::to_string(expected));
   std::size_t at = 0;
   for (AmrLevel<L, Real>& lv : levels_) {
-    auto f = Kokkos::create_mirror_view(lv.f[lv.cur]);
+    auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
     for (int b = 0; b < lv.blocks; ++b)
-      for (long c = 0; c < S; ++c)
+      for (long i = 0; i < N; ++i)
         for (int q = 0; q < L::Q; ++q, at += sizeof(Real)) {
           Real v;
           std::memcpy(&v, bytes.data() + at, sizeof(Real));
-          f((long(b) * L::Q + q) * S + c) = v;
+          f((long(b) * L::Q + q) * S + shape_.interior_cell(i)) = v;
         }
     Kokkos::deep_copy(lv.f[lv.cur], f);
   }

@@ -68,12 +68,12 @@ class AmrSolver {
   // The run's state hashed as the uniform fields_hash is (lbm/field/CellHash.hpp): every leaf fluid
   // cell's populations keyed by its level and its cell index on that level's grid.
   virtual std::uint64_t fields_hash() const = 0;
-  // Checkpoints: the populations of every block of every level, ghost layers included (refined
-  // blocks: coarser leaves read them; ghosts: the fine-to-coarse average reads the last fill),
-  // cells x fastest, `cell_bytes()` (Q values) each; loading them into a solver on the same forest
-  // continues the run bit for bit at `step`.
+  // Checkpoints: the populations of the interior cells of every block of every level (refined
+  // blocks too: coarser leaves read them; ghosts are filled before they are read, so they are not
+  // state), cells x fastest, `cell_bytes()` (Q values) each; loading them into a solver on the
+  // same forest continues the run bit for bit at `step`.
   virtual int cell_bytes() const = 0;
-  virtual int cells_per_block() const = 0;  // ghosts included
+  virtual int cells_per_block() const = 0;  // N^D, ghosts excluded
   virtual std::vector<unsigned char> populations() const = 0;
   // Collective; the bytes of rank 0 count (other ranks may pass none).
   virtual void load_populations(const std::vector<unsigned char>& bytes, long step) = 0;

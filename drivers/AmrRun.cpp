@@ -147,7 +147,7 @@ std::string read_amr_statistics(MPI_Comm comm, const std::string& checkpoint, Am
 
 // The checkpoint file (io/Checkpoint.hpp) of an AMR run: the forest in the header ("amr_forest":
 // its refined blocks), the populations as an array of one row per block (every level's blocks in
-// forest order) of the block's cells, ghosts included (AmrSolver::populations).
+// forest order) of the block's interior cells (AmrSolver::populations).
 void write_amr_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const AmrState& state) {
   meta["amr_forest"] = Json::object();
   meta["amr_forest"]["refined"] = state.refined;
@@ -183,7 +183,12 @@ std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& conf
   std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, std::move(forest), comm);
   BoxBytes rows;
   rows.hi = {solver->cells_per_block(), int(blocks), 1};
-  if (header.value("cells", Json()) != Json(rows.hi) || header.value("cell_bytes", 0) != solver->cell_bytes())
+  const Json cells = header.value("cells", Json());
+  if (cells.is_array() && !cells.empty() && cells[0] != Json(rows.hi[0]))
+    throw Error(path + ": its rows hold " + cells[0].dump() + " cells per block, not the " + std::to_string(rows.hi[0]) +
+                " of a block's interior (checkpoints written before 2026-11-28 held the ghost layers too and cannot "
+                "be continued)");
+  if (cells != Json(rows.hi) || header.value("cell_bytes", 0) != solver->cell_bytes())
     throw Error(path + ": corrupt checkpoint: its populations do not fit the forest it holds");
   int rank = 0;
   MPI_Comm_rank(comm, &rank);

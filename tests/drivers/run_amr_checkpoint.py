@@ -161,17 +161,24 @@ def main(argv):
     refused("a flipped bit in the populations", tmp / "flipped.bchk", "corrupt")
     (tmp / "truncated.bchk").write_bytes(data[:-512])
     refused("a truncated checkpoint", tmp / "truncated.bchk", "truncated")
-    length = int.from_bytes(data[8:16], "little")
-    header = json.loads(data[24:24 + length])
-    header["amr_forest"]["refined"].pop()
-    text = json.dumps(header, separators=(",", ":")).encode()
-    forged = bytearray(data)
-    forged[8:16] = len(text).to_bytes(8, "little")
-    forged[16:24] = fnv1a(text).to_bytes(8, "little")
-    forged[24:24 + length] = b"\0" * length
-    forged[24:24 + len(text)] = text
-    (tmp / "forged.bchk").write_bytes(bytes(forged))
-    refused("a header whose forest lost a refined block", tmp / "forged.bchk", "corrupt checkpoint")
+    def forge(path, change):  # the checkpoint with its header changed and its checksum right
+        length = int.from_bytes(data[8:16], "little")
+        header = json.loads(data[24:24 + length])
+        change(header)
+        text = json.dumps(header, separators=(",", ":")).encode()
+        forged = bytearray(data)
+        forged[8:16] = len(text).to_bytes(8, "little")
+        forged[16:24] = fnv1a(text).to_bytes(8, "little")
+        forged[24:24 + length] = b"\0" * length
+        forged[24:24 + len(text)] = text
+        path.write_bytes(bytes(forged))
+        return path
+
+    refused("a header whose forest lost a refined block",
+            forge(tmp / "forged.bchk", lambda h: h["amr_forest"]["refined"].pop()), "corrupt checkpoint")
+    # Rows of (N + 2)^2 cells per block: how checkpoints held the ghost layers before 2026-11-28.
+    refused("a checkpoint with ghost layers", forge(tmp / "ghosts.bchk", lambda h: h["cells"].__setitem__(0, 36)),
+            "held the ghost layers too")
     refused("another [amr] table", base, "amr", "amr.max_level=3")
     uniform = tmp / "uniform"
     run(uniform, "simulation.steps=20", "checkpoint.every=20", "output.vtk=false", which=uniform_deck)
