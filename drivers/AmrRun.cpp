@@ -145,6 +145,21 @@ std::string read_amr_statistics(MPI_Comm comm, const std::string& checkpoint, Am
   return "";
 }
 
+Forest forest_of(const Config& config, const DomainGeometry& domain, const std::vector<std::array<int, 4>>& refined) {
+  return Forest::from_refined(config.cells, config.amr.leaf_size,
+                              {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, refined);
+}
+
+// A solver holding `state` (its forest, populations and averages), with `timers` (collective).
+std::unique_ptr<AmrSolver> solver_of(MPI_Comm comm, const Config& config, const DomainGeometry& domain,
+                                     const AmrState& state, const Timers& timers) {
+  std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, forest_of(config, domain, state.refined), comm);
+  solver->load_populations(state.populations, state.step);
+  if (!state.statistics.empty()) solver->load_statistics_state(state.statistics, state.sampling.samples);
+  solver->timers() = timers;
+  return solver;
+}
+
 // The checkpoint file (io/Checkpoint.hpp) of an AMR run: the forest in the header ("amr_forest":
 // its refined blocks), the populations as an array of one row per block (every level's blocks in
 // forest order) of the block's interior cells (AmrSolver::populations).
@@ -172,8 +187,7 @@ std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& conf
   }
   Forest forest = [&] {
     try {
-      return Forest::from_refined(config.cells, config.amr.leaf_size,
-                                  {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, refined);
+      return forest_of(config, domain, refined);
     } catch (const Error& e) {
       throw Error(path + ": corrupt checkpoint: " + e.what());
     }
@@ -432,17 +446,22 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   }
   if (progress && tty) std::fprintf(stderr, "\n");
   Json instability;
+  const long bad_step = solver->step();
   if (status == "unstable") {
     checkpoint(last_good);
+    // The run ends on its last good state: the final output, observables and report are of it.
+    solver = solver_of(options.comm, config, domain, last_good, solver->timers());
+    if (sampling) *sampling = last_good.sampling;
+    mass = solver->mass();
     if (rank == 0)
       std::fprintf(stderr,
                    "boreas: error: unstable by step %ld (the mass is no longer finite)\n"
                    "  hint: tau = %.6g on level 0 (finer levels have larger tau); stability needs tau well above\n"
                    "  0.5 and a small lattice Mach number.\n"
                    "  Writing the last good state, step %ld (checkpoint %s).\n",
-                   solver->step(), config.tau, last_good.step, checkpoints.newest().c_str());
+                   bad_step, config.tau, last_good.step, checkpoints.newest().c_str());
     instability = Json::object();
-    instability["step"] = solver->step();
+    instability["step"] = bad_step;
     instability["last_good_step"] = last_good.step;
     instability["checkpoint"] = checkpoints.newest();
   }
@@ -529,7 +548,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (config.restores_mass()) r["mass"]["restored_every"] = Config::mass_restoration_period;
   r["backend"] = backend_json();
   r["kernel"] = amr_kernel_name;
-  if (status != "unstable") r["fields_hash"] = hash_hex(solver->fields_hash());
+  r["fields_hash"] = hash_hex(solver->fields_hash());
   if (!instability.is_null()) r["instability"] = instability;
   if (status == "interrupted") r["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) r["restarted_from"] = restarted;

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
+#include "amr/AmrSolver.hpp"
+#include "lbm/field/Geometry.hpp"
 #include "tests/validation/Harness.hpp"
 
 namespace boreas::testing {
@@ -45,7 +48,8 @@ TEST(Instability, StopsAndKeepsLastGoodState) {
 }
 
 // The same on AMR levels (the lid's band refined): the run looks at every chunk of steps whether
-// the leaves' populations are finite and stops at the first that is not, reporting its step.
+// the leaves' populations are finite, stops at the first that is not, reporting its step, and
+// ends on the last good state: reported, hashed and written as the final output.
 TEST(Instability, AmrRunStopsEarly) {
   const std::string dir = ::testing::TempDir() + "/boreas_unstable_amr";
   std::filesystem::remove_all(dir);
@@ -66,7 +70,21 @@ TEST(Instability, AmrRunStopsEarly) {
   EXPECT_LT(step, c.steps);  // stopped early,
   EXPECT_LT(good, step);     // after a good state,
   EXPECT_EQ(good % c.progress_every, 0);  // kept at a check
-  EXPECT_FALSE(std::isfinite(report["mass"]["final"].get<double>()));
+  EXPECT_EQ(report["steps"].get<std::int64_t>(), good);
+  EXPECT_TRUE(std::isfinite(report["mass"]["final"].get<double>()));
+  const DomainGeometry domain(c);
+  auto solver = AmrSolver::create(c, domain, build_forest(c, domain));
+  solver->advance(good);
+  EXPECT_TRUE(solver->finite());
+  EXPECT_EQ(report["fields_hash"].get<std::string>(), hash_hex(solver->fields_hash()));
+  char written[32];
+  std::snprintf(written, sizeof written, "_%06ld.vthb", good);
+  bool final_output = false;
+  for (const Json& file : report["output_files"]) {
+    const std::string name = file.get<std::string>();
+    final_output = final_output || name.size() > 12 && name.compare(name.size() - 12, 12, written) == 0;
+  }
+  EXPECT_TRUE(final_output) << "no output of step " << good << " in " << report["output_files"].dump();
 }
 
 }  // namespace
