@@ -169,9 +169,6 @@ struct AmrLevel {
   // validity trial), as population offsets.
   DeviceView<int*> halo_leaves;
   DeviceView<long*> unfilled, unrestricted;
-  // The held leaves of others that arrive whole (this rank averages them into their parents; the
-  // others arrive as their interior cells).
-  DeviceView<int*> whole_halo_leaves;
   int since_exchange = 0;  // steps of this level since its last exchange
   // The leaves split for the overlap strategies: those other ranks hold (boundary) and the rest
   // (interior, also in chunks for polling); per message, its leaves not in an earlier message.
@@ -751,9 +748,9 @@ struct AmrFineToCoarse {
 // Several ranks (issue 13 B): the forest is known everywhere, the leaves are shared out by
 // partition_forest (amr/Partition.hpp), and a rank holds the blocks it owns and those its own
 // leaves read: same-level neighbours and coarse-to-fine stencils (ghost leaves, refreshed by their
-// owners after every step through comm/LeafHalo.hpp: whole where this rank averages them, else
-// their interior cells), and the refined blocks its leaves copy from with the children it averages
-// them from (each rank restricts what it reads itself, so restrictions send nothing). Blocks are
+// owners after every step through comm/LeafHalo.hpp as their interior cells), and the refined
+// blocks its leaves copy from with the children it averages them from (each rank restricts what
+// it reads itself, so restrictions send nothing). Blocks are
 // numbered per rank (slots) in the forest's order; on one rank slot and block coincide. Outputs,
 // checkpoints and regrids gather the owned blocks into a replica of the whole forest on every rank
 // and restrict there (one lattice of the whole run per rank, kept from the first output, check or
@@ -809,10 +806,10 @@ class AmrLattice final : public AmrSolver {
   // Collides and streams the leaves `which` of level l into its next lattice.
   void step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
   // CRMT's validity trial: the populations at `offsets` (every q) set to NaN, as what this rank
-  // cannot recompute between exchanges; the blocks `which` set to 1 (whole or their interior
-  // cells), as an exchange brings them.
+  // cannot recompute between exchanges; the interior cells of blocks `which` set to 1, as an
+  // exchange brings them.
   void mark_stale(const DeviceView<Real*>& lattice, const DeviceView<long*>& offsets) const;
-  void mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which, bool whole) const;
+  void mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which) const;
   // The fluid cells of level l's owned leaves with a population that is not finite (finite()).
   long long non_finite_leaf_cells(int l) const;
 

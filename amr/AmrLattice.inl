@@ -199,8 +199,6 @@ void AmrLattice<L, Real>::build(int lattices) {
   // Refined cells that this rank's leaves copy (the only ones each step restricts, with the
   // populations their copies read) and the children they are averaged from.
   std::vector<std::map<std::pair<int, long>, std::uint32_t>> restrict_cells(levels);  // (block, interior number)
-  std::vector<std::vector<char>> averaged(levels);  // the children this rank restricts from
-  for (int l = 0; l < levels; ++l) averaged[l].assign(forest_.level(l).size(), 0);
   // The refined cell a copy from `src` reads (block, interior number) and the child holding it;
   // child -1 when src lies in a leaf.
   const auto refined_source = [&](int l, long src, std::pair<int, long>& at) {
@@ -221,7 +219,7 @@ void AmrLattice<L, Real>::build(int lattices) {
       const int child = refined_source(l, tables[l].copy_src[c], at);
       if (child < 0) continue;
       restrict_cells[l][at] |= tables[l].copy_pulled[c];
-      needed[l + 1][child] = averaged[l + 1][child] = 1;
+      needed[l + 1][child] = 1;
     }
 
   if (crmt_) {
@@ -277,12 +275,10 @@ void AmrLattice<L, Real>::build(int lattices) {
               std::pair<int, long> at;
               const int child = refined_source(l, src, at);
               if (child < 0) return;
-              if (slot_[l + 1][child] >= 0) {
+              if (slot_[l + 1][child] >= 0)
                 restrict_cells[l][at] |= pulled;
-                averaged[l + 1][child] = 1;
-              } else {
+              else
                 unrestricted[l].push_back(at);
-              }
             },
             [&](const InterpPoint& ip) {
               bool all = true;
@@ -482,40 +478,27 @@ void AmrLattice<L, Real>::build(int lattices) {
     Kokkos::deep_copy(lv.children, h);
 
     // Leaves held but owned elsewhere come from their owners after every step of this level (with
-    // CRMT every period_-th): whole where this rank averages them into their parents (asked for
-    // as ~block), else their interior cells.
+    // CRMT every period_-th), as their interior cells.
     std::vector<std::vector<int>> wanted(comm_.size());
-    std::vector<int> whole_halo;
     for (int b : held_[l])
-      if (blocks[b].leaf() && !owned(l, b)) {
-        wanted[partition_.owner[l][b]].push_back(averaged[l][b] ? ~b : b);
-        if (averaged[l][b]) whole_halo.push_back(slot_[l][b]);
-      }
-    lv.whole_halo_leaves = to_device_view("amr whole halo leaves", whole_halo);
+      if (blocks[b].leaf() && !owned(l, b)) wanted[partition_.owner[l][b]].push_back(b);
     const std::vector<std::vector<int>> requested = comm_.exchange(wanted);
     std::vector<typename LeafHalo<Real>::Peer> sends, receives;
-    const auto add = [&](typename LeafHalo<Real>::Peer& peer, int request) {
-      (request < 0 ? peer.whole : peer.inner).push_back(slot_[l][request < 0 ? ~request : request]);
-    };
     for (int r = 0; r < comm_.size(); ++r) {
-      if (!requested[r].empty()) sends.push_back({r, {}, {}});
+      if (!requested[r].empty()) sends.push_back({r, {}});
       for (int b : requested[r]) {
-        const int block = b < 0 ? ~b : b;
-        if (!owned(l, block) || !blocks[block].leaf())
-          throw std::logic_error("AMR: a rank asks for a block this rank does not own");
-        add(sends.back(), b);
+        if (!owned(l, b) || !blocks[b].leaf()) throw std::logic_error("AMR: a rank asks for a block this rank does not own");
+        sends.back().blocks.push_back(slot_[l][b]);
       }
-      if (!wanted[r].empty()) receives.push_back({r, {}, {}});
-      for (int b : wanted[r]) add(receives.back(), b);
+      if (!wanted[r].empty()) receives.push_back({r, {}});
+      for (int b : wanted[r]) receives.back().blocks.push_back(slot_[l][b]);
     }
     halos_[l] = LeafHalo<Real>(sends, receives, QS, interior_values);
 
     std::vector<char> boundary(lv.blocks, 0);
     for (std::size_t k = 0; k < sends.size(); ++k) {
       std::vector<int> fresh;
-      std::vector<int> carried = sends[k].whole;
-      carried.insert(carried.end(), sends[k].inner.begin(), sends[k].inner.end());
-      for (int slot : carried)
+      for (int slot : sends[k].blocks)
         if (!boundary[slot]) {
           boundary[slot] = 1;
           fresh.push_back(slot);
@@ -860,8 +843,7 @@ void AmrLattice<L, Real>::step_and_exchange(int l) {
     lv.since_exchange = 0;
     if (trial_) {
       step_leaves(l, lv.leaves);
-      mark_received(next, lv.halo_leaves, false);
-      mark_received(next, lv.whole_halo_leaves, true);
+      mark_received(next, lv.halo_leaves);
       return;
     }
   }
@@ -951,14 +933,13 @@ void AmrLattice<L, Real>::mark_stale(const DeviceView<Real*>& lattice, const Dev
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which,
-                                        bool whole) const {
+void AmrLattice<L, Real>::mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which) const {
   const LeafShape shape = shape_;
-  const long S = shape.cells, per_block = whole ? S : shape.interior();
+  const long S = shape.cells, per_block = shape.interior();
   Kokkos::parallel_for(
       "amr mark received", Kokkos::RangePolicy<ExecSpace>(0, long(which.extent(0)) * per_block),
       KOKKOS_LAMBDA(long i) {
-        const long k = i % per_block, cell = whole ? k : shape.interior_cell(k);
+        const long cell = shape.interior_cell(i % per_block);
         for (int q = 0; q < L::Q; ++q) lattice((long(which(i / per_block)) * L::Q + q) * S + cell) = Real(1);
       });
 }

@@ -1,9 +1,9 @@
 #pragma once
 // Ghost leaves between ranks (seed 000, CityLBM; issue 13 B): after a level's step every rank sends
 // the leaves it owns that other ranks hold, one message per peer and step, staged through
-// page-locked host memory on CUDA (the buffer itself on host backends). A block goes whole (ghost
-// layer included) where the receiver averages it into its parent, which reads the owner's last
-// ghost fill; otherwise only its interior cells, all that other readers pull.
+// page-locked host memory on CUDA (the buffer itself on host backends). A block goes as its
+// interior cells: all that the receiver's leaves pull and its fine-to-coarse averages read (its
+// ghosts it fills itself).
 #include <mpi.h>
 
 #include <algorithm>
@@ -17,7 +17,8 @@
 
 namespace boreas {
 
-// Whole blocks of `per_block` values from one array to another: pairs (to, from) of block indices.
+// Whole blocks of `per_block` values from one array to another: pairs (to, from) of block indices
+// (the AMR regrid and the gathering of blocks).
 template <class Real>
 struct WholeBlockCopy {
   DeviceView<Real*> to;
@@ -50,11 +51,11 @@ struct BlockPartCopy {
   DeviceView<const Real*> from;
   DeviceView<const int* [2]> pairs;
   DeviceView<const long*> part;
-  long per_block, first;  // first: where the packed parts start in the buffer
+  long per_block;
   bool pack;
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const long m = long(part.extent(0)), k = i % m, p = i / m;
-    const long in_block = pairs(p, 0) * per_block + part(k), in_buffer = first + pairs(p, 1) * m + k;
+    const long in_block = pairs(p, 0) * per_block + part(k), in_buffer = pairs(p, 1) * m + k;
     if (pack)
       to(in_buffer) = from(in_block);
     else
@@ -66,18 +67,18 @@ template <class Real>
 class LeafHalo {
  public:
   // Blocks of one peer: positions in the local block array, in the order both sides agree on;
-  // `whole` go with their ghost layer, `inner` with the values `inner_part` of the block only.
+  // each carries the values `inner_part` of the block.
   struct Peer {
     int rank = 0;
-    std::vector<int> whole, inner;
+    std::vector<int> blocks;
   };
 
   LeafHalo() = default;
   LeafHalo(const std::vector<Peer>& sends, const std::vector<Peer>& receives, long per_block,
            const std::vector<long>& inner_part)
       : per_block_(per_block), inner_part_(to_device_view("leaf halo inner part", inner_part)) {
-    for (const Peer& p : sends) sends_.push_back(link(p, true));
-    for (const Peer& p : receives) receives_.push_back(link(p, false));
+    for (const Peer& p : sends) sends_.push_back(link(p));
+    for (const Peer& p : receives) receives_.push_back(link(p));
   }
 
   // Messages and bytes this rank sends per exchange.
@@ -147,23 +148,18 @@ class LeafHalo {
  private:
   struct Link {
     int rank = 0;
-    std::vector<int> whole, inner;
-    DeviceView<int* [2]> whole_pairs;  // (buffer, lattice) to pack, (lattice, buffer) to unpack
-    DeviceView<int* [2]> inner_pairs;  // (block in the lattice, position among the inner ones)
-    DeviceView<Real*> buffer;  // the whole blocks, then the inner ones' parts
+    DeviceView<int* [2]> pairs;  // (block in the lattice, position in the message)
+    DeviceView<Real*> buffer;  // the blocks' parts, block after block
     Kokkos::View<Real*, StagingSpace> host;  // the buffer itself on host backends
   };
 
   // Between a link's buffer and the lattice, either way.
   void copy(const Link& l, const DeviceView<Real*>& to, const DeviceView<Real*>& from, bool pack,
             const ExecSpace& space) const {
-    const long whole = long(l.whole.size()) * per_block_, inner = long(l.inner.size()) * long(inner_part_.extent(0));
-    if (whole > 0)
-      Kokkos::parallel_for("leaf halo whole blocks", Kokkos::RangePolicy<ExecSpace>(space, 0, whole),
-                           WholeBlockCopy<Real>{to, from, l.whole_pairs, per_block_});
-    if (inner > 0)
-      Kokkos::parallel_for("leaf halo inner cells", Kokkos::RangePolicy<ExecSpace>(space, 0, inner),
-                           BlockPartCopy<Real>{to, from, l.inner_pairs, inner_part_, per_block_, whole, pack});
+    const long values = long(l.pairs.extent(0)) * long(inner_part_.extent(0));
+    if (values > 0)
+      Kokkos::parallel_for("leaf halo cells", Kokkos::RangePolicy<ExecSpace>(space, 0, values),
+                           BlockPartCopy<Real>{to, from, l.pairs, inner_part_, per_block_, pack});
   }
 
   void unpack(int m, const DeviceView<Real*>& lattice) {
@@ -174,21 +170,13 @@ class LeafHalo {
     unpacked_[m] = true;
   }
 
-  Link link(const Peer& p, bool send) const {
+  Link link(const Peer& p) const {
     Link l;
     l.rank = p.rank;
-    l.whole = p.whole;
-    l.inner = p.inner;
-    const auto positions = [](std::size_t n) {
-      std::vector<int> k(n);
-      for (std::size_t i = 0; i < n; ++i) k[i] = int(i);
-      return k;
-    };
-    const std::vector<int> w = positions(p.whole.size());
-    l.whole_pairs = send ? block_pairs("leaf halo pairs", w, p.whole) : block_pairs("leaf halo pairs", p.whole, w);
-    l.inner_pairs = block_pairs("leaf halo inner pairs", p.inner, positions(p.inner.size()));
-    l.buffer = DeviceView<Real*>("leaf halo buffer",
-                                 p.whole.size() * per_block_ + p.inner.size() * inner_part_.extent(0));
+    std::vector<int> positions(p.blocks.size());
+    for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = int(i);
+    l.pairs = block_pairs("leaf halo pairs", p.blocks, positions);
+    l.buffer = DeviceView<Real*>("leaf halo buffer", p.blocks.size() * inner_part_.extent(0));
     if constexpr (std::is_same_v<StagingSpace, MemSpace>)
       l.host = l.buffer;
     else
