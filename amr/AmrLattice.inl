@@ -128,8 +128,8 @@ void AmrLattice<L, Real>::build(int lattices) {
   const auto need = [&](int l, long offset) { needed[l][offset / QS] = 1; };
   // Every fluid ghost of leaf b on level l that the step reads: copy(dst, src, pulled) from a
   // same-level block, or interp(ip) from the coarser level (ghosts in solid coarse cells become
-  // walls: every rank closes every leaf's, as a rank averaging a block it does not own reads that
-  // block's ghost flags), with the populations it needs (pulled_from_ghost, or all).
+  // walls: every rank closes every leaf's, so that the flags of a block agree on every rank that
+  // holds it), with the populations it needs (pulled_from_ghost, or all).
   const auto for_each_ghost = [&](int l, int b, auto&& copy, auto&& interp) {
     const ForestBlock& blk = forest_.level(l)[b];
     std::vector<std::uint8_t>& fl = host_flags_[l];
@@ -631,8 +631,8 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
   }
   // The refined cells coarser leaves read hold their children's average from the first step on,
   // as after every step and regrid (else the first step would depend on whether an output
-  // restricted them): the finer levels' ghosts filled at t, then restricted. Ranks averaging
-  // children they do not own read the owners' ghost fill.
+  // restricted them): the finer levels' ghosts filled at t and their leaves exchanged (ranks
+  // average children they do not own), then restricted.
   for (int l = 1; l < int(levels_.size()); ++l) {
     fill_ghosts(l, Real(0));
     halos_[l].exchange(comm_, levels_[l].f[levels_[l].cur], l);

@@ -1,4 +1,4 @@
-// AMR on several ranks (issue 13 B): the leaves shared along the Morton curve, whole ghost leaves
+// AMR on several ranks (issue 13 B): the leaves shared along the Morton curve, ghost leaves (their interiors)
 // exchanged after every step of a level, or with CRMT on leaves every k steps (the held leaves of
 // others stepped locally in between, k derived per forest). Every rank count gives the one-rank
 // run bit for bit (fields_hash over the leaves, keyed by level and cell), through regrids, on D2Q9/D3Q19/D3Q27,
