@@ -446,7 +446,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   }
   if (progress && tty) std::fprintf(stderr, "\n");
   Json instability;
-  const long bad_step = solver->step();
+  const long reached = solver->step();  // the step computed last (an instability falls back from it)
   if (status == "unstable") {
     checkpoint(last_good);
     // The run ends on its last good state: the final output, observables and report are of it.
@@ -459,9 +459,9 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
                    "  hint: tau = %.6g on level 0 (finer levels have larger tau); stability needs tau well above\n"
                    "  0.5 and a small lattice Mach number.\n"
                    "  Writing the last good state, step %ld (checkpoint %s).\n",
-                   bad_step, config.tau, last_good.step, checkpoints.newest().c_str());
+                   reached, config.tau, last_good.step, checkpoints.newest().c_str());
     instability = Json::object();
-    instability["step"] = bad_step;
+    instability["step"] = reached;
     instability["last_good_step"] = last_good.step;
     instability["checkpoint"] = checkpoints.newest();
   }
@@ -488,7 +488,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["tau"] = config.tau;
   r["steps"] = solver->step();
   r["wall_time_s"] = wall;
-  if (config.units.enabled) r["units"] = units_json(config, wall, solver->step() - first_step);  // dx, dt of level 0
+  if (config.units.enabled) r["units"] = units_json(config, wall, reached - first_step);  // dx, dt of level 0
   const int levels = solver->forest().levels();
   Json lv = Json::array();
   long long fluid = 0;
@@ -530,7 +530,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   const double stepping = comm.max(stepping_seconds(timers));
   r["mlups"] = stepping > 0 ? updates_done / stepping * 1e-6 : 0.0;
   r["amr"]["uniform_finest_equivalent_mlups"] =
-      stepping > 0 ? finest_cells * std::ldexp(1.0, top) * double(solver->step() - first_step) / stepping * 1e-6 : 0.0;
+      stepping > 0 ? finest_cells * std::ldexp(1.0, top) * double(reached - first_step) / stepping * 1e-6 : 0.0;
   // Seed 000 Table IV's categories; on one rank the same-level ghost copies stand where the MPI
   // exchange is on several.
   Json t = Json::object();
