@@ -803,6 +803,9 @@ class AmrLattice final : public AmrSolver {
   void advance_level(int l, Real alpha);
   // Level l's ghosts: same-level copies, and coarse-to-fine at level l-1's time t + alpha.
   void fill_ghosts(int l, Real alpha);
+  // Its two parts, untimed; const: ghosts are filled before they are read, they are not state.
+  void copy_ghosts(int l) const;
+  void interpolate_ghosts(int l, Real alpha) const;
   // Collides and streams the leaves `which` of level l into its next lattice.
   void step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
   // CRMT's validity trial: the populations at `offsets` (every q) set to NaN, as what this rank

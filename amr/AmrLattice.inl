@@ -760,35 +760,48 @@ void AmrLattice<L, Real>::restore_mass() {
 
 template <class L, class Real>
 void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
-  AmrLevel<L, Real>& lv = levels_[l];
-  if (lv.copy_dst.extent(0) > 0) {
+  {
     auto t = timers_.scope("ghost copies");
+    copy_ghosts(l);
+  }
+  if (l > 0) {
+    auto t = timers_.scope("AMR interpolation");
+    interpolate_ghosts(l, alpha);
+  }
+  const AmrLevel<L, Real>& lv = levels_[l];
+  if (trial_) mark_stale(lv.f[lv.cur], lv.unfilled);
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::copy_ghosts(int l) const {
+  const AmrLevel<L, Real>& lv = levels_[l];
+  if (lv.copy_dst.extent(0) > 0)
     Kokkos::parallel_for("amr ghost copy", Kokkos::RangePolicy<ExecSpace>(0, lv.copy_dst.extent(0)),
                          AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.copy_dst, lv.copy_src, lv.copy_pulled, shape_.cells});
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::interpolate_ghosts(int l, Real alpha) const {
+  const AmrLevel<L, Real>& lv = levels_[l];
+  if (lv.interp.extent(0) == 0) return;
+  const AmrLevel<L, Real>& coarse = levels_[l - 1];
+  if (alpha == Real(0))  // both coarse lattices are final for both fills of this coarse step
+    Kokkos::parallel_for("amr stencil moments", Kokkos::RangePolicy<ExecSpace>(0, lv.stencil_cells.extent(0)),
+                         AmrStencilMoments<L, Real>{lv.stencil_moments, coarse.f[coarse.cur], coarse.f[1 - coarse.cur],
+                                                    lv.stencil_cells, shape_.cells,
+                                                    {coarse.params.force[0], coarse.params.force[1], coarse.params.force[2]}});
+  AmrCoarseToFine<L, Real> c2f{lv.f[lv.cur], coarse.f[coarse.cur], coarse.f[1 - coarse.cur], lv.interp, shape_,
+                               alpha, {}, {}, lv.rates, lv.stencil_moments, lv.fits};
+  for (int d = 0; d < 3; ++d) {
+    c2f.coarse_force[d] = coarse.params.force[d];
+    c2f.fine_force[d] = lv.params.force[d];
   }
-  if (l > 0 && lv.interp.extent(0) > 0) {
-    auto t = timers_.scope("AMR interpolation");
-    const AmrLevel<L, Real>& coarse = levels_[l - 1];
-    if (alpha == Real(0))  // both coarse lattices are final for both fills of this coarse step
-      Kokkos::parallel_for("amr stencil moments", Kokkos::RangePolicy<ExecSpace>(0, lv.stencil_cells.extent(0)),
-                           AmrStencilMoments<L, Real>{lv.stencil_moments, coarse.f[coarse.cur],
-                                                      coarse.f[1 - coarse.cur], lv.stencil_cells, shape_.cells,
-                                                      {coarse.params.force[0], coarse.params.force[1],
-                                                       coarse.params.force[2]}});
-    AmrCoarseToFine<L, Real> c2f{lv.f[lv.cur], coarse.f[coarse.cur], coarse.f[1 - coarse.cur], lv.interp, shape_,
-                                 alpha, {}, {}, lv.rates, lv.stencil_moments, lv.fits};
-    for (int d = 0; d < 3; ++d) {
-      c2f.coarse_force[d] = coarse.params.force[d];
-      c2f.fine_force[d] = lv.params.force[d];
-    }
-    Kokkos::parallel_for("amr coarse fits", Kokkos::RangePolicy<ExecSpace>(0, lv.fit_stencils.extent(0)),
-                         AmrCoarseFits<L, Real>{c2f, lv.fit_stencils});
-    Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
-    if (lv.twin_dst.extent(0) > 0)
-      Kokkos::parallel_for("amr twin ghosts", Kokkos::RangePolicy<ExecSpace>(0, lv.twin_dst.extent(0)),
-                           AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.twin_dst, lv.twin_src, lv.twin_pulled, shape_.cells});
-  }
-  if (trial_) mark_stale(lv.f[lv.cur], lv.unfilled);
+  Kokkos::parallel_for("amr coarse fits", Kokkos::RangePolicy<ExecSpace>(0, lv.fit_stencils.extent(0)),
+                       AmrCoarseFits<L, Real>{c2f, lv.fit_stencils});
+  Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
+  if (lv.twin_dst.extent(0) > 0)
+    Kokkos::parallel_for("amr twin ghosts", Kokkos::RangePolicy<ExecSpace>(0, lv.twin_dst.extent(0)),
+                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.twin_dst, lv.twin_src, lv.twin_pulled, shape_.cells});
 }
 
 template <class L, class Real>
@@ -1151,6 +1164,11 @@ std::vector<std::array<double, 3>> AmrLattice<L, Real>::body_forces() const {
   if (body_links_.empty()) throw std::logic_error("AMR: body_forces without [forces] in the deck");
   std::vector<std::array<double, 3>> forces(std::size_t(bodies_), std::array<double, 3>{0, 0, 0});
   for (int l = 0; l < int(levels_.size()); ++l) {
+    // A link of interpolated bounce-back reads the cell behind, on a leaf's edge a ghost of the
+    // lattice just written, whose ghosts hold a fill of two steps before: filled here from the
+    // current state (at the level's time, so alpha 0), as the next step fills them.
+    copy_ghosts(l);
+    if (l > 0) interpolate_ghosts(l, Real(0));
     std::vector<ExactSum> sums(3 * std::size_t(bodies_));
     add_body_forces<L>(body_links_[l], levels_[l].f[levels_[l].cur], sums);
     const std::vector<double> totals = comm_.sum(sums);
