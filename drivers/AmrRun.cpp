@@ -453,6 +453,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     solver = solver_of(options.comm, config, domain, last_good, solver->timers());
     if (sampling) *sampling = last_good.sampling;
     mass = solver->mass();
+    updates = solver->updates_per_step();  // the report's level table is the restored forest's
     if (rank == 0)
       std::fprintf(stderr,
                    "boreas: error: unstable by step %ld (the mass is no longer finite)\n"
