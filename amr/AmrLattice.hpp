@@ -883,6 +883,7 @@ class AmrLattice final : public AmrSolver {
   std::vector<std::vector<int>> slot_;  // per level: block -> slot, -1 where not held
   std::vector<LeafHalo<Real>> halos_;   // per level
   std::vector<BodyLinks> body_links_;   // per level, with [forces] (build_body_links)
+  std::vector<char> body_links_read_ghosts_;  // per level: a link term reads a ghost (body_forces fills them)
   // Per level, the averages of the owned leaves' interior cells (leaves in forest order), made
   // at the first sample or load.
   std::vector<RunningStatistics> statistics_;

@@ -1096,6 +1096,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
   if (bodies_ > 256) throw Error("forces: " + std::to_string(bodies_) + " bodies; at most 256 are told apart");
   const long S = shape_.cells, QS = long(L::Q) * S;
   body_links_.assign(levels_.size(), BodyLinks{});
+  body_links_read_ghosts_.assign(levels_.size(), 0);
   for (int l = 0; l < int(levels_.size()); ++l) {
     const AmrLevel<L, Real>& lv = levels_[l];
     const auto leaves = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.leaves);
@@ -1142,6 +1143,13 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
               row >= 0 && !mirrored ? returned_momentum(wall_fraction(row, opposite<L>(q)), wall_momentum(row, opposite<L>(q)),
                                                         false, fl[cell - behind] == flag::fluid ? 1 : 0)
                                     : returned_momentum(0.5, 0, false, 0);
+          int local[3];
+          shape_.coordinates(i, local);
+          for (const ReturnedMomentum::Term& term : r.terms)
+            for (int d = 0; d < L::D && term.weight != 0; ++d) {
+              const int at = local[d] - term.hops * L::c(q, d);
+              if (at < 0 || at >= shape_.n) body_links_read_ghosts_[l] = 1;
+            }
           rows.add(
               r,
               [&](int t) {
@@ -1167,8 +1175,10 @@ std::vector<std::array<double, 3>> AmrLattice<L, Real>::body_forces() const {
     // A link of interpolated bounce-back reads the cell behind, on a leaf's edge a ghost of the
     // lattice just written, whose ghosts hold a fill of two steps before: filled here from the
     // current state (at the level's time, so alpha 0), as the next step fills them.
-    copy_ghosts(l);
-    if (l > 0) interpolate_ghosts(l, Real(0));
+    if (body_links_read_ghosts_[l]) {
+      copy_ghosts(l);
+      if (l > 0) interpolate_ghosts(l, Real(0));
+    }
     std::vector<ExactSum> sums(3 * std::size_t(bodies_));
     add_body_forces<L>(body_links_[l], levels_[l].f[levels_[l].cur], sums);
     const std::vector<double> totals = comm_.sum(sums);
