@@ -410,7 +410,6 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
         finite = solver->finite();
       }
       if (!finite) {
-        mass = solver->mass();
         status = "unstable";
         break;
       }
