@@ -1,7 +1,8 @@
 #pragma once
 // The AMR solver for one lattice and precision (amr/AmrSolver.hpp): every block of every level is
-// N^3 cells (N^2 in 2D) with one ghost layer, populations in per-block structure-of-arrays order,
-// two lattices per level (the pull scheme of lbm/scheme/PullStep.hpp on each leaf).
+// N^3 cells (N^2 in 2D) with one ghost layer (stored after the interior: LeafShape), populations
+// in per-block structure-of-arrays order, two lattices per level (the pull scheme of
+// lbm/scheme/PullStep.hpp on each leaf).
 //
 // Ghost cells are filled before every step of a level: from a same-level block (a copy), from
 // the coarser level where a coarser leaf lies (coarse-to-fine, amr/Coupling.hpp), or they are
@@ -22,6 +23,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -46,6 +48,12 @@ namespace boreas {
 
 // The cell layout shared by every block of every level. N is a power of two (4, 8, 16): interior
 // numbers decode with shifts, not divisions (which cost the leaf step a third of its time).
+// A block's cells are stored interior first (x fastest, cell number i at place i), then its ghost
+// ring in ring order (z, y, x). Were the ring stored around the interior (rows of N + 2 cells), a
+// 4^3 leaf's cells would spread over about 3x the cache lines of the same cells in a dense box, and
+// the leaf step, which waits on memory, would run at 0.4x the dense kernel (perf/README); this way
+// a leaf's interior is 8 whole cache lines per direction and the pulls from its ring a few more.
+// Cell indices are not linear in the coordinates: neighbours are found through cell(x, y, z).
 struct LeafShape {
   int n = 4;           // cells per axis (1 along z in 2D)
   int nz = 4;
@@ -66,26 +74,70 @@ struct LeafShape {
     // Rows of 4 and 8 cells step in groups of 64 cells; a row of 16 alone vectorises best.
     log_group = n == 16 ? 0 : std::min(6 - log_n, log_interior - log_n);
   }
-  KOKKOS_INLINE_FUNCTION long cell(int x, int y, int z) const { return (x + 1) + sx * ((y + 1) + long(sy) * (z + gz)); }
   KOKKOS_INLINE_FUNCTION long interior() const { return long(n) * n * nz; }
+  // Ghosts of one interior plane (z in [0, nz)): the row below, two per interior row, the row above.
+  KOKKOS_INLINE_FUNCTION long plane_ghosts() const { return 2L * sx + 2L * n; }
+  // The cell at (x, y, z) of a block, each in [-1, n] (z in [0, nz) in 2D).
+  KOKKOS_INLINE_FUNCTION long cell(int x, int y, int z) const {
+    const bool in_x = unsigned(x) < unsigned(n), in_y = unsigned(y) < unsigned(n);
+    if (in_x && in_y && unsigned(z) < unsigned(nz)) return x + (long(y) << log_n) + (long(z) << (2 * log_n));
+    long g;
+    if (z < 0) {
+      g = long(y + 1) * sx + (x + 1);
+    } else if (z >= nz) {
+      g = long(gz) * sx * sy + nz * plane_ghosts() + long(y + 1) * sx + (x + 1);
+    } else {
+      const long plane = long(gz) * sx * sy + z * plane_ghosts();
+      g = y < 0 ? plane + x + 1 : y >= n ? plane + sx + 2 * n + x + 1 : plane + sx + 2 * y + (x >= 0);
+    }
+    return interior() + g;
+  }
+  // The coordinates of cell `c` (the inverse of cell()).
+  KOKKOS_INLINE_FUNCTION void place(long c, int (&p)[3]) const {
+    if (c < interior()) {
+      coordinates(c, p);
+      return;
+    }
+    long g = c - interior();
+    const long below = long(gz) * sx * sy;
+    if (g < below || g >= below + nz * plane_ghosts()) {  // the planes below and above the interior
+      p[2] = g < below ? -1 : nz;
+      if (g >= below) g -= below + nz * plane_ghosts();
+      p[1] = int(g / sx) - 1;
+      p[0] = int(g % sx) - 1;
+      return;
+    }
+    g -= below;
+    p[2] = int(g / plane_ghosts());
+    const long k = g % plane_ghosts();
+    if (k < sx) {
+      p[1] = -1;
+      p[0] = int(k) - 1;
+    } else if (k < sx + 2 * n) {
+      p[1] = int(k - sx) / 2;
+      p[0] = (k - sx) % 2 ? n : -1;
+    } else {
+      p[1] = n;
+      p[0] = int(k - sx - 2 * n) - 1;
+    }
+  }
+  // The cell at offset (dx, dy, dz) from cell c.
+  KOKKOS_INLINE_FUNCTION long neighbour(long c, int dx, int dy, int dz) const {
+    int p[3];
+    place(c, p);
+    return cell(p[0] + dx, p[1] + dy, p[2] + dz);
+  }
   // Interior cell number i's coordinates (x, y, z) in its block.
   KOKKOS_INLINE_FUNCTION void coordinates(long i, int (&p)[3]) const {
     p[0] = int(i & (n - 1));
     p[1] = int((i >> log_n) & (n - 1));
     p[2] = int(i >> (2 * log_n));
   }
-  // Interior cell number i of a block (x fastest) as a cell index.
-  KOKKOS_INLINE_FUNCTION long interior_cell(long i) const {
-    int p[3];
-    coordinates(i, p);
-    return cell(p[0], p[1], p[2]);
-  }
   // Item i of a sweep over blocks' interiors: its block's place in the sweep and cell number.
   KOKKOS_INLINE_FUNCTION long block_of(long i) const { return i >> log_interior; }
   KOKKOS_INLINE_FUNCTION long number_in_block(long i) const { return i & ((1L << log_interior) - 1); }
   // The x row (y + n z) of interior cell number i of block b, numbered over all blocks.
   KOKKOS_INLINE_FUNCTION long row_of(long b, long i) const { return (b << (log_interior - log_n)) + (i >> log_n); }
-  KOKKOS_INLINE_FUNCTION long shift(int cx, int cy, int cz) const { return cx + sx * (cy + long(sy) * cz); }
   // The offset of population 0 of the cell at `offset` (block * cells + cell) in a lattice of Q
   // populations per cell, in per-block structure-of-arrays order.
   KOKKOS_INLINE_FUNCTION long population(long offset, int Q) const { return (offset / cells) * Q * cells + offset % cells; }
@@ -236,27 +288,30 @@ struct AmrLeafStep {
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const int b = leaves(shape.block_of(i));
-    const long number = shape.number_in_block(i), cell = shape.interior_cell(number);
+    const long number = shape.number_in_block(i), cell = number;
+    int p[3];
+    shape.coordinates(number, p);
+    const auto at = [&](int dx, int dy, int dz) { return shape.cell(p[0] + dx, p[1] + dy, p[2] + dz); };
     const long fbase = long(b) * shape.cells;
     const long base = fbase * L::Q;
     Real f[L::Q];
     if (plain_rows(shape.row_of(b, number))) {
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
-        f[q] = src(base + q * shape.cells + cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+        f[q] = src(base + q * shape.cells + at(-L::c(q, 0), -L::c(q, 1), -L::c(q, 2)));
       });
     } else {
       if (flags(fbase + cell) != flag::fluid) return;
       const auto own_post = [&](int k) { return src(base + k * shape.cells + cell); };
       // Inlet and outlet faces stay on level 0 (amr/AmrSolver.cpp), so a profiled inlet cell's
       // coordinates are level-0 cells, which the profile takes.
-      const auto where = [&](int (&p)[3]) {
-        shape.coordinates(number, p);
-        for (int d = 0; d < 3; ++d) p[d] += origin(3 * b + d);
+      const auto where = [&](int (&o)[3]) {
+        for (int d = 0; d < 3; ++d) o[d] = p[d] + origin(3 * b + d);
       };
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
-        const long upwind = cell - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+        constexpr int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
+        const long upwind = at(-cx, -cy, -cz);
         const std::uint8_t fl = flags(fbase + upwind);
         const int row = fl == flag::wall && walls.any() ? walls.row(fbase + cell) : -1;
         if (fl == flag::fluid) {
@@ -265,16 +320,14 @@ struct AmrLeafStep {
           // Interpolated bounce-back as the uniform grid's (lbm/scheme/PullStep.hpp), linear: the
           // node behind lies in the leaf or its ghost ring, filled at this step's time; the ring
           // is one cell deep, too shallow for the quadratic rule (refused with AMR, core/Deck.cpp).
-          const long behind = shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
           f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), false,
-                                                flags(fbase + cell + behind) == flag::fluid ? 1 : 0, own_post,
-                                                [&](int h, int k) { return src(base + k * shape.cells + cell + h * behind); });
+                                                flags(fbase + at(cx, cy, cz)) == flag::fluid ? 1 : 0, own_post,
+                                                [&](int h, int k) { return src(base + k * shape.cells + at(h * cx, h * cy, h * cz)); });
         } else if (flag::kind(fl) == flag::free_slip) {
           // Specular reflection as the uniform grid's (lbm/scheme/PullStep.hpp): from the cell
           // beside, in the leaf or its ghost ring; bounced back where that cell is not fluid.
           const int axes = flag::index(fl);
-          const long source = upwind + shape.shift(axes & 1 ? L::c(q, 0) : 0, axes & 2 ? L::c(q, 1) : 0,
-                                                   axes & 4 ? L::c(q, 2) : 0);
+          const long source = at(axes & 1 ? 0 : -cx, axes & 2 ? 0 : -cy, axes & 4 ? 0 : -cz);
           f[q] = flags(fbase + source) == flag::fluid ? src(base + reflected_direction<L, q>(axes) * shape.cells + source)
                                                       : own_post(opposite<L>(q));
         } else if (flag::kind(fl) == flag::outflow) {
@@ -283,7 +336,7 @@ struct AmrLeafStep {
           const int face = flag::index(fl);
           int n[3];
           outward_normal(face, n);
-          const long inner = cell - shape.shift(n[0], n[1], n[2]);
+          const long inner = at(-n[0], -n[1], -n[2]);
           const Real own = own_post(q);
           f[q] = convective_outflow(own, flags(fbase + inner) == flag::fluid ? src(base + q * shape.cells + inner) : own,
                                     bc.convective[face]);
@@ -293,8 +346,8 @@ struct AmrLeafStep {
       });
     }
     if (params.has_csm)
-      Collision::template collide<L>(f, csm_params<L::D>(params, fbase + cell, flags, velocity, [&](int a) {
-                                       return shape.shift(a == 0, a == 1, a == 2);
+      Collision::template collide<L>(f, csm_params<L::D>(params, fbase + cell, flags, velocity, [&](int a, int side) {
+                                       return fbase + at(side * (a == 0), side * (a == 1), side * (a == 2));
                                      }));
     else
       Collision::template collide<L>(f, params);
@@ -304,9 +357,59 @@ struct AmrLeafStep {
     });
   }
 
-  // Row r of the sweep (its n cells along x), on host backends: a plain row goes through
-  // BulkRows' chunk (loads, collision and stores vectorised along x), which performs the per-cell
-  // path's operations in its order (bitwise equal); other rows cell by cell.
+  // Direction q (an integral_constant) of the row of interior cell number `first` (x = 0) of the
+  // leaf whose lattice starts at `at`: its Width = n pulled values into out. The row it pulls from
+  // is an interior row, read in one piece (shifted along x: n - 1 cells and one x-face ghost), or
+  // a ghost row, whose cells the ring stores in a row too. Sizes known at compile time keep the
+  // copies inline.
+  template <int Width, class Q>
+  KOKKOS_INLINE_FUNCTION void pull_row(Q qc, long at, long first, Real* out) const {
+    constexpr int q = decltype(qc)::value;
+    constexpr int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
+    const int y = int((first >> shape.log_n) & (Width - 1)) - cy, z = int(first >> (2 * shape.log_n)) - cz;
+    const Real* in = src.data() + at + q * shape.cells;
+    if (unsigned(y) >= unsigned(Width) || unsigned(z) >= unsigned(shape.nz)) {
+      std::memcpy(out, in + shape.cell(-cx, y, z), Width * sizeof(Real));
+      return;
+    }
+    const long row = first - (long(cy) << shape.log_n) - (long(cz) << (2 * shape.log_n));
+    if constexpr (cx == 0) {
+      std::memcpy(out, in + row, Width * sizeof(Real));
+    } else if constexpr (cx > 0) {
+      out[0] = in[shape.cell(-1, y, z)];
+      std::memcpy(out + 1, in + row, (Width - 1) * sizeof(Real));
+    } else {
+      std::memcpy(out, in + row + 1, (Width - 1) * sizeof(Real));
+      out[Width - 1] = in[shape.cell(Width, y, z)];
+    }
+  }
+
+  // `Rows` rows of Width cells of one leaf from interior cell number `first` on, all plain,
+  // through one chunk of BulkRows (loads, collision and stores vectorised), which performs the
+  // per-cell path's operations in its order (bitwise equal).
+  // `sweep` is the rows' first item in the sweep; the cells 1 KiB of a stream further on in the
+  // sweep (as BulkRows' own prefetch) are fetched meanwhile.
+  template <int Rows, int Width>
+  KOKKOS_INLINE_FUNCTION void plain_rows_of(int b, long first, long sweep) const {
+    const long next = sweep + BulkRows<L, Real, Collision>::ahead;
+    const long at = long(b) * shape.cells * L::Q;
+    const auto load = [&](auto qc, int k, Real* out) { pull_row<Width>(qc, at, first + long(k) * Width, out); };
+    const auto target = [&](auto qc, int k) -> Real* {
+      return dst.data() + at + decltype(qc)::value * shape.cells + first + long(k) * Width;
+    };
+    const bool has_next = shape.block_of(next) < long(leaves.extent(0));
+    const long next_at = has_next ? long(leaves(shape.block_of(next))) * shape.cells * L::Q + shape.number_in_block(next) : 0;
+    const auto ahead = [&](auto qc) {
+      if (!has_next) return;
+      const long cells = next_at + decltype(qc)::value * shape.cells;
+      BOREAS_PREFETCH_SPAN(src.data() + cells, Rows * Width * sizeof(Real), 0);
+      BOREAS_PREFETCH_SPAN(dst.data() + cells, Rows * Width * sizeof(Real), 1);
+    };
+    BulkRows<L, Real, Collision>::template collide_rows<Rows, Width>(params, load, target, ahead);
+  }
+
+  // Row r of the sweep (its n cells along x), on host backends: a plain row in one chunk, other
+  // rows cell by cell.
   KOKKOS_INLINE_FUNCTION void row(long r) const {
     const long first = r << shape.log_n;
     const int b = leaves(shape.block_of(first));
@@ -315,26 +418,18 @@ struct AmrLeafStep {
       for (long i = first; i < first + shape.n; ++i) (*this)(i);
       return;
     }
-    const long at = long(b) * shape.cells * L::Q + shape.interior_cell(number);
-    const auto source = [&](auto qc) -> const Real* {
-      constexpr int q = decltype(qc)::value;
-      return src.data() + at + q * shape.cells - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-    };
-    const auto target = [&](auto qc) -> Real* { return dst.data() + at + decltype(qc)::value * shape.cells; };
-    using Rows = BulkRows<L, Real, Collision>;
     if (shape.n == 4)
-      Rows::template collide_chunk<4>(params, 0, 4, source, target);
+      plain_rows_of<1, 4>(b, number, first);
     else if (shape.n == 8)
-      Rows::template collide_chunk<8>(params, 0, 8, source, target);
+      plain_rows_of<1, 8>(b, number, first);
     else
-      Rows::template collide_chunk<16>(params, 0, 16, source, target);
+      plain_rows_of<1, 16>(b, number, first);
   }
 
   // Group g of rows (1 << shape.log_group consecutive rows of one leaf: 64 cells at N = 4 and 8,
-  // one row at 16), on host backends: several rows, all plain, through one chunk of BulkRows (a
-  // chunk of 4 or 8 cells is too short for its loops: the 4^3 leaf step ran 6.4 MLUPS by rows, 8.0
-  // by groups; 16-cell rows run faster alone, perf/README); otherwise row by row. Bitwise the
-  // per-cell path either way.
+  // one row at 16), on host backends: several rows, all plain, through one chunk (a chunk of 4 or
+  // 8 cells is too short for its loops: the 4^3 leaf step ran 6.4 MLUPS by rows, 8.0 by groups;
+  // 16-cell rows run faster alone, perf/README); otherwise row by row.
   KOKKOS_INLINE_FUNCTION void group(long g) const {
     const int count = 1 << shape.log_group;
     const long first_row = g << shape.log_group, first = first_row << shape.log_n;
@@ -342,26 +437,14 @@ struct AmrLeafStep {
     const long number = shape.number_in_block(first), plain_first = shape.row_of(b, number);
     bool plain = !params.has_csm && count > 1;
     for (int k = 0; k < count && plain; ++k) plain = plain_rows(plain_first + k) != 0;
-    if (!plain) {
+    if (!plain)
       for (int k = 0; k < count; ++k) row(first_row + k);
-      return;
-    }
-    const long at = long(b) * shape.cells * L::Q;
-    const auto row_cell = [&](int k) { return shape.interior_cell(number + (long(k) << shape.log_n)); };
-    const auto source = [&](auto qc, int k) -> const Real* {
-      constexpr int q = decltype(qc)::value;
-      return src.data() + at + q * shape.cells + row_cell(k) - shape.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-    };
-    const auto target = [&](auto qc, int k) -> Real* {
-      return dst.data() + at + decltype(qc)::value * shape.cells + row_cell(k);
-    };
-    using Rows = BulkRows<L, Real, Collision>;
-    if (shape.n == 4 && count == 16)
-      Rows::template collide_rows<16, 4>(params, source, target);
+    else if (shape.n == 4 && count == 16)
+      plain_rows_of<16, 4>(b, number, first);
     else if (shape.n == 4)
-      Rows::template collide_rows<4, 4>(params, source, target);  // 2D
+      plain_rows_of<4, 4>(b, number, first);  // 2D
     else
-      Rows::template collide_rows<8, 8>(params, source, target);
+      plain_rows_of<8, 8>(b, number, first);
   }
 };
 
@@ -438,7 +521,7 @@ struct AmrLeafMoments {
   CellMoments moments;
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const int b = leaves(i / shape.interior());
-    const long cell = shape.interior_cell(i % shape.interior());
+    const long cell = i % shape.interior();
     Real rho = 0, j[3] = {0, 0, 0};
     if (flags(long(b) * shape.cells + cell) == flag::fluid)
       moments_at<L>([&](int q) { return f((long(b) * L::Q + q) * shape.cells + cell); }, force, rho, j);
@@ -510,6 +593,7 @@ struct AmrCoarseToFine {
       return;
     }
     // The children's mean: their populations summed first (a moment is linear), then one moment.
+    // The children are interior cells of one block, `offset` the first (cell numbers x fastest).
     const int nz = L::D == 3 ? 2 : 1;
     Real sum[L::Q];
     static_for<L::Q>([&](auto qc) {
@@ -517,7 +601,7 @@ struct AmrCoarseToFine {
       Real s = 0;
       for (int oz = 0; oz < nz; ++oz)
         for (int oy = 0; oy < 2; ++oy)
-          for (int ox = 0; ox < 2; ++ox) s += fine(offset + shape.shift(ox, oy, oz) + q * S);
+          for (int ox = 0; ox < 2; ++ox) s += fine(offset + ox + (oy << shape.log_n) + (oz << (2 * shape.log_n)) + q * S);
       sum[q] = s;
     });
     const Real none[3] = {0, 0, 0};
@@ -667,11 +751,12 @@ struct AmrFineToCoarse {
     const long per_block = shape.interior(), c = i % per_block, S = shape.cells;
     const int r = int(i / per_block), b = refined(r);
     const int x = int(c % shape.n), y = int((c / shape.n) % shape.n), z = int(c / (long(shape.n) * shape.n));
-    const long cell = shape.cell(x, y, z);
+    const long cell = c;
     if (coarse_flags(long(b) * S + cell) != flag::fluid) return;
     const int h = shape.n / 2;
     const int child = children(r, (x >= h) + 2 * (y >= h) + 4 * (z >= h));
-    const long first = shape.cell(2 * (x % h), 2 * (y % h), L::D == 3 ? 2 * (z % h) : 0);
+    const int fx = 2 * (x % h), fy = 2 * (y % h), fz = L::D == 3 ? 2 * (z % h) : 0;
+    const auto child_cell = [&](int ox, int oy, int oz) { return shape.cell(fx + ox, fy + oy, fz + oz); };
     const int nz = L::D == 3 ? 2 : 1;
     // Momentum sums per axis over the children's two layers, and velocity and density sums.
     Real rho = 0, j[3] = {0, 0, 0}, layer_j[3][2][3] = {}, u_side[3][2][3] = {}, rho_side[3][2] = {};
@@ -680,7 +765,7 @@ struct AmrFineToCoarse {
       for (int oy = 0; oy < 2; ++oy)
         for (int ox = 0; ox < 2; ++ox) {
           Real rc, m[3];
-          if (!fine_cell(k, ox + 2 * oy + 4 * oz, child, first + shape.shift(ox, oy, oz), rc, m)) continue;
+          if (!fine_cell(k, ox + 2 * oy + 4 * oz, child, child_cell(ox, oy, oz), rc, m)) continue;
           rho += rc;
           const int o[3] = {ox, oy, oz};
           for (int a = 0; a < 3; ++a) rho_side[a][o[a]] += rc;
@@ -719,7 +804,7 @@ struct AmrFineToCoarse {
             o[(a + 1) % L::D] = v;
             if (L::D == 3) o[(a + 2) % 3] = w;
             Real rc, m[3];
-            fluid = fine_cell(k, 8 + 4 * a + 2 * w + v, child, first + shape.shift(o[0], o[1], o[2]), rc, m);
+            fluid = fine_cell(k, 8 + 4 * a + 2 * w + v, child, child_cell(o[0], o[1], o[2]), rc, m);
             if (!fluid) break;
             for (int d = 0; d < 3; ++d) next[d] += m[d];
           }

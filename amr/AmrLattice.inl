@@ -178,7 +178,7 @@ void AmrLattice<L, Real>::build(int lattices) {
       if (owned(l, b)) needed[l][b] = 1;  // refined ones too: outputs gather them from their owner
       if (!blocks[b].leaf()) continue;  // refined blocks are not stepped: their ghosts are never read
       for (long i = 0; i < shape_.interior(); ++i)
-        levels_[l].fluid_leaf_cells += host_flags_[l][b * S + shape_.interior_cell(i)] == flag::fluid;
+        levels_[l].fluid_leaf_cells += host_flags_[l][b * S + i] == flag::fluid;
       if (owned(l, b)) t.leaves.push_back(b);
       for_each_ghost(
           l, b,
@@ -205,10 +205,11 @@ void AmrLattice<L, Real>::build(int lattices) {
     const int nb = int(src / QS);
     const ForestBlock& blk = forest_.level(l)[nb];
     if (blk.leaf()) return -1;
-    const long cell = src % QS;
-    const int x = int(cell % shape_.sx) - 1, y = int(cell / shape_.sx % shape_.sy) - 1,
-              z = int(cell / (long(shape_.sx) * shape_.sy)) - shape_.gz;
-    at = {nb, (long(z) * n + y) * n + x};
+    const long cell = src % QS;  // an interior cell: its number
+    int p[3];
+    shape_.coordinates(cell, p);
+    const int x = p[0], y = p[1], z = p[2];
+    at = {nb, cell};
     const int h = n / 2;
     return forest_.find(l + 1, {2 * blk.index[0] + (x >= h), 2 * blk.index[1] + (y >= h),
                                 L::D == 3 ? 2 * blk.index[2] + (z >= h) : 0});
@@ -305,7 +306,7 @@ void AmrLattice<L, Real>::build(int lattices) {
   std::size_t max_messages = 0;
   std::vector<long> interior_values;  // what a leaf sent as its interior carries
   for (int q = 0; q < L::Q; ++q)
-    for (long i = 0; i < shape_.interior(); ++i) interior_values.push_back(q * S + shape_.interior_cell(i));
+    for (long i = 0; i < shape_.interior(); ++i) interior_values.push_back(q * S + i);
   for (int l = 0; l < levels; ++l) {
     AmrLevel<L, Real>& lv = levels_[l];
     const auto& blocks = forest_.level(l);
@@ -412,8 +413,9 @@ void AmrLattice<L, Real>::build(int lattices) {
       const int h = n / 2;
       const int child = children[(k / shape_.interior()) * 8 + (p[0] >= h) + 2 * (p[1] >= h) + 4 * (p[2] >= h)];
       if (child < 0) throw std::logic_error("AMR: a restricted cell's children are not held");
-      const long first = shape_.cell(2 * (p[0] % h), 2 * (p[1] % h), L::D == 3 ? 2 * (p[2] % h) : 0);
-      const auto place = [&](long at) {
+      const int first[3] = {2 * (p[0] % h), 2 * (p[1] % h), L::D == 3 ? 2 * (p[2] % h) : 0};
+      const auto place = [&](int ox, int oy, int oz) {
+        const long at = shape_.cell(first[0] + ox, first[1] + oy, first[2] + oz);
         if (host_flags_[l + 1][long(held_[l + 1][child]) * S + at] != flag::fluid) return -1;
         const auto [it, fresh] = fine_place.emplace(long(child) * S + at, int(fine_cells.size()));
         if (fresh) fine_cells.push_back(it->first);
@@ -421,7 +423,7 @@ void AmrLattice<L, Real>::build(int lattices) {
       };
       std::array<int, 20> entry;
       entry.fill(-1);
-      for (int o = 0; o < (L::D == 3 ? 8 : 4); ++o) entry[o] = place(first + shape_.shift(o & 1, (o >> 1) & 1, o >> 2));
+      for (int o = 0; o < (L::D == 3 ? 8 : 4); ++o) entry[o] = place(o & 1, (o >> 1) & 1, o >> 2);
       for (int a = 0; a < L::D; ++a)
         for (int v = 0; v < 2; ++v)
           for (int w = 0; w < (L::D == 3 ? 2 : 1); ++w) {
@@ -429,7 +431,7 @@ void AmrLattice<L, Real>::build(int lattices) {
             o[a] = 2 * (p[a] % h) + 2 < n ? 2 : -1;
             o[(a + 1) % L::D] = v;
             if (L::D == 3) o[(a + 2) % 3] = w;
-            entry[8 + 4 * a + 2 * w + v] = place(first + shape_.shift(o[0], o[1], o[2]));
+            entry[8 + 4 * a + 2 * w + v] = place(o[0], o[1], o[2]);
           }
       sources.push_back(entry);
     }
@@ -443,7 +445,7 @@ void AmrLattice<L, Real>::build(int lattices) {
       Kokkos::deep_copy(lv.restrict_sources, hs);
     }
     std::vector<long> stale_refined;
-    for (const auto& [b, i] : unrestricted[l]) stale_refined.push_back(long(slot_[l][b]) * QS + shape_.interior_cell(i));
+    for (const auto& [b, i] : unrestricted[l]) stale_refined.push_back(long(slot_[l][b]) * QS + i);
     lv.unrestricted = to_device_view("amr unrestricted", stale_refined);
     lv.unfilled = to_device_view("amr unfilled", unfilled[l]);
     lv.halo_leaves = to_device_view("amr halo leaves", halo_leaves[l]);
@@ -457,11 +459,12 @@ void AmrLattice<L, Real>::build(int lattices) {
     std::vector<std::uint8_t> plain_rows(std::size_t(lv.blocks) * rows, 1);
     for (int k = 0; k < lv.blocks; ++k)
       for (long i = 0; i < shape_.interior(); ++i) {
-        const long cell = shape_.interior_cell(i);
+        int p[3];
+        shape_.coordinates(i, p);
         std::uint8_t& plain = plain_rows[shape_.row_of(k, i)];
         static_for<L::Q>([&](auto qc) {
           constexpr int q = decltype(qc)::value;
-          plain = plain && flags[k * S + cell - shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))] == flag::fluid;
+          plain = plain && flags[k * S + shape_.cell(p[0] - L::c(q, 0), p[1] - L::c(q, 1), p[2] - L::c(q, 2))] == flag::fluid;
         });
       }
     lv.plain_rows = to_device_view("amr plain rows", plain_rows);
@@ -573,7 +576,7 @@ bool AmrLattice<L, Real>::coarse_stencil(int l, const std::array<int, 3>& p, boo
           for (int oz = 0; fluid && oz < (L::D == 3 ? 2 : 1); ++oz)
             for (int oy = 0; oy < 2; ++oy)
               for (int ox = 0; ox < 2; ++ox)
-                fluid = fluid && host_flags_[l][fb * S + fcell + shape_.shift(ox, oy, oz)] == flag::fluid;
+                fluid = fluid && host_flags_[l][fb * S + shape_.neighbour(fcell, ox, oy, oz)] == flag::fluid;
           if (!fluid) break;
           ip.kind[a][s][dist] = 2;
           ip.side[a][s][dist] = long(fb) * L::Q * S + fcell;
@@ -602,7 +605,7 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
       const int b = held_[l][slot];
       const Box box = forest_.box(forest_.level(l)[b]);
       for (long i = 0; i < shape_.interior(); ++i) {
-        const long cell = shape_.interior_cell(i);
+        const long cell = i;
         if (host_flags_[l][long(b) * S + cell] != flag::fluid) continue;
         const int c[3] = {box.lo[0] + int(i % shape_.n), box.lo[1] + int(i / shape_.n % shape_.n),
                           box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
@@ -701,7 +704,7 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
       }
       const Box box = forest_.box(blk);
       for (long i = 0; i < shape_.interior(); ++i) {
-        const long cell = shape_.interior_cell(i);
+        const long cell = i;
         if (host_flags_[l][b * S + cell] != flag::fluid) continue;
         std::array<int, 3> p{box.lo[0] + int(i % shape_.n), box.lo[1] + int(i / shape_.n % shape_.n),
                              box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
@@ -952,7 +955,7 @@ void AmrLattice<L, Real>::mark_received(const DeviceView<Real*>& lattice, const 
   Kokkos::parallel_for(
       "amr mark received", Kokkos::RangePolicy<ExecSpace>(0, long(which.extent(0)) * per_block),
       KOKKOS_LAMBDA(long i) {
-        const long cell = shape.interior_cell(i % per_block);
+        const long cell = i % per_block;
         for (int q = 0; q < L::Q; ++q) lattice((long(which(i / per_block)) * L::Q + q) * S + cell) = Real(1);
       });
 }
@@ -969,7 +972,7 @@ long long AmrLattice<L, Real>::non_finite_leaf_cells(int l) const {
       "amr non-finite cells", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
       KOKKOS_LAMBDA(long i, long long& count) {
         const int b = leaves(shape.block_of(i));
-        const long cell = shape.interior_cell(shape.number_in_block(i));
+        const long cell = shape.number_in_block(i);
         if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
         bool finite = true;
         for (int q = 0; q < L::Q; ++q) {
@@ -1042,7 +1045,7 @@ double AmrLattice<L, Real>::mass() const {
         "amr mass", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
         KOKKOS_LAMBDA(long i, ExactSum& sum) {
           const int b = leaves(i / shape.interior());
-          const long cell = shape.interior_cell(i % shape.interior());
+          const long cell = i % shape.interior();
           if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
           for (int q = 0; q < L::Q; ++q) sum.add(volume * double(f((long(b) * L::Q + q) * shape.cells + cell)));
         },
@@ -1071,12 +1074,14 @@ void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double 
       const Box box = forest_.box(forest_.level(l)[b]);
       const std::uint8_t* fl = host_flags_[l].data() + long(b) * S;
       for (long i = 0; i < shape_.interior(); ++i) {
-        const long cell = shape_.interior_cell(i);
+        const long cell = i;
         if (fl[cell] != flag::fluid) continue;
         int x[3];
         shape_.coordinates(i, x);
         const std::array<int, 3> p{box.lo[0] + x[0], box.lo[1] + x[1], box.lo[2] + x[2]};
-        const auto upwind_wall = [&](int q) { return fl[cell - shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))] == flag::wall; };
+        const auto upwind_wall = [&](int q) {
+          return fl[shape_.cell(x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2))] == flag::wall;
+        };
         rows.add(long(s) * S + cell, domain, p, l, rho0, upwind_wall);
       }
     }
@@ -1109,25 +1114,30 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
       const Box box = forest_.box(forest_.level(l)[b]);
       const std::uint8_t* fl = host_flags_[l].data() + long(b) * S;
       for (long i = 0; i < shape_.interior(); ++i) {
-        const long cell = shape_.interior_cell(i);
+        const long cell = i;
         if (fl[cell] != flag::fluid) continue;
-        int p[3];
-        shape_.coordinates(i, p);
-        for (int d = 0; d < 3; ++d) p[d] += box.lo[d];
+        int local[3], p[3];
+        shape_.coordinates(i, local);
+        for (int d = 0; d < 3; ++d) p[d] = local[d] + box.lo[d];
+        // The cell of this leaf (or its ring) at `hops` links along q.
+        const auto along = [&](int q, int hops) {
+          return shape_.cell(local[0] + hops * L::c(q, 0), local[1] + hops * L::c(q, 1), local[2] + hops * L::c(q, 2));
+        };
         const int row = wall_row.extent(0) > 0 ? wall_row(long(s) * S + cell) : -1;
         for (int q = 1; q < L::Q; ++q) {
           // The cell the link ends in: x + c_q, or where a free-slip face reflects it (the cell
           // beside x + c_q, along which the link then pushes the body in the reflected direction).
           int target[3] = {p[0] + L::c(q, 0), p[1] + L::c(q, 1), p[2] + L::c(q, 2)};
           int direction = q;
-          long target_cell = cell + shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+          long target_cell = along(q, 1);
           const std::uint8_t end = fl[target_cell];
           const bool mirrored = flag::kind(end) == flag::free_slip;
           if (mirrored) {
             const int axes = flag::index(end);
             for (int d = 0; d < 3; ++d)
               if (axes >> d & 1) target[d] = p[d];
-            target_cell = cell + shape_.shift(axes & 1 ? 0 : L::c(q, 0), axes & 2 ? 0 : L::c(q, 1), axes & 4 ? 0 : L::c(q, 2));
+            target_cell = shape_.cell(local[0] + (axes & 1 ? 0 : L::c(q, 0)), local[1] + (axes & 2 ? 0 : L::c(q, 1)),
+                                      local[2] + (axes & 4 ? 0 : L::c(q, 2)));
             direction = reflected<L>(q, axes);
           }
           if (fl[target_cell] != flag::wall) continue;
@@ -1138,13 +1148,10 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
           }
           if (body < 0) continue;  // a domain face
           // The leaves close links by the linear rule (quadratic walls are refused with AMR).
-          const long behind = shape_.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2));
           const ReturnedMomentum r =
               row >= 0 && !mirrored ? returned_momentum(wall_fraction(row, opposite<L>(q)), wall_momentum(row, opposite<L>(q)),
-                                                        false, fl[cell - behind] == flag::fluid ? 1 : 0)
+                                                        false, fl[along(q, -1)] == flag::fluid ? 1 : 0)
                                     : returned_momentum(0.5, 0, false, 0);
-          int local[3];
-          shape_.coordinates(i, local);
           for (const ReturnedMomentum::Term& term : r.terms)
             for (int d = 0; d < L::D && term.weight != 0; ++d) {
               const int at = local[d] - term.hops * L::c(q, d);
@@ -1154,7 +1161,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
               r,
               [&](int t) {
                 const ReturnedMomentum::Term& term = r.terms[t];
-                return long(s) * QS + (term.opposite ? opposite<L>(q) : q) * S + cell - term.hops * behind;
+                return long(s) * QS + (term.opposite ? opposite<L>(q) : q) * S + along(q, -term.hops);
               },
               direction, body);
         }
@@ -1205,7 +1212,7 @@ std::vector<AmrBlockSample> AmrLattice<L, Real>::sample() const {
       s.box = forest_.box(forest_.level(l)[b]);
       s.leaf = forest_.level(l)[b].leaf();
       for (long i = 0; i < shape_.interior(); ++i) {
-        const long cell = shape_.interior_cell(i);
+        const long cell = i;
         const std::uint8_t flag = fl[b * S + cell];
         s.flags.push_back(flag);
         Real rho = 0, j[3] = {0, 0, 0};
@@ -1236,7 +1243,7 @@ std::uint64_t AmrLattice<L, Real>::fields_hash() const {
       const int slot = leaves(k), b = held_[l][slot];
       const Box box = forest_.box(forest_.level(l)[b]);
       for (long i = 0; i < shape_.interior(); ++i) {
-        const long cell = shape_.interior_cell(i);
+        const long cell = i;
         if (host_flags_[l][long(b) * S + cell] != flag::fluid) continue;
         const std::uint64_t x = box.lo[0] + i % shape_.n, y = box.lo[1] + i / shape_.n % shape_.n,
                             z = box.lo[2] + i / (long(shape_.n) * shape_.n);
@@ -1263,7 +1270,7 @@ std::vector<unsigned char> AmrLattice<L, Real>::populations() const {
     for (int b = 0; b < lv.blocks; ++b)
       for (long i = 0; i < N; ++i)
         for (int q = 0; q < L::Q; ++q)
-          values[(std::size_t(b) * N + i) * L::Q + q] = f((long(b) * L::Q + q) * S + shape_.interior_cell(i));
+          values[(std::size_t(b) * N + i) * L::Q + q] = f((long(b) * L::Q + q) * S + i);
     const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
     out.insert(out.end(), bytes, bytes + values.size() * sizeof(Real));
   }
@@ -1293,7 +1300,7 @@ void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& byt
         for (int q = 0; q < L::Q; ++q, at += sizeof(Real)) {
           Real v;
           std::memcpy(&v, bytes.data() + at, sizeof(Real));
-          f((long(b) * L::Q + q) * S + shape_.interior_cell(i)) = v;
+          f((long(b) * L::Q + q) * S + i) = v;
         }
     Kokkos::deep_copy(lv.f[lv.cur], f);
   }

@@ -25,9 +25,16 @@
 #define BOREAS_PREFETCH_AHEAD(p, bytes, write)     \
   for (int line = 0; line < int(bytes); line += 64) \
   __builtin_prefetch(reinterpret_cast<const char*>(p) + line, write)
+// Every cache line of [p, p + bytes), p not necessarily aligned.
+#define BOREAS_PREFETCH_SPAN(p, bytes, write)                                         \
+  do {                                                                                 \
+    BOREAS_PREFETCH_AHEAD(p, bytes, write);                                            \
+    __builtin_prefetch(reinterpret_cast<const char*>(p) + (bytes) - 1, write);         \
+  } while (0)
 #else
 #define BOREAS_FLATTEN
 #define BOREAS_PREFETCH_AHEAD(p, bytes, write)
+#define BOREAS_PREFETCH_SPAN(p, bytes, write)
 #endif
 
 namespace boreas {
@@ -133,18 +140,20 @@ struct BulkRows {
     });
   }
 
-  // Rows x Width bulk cells from `Rows` rows in one chunk (source(q, r) / target(q, r): row r's
-  // first cell in direction q's stream): rows too short to vectorise alone (AMR leaves of 4 or 8
-  // cells) collide together, each cell with the operations collide_chunk performs.
-  template <int Rows, int Width, class Source, class Target>
-  BOREAS_FLATTEN KOKKOS_INLINE_FUNCTION static void collide_rows(const CollisionParams<Real>& params,
-                                                                 const Source& source, const Target& target) {
+  // Rows x Width bulk cells from `Rows` rows in one chunk (load(q, r, out) puts row r's Width
+  // values of direction q into out; target(q, r): row r's first cell in direction q's stream):
+  // rows of AMR leaves, whose pulls are not one stream, collide together, each cell with the
+  // operations collide_chunk performs. ahead(q) follows direction q's loads (the caller
+  // prefetches what it collides next: the hardware prefetchers lose 2Q streams of a few lines).
+  template <int Rows, int Width, class Load, class Target, class Ahead>
+  BOREAS_FLATTEN KOKKOS_INLINE_FUNCTION static void collide_rows(const CollisionParams<Real>& params, const Load& load,
+                                                                 const Target& target, const Ahead& ahead) {
     static_assert(Rows * Width <= chunk, "the rows exceed the chunk buffer");
     Real f[L::Q][chunk];
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
-      // Whole rows by memcpy: a loop here is vectorised across rows, with gathers.
-      for (int r = 0; r < Rows; ++r) std::memcpy(&f[q][r * Width], source(qc, r), Width * sizeof(Real));
+      for (int r = 0; r < Rows; ++r) load(qc, r, &f[q][r * Width]);
+      ahead(qc);
     });
     collide_buffer(f, Rows * Width, params);
     static_for<L::Q>([&](auto qc) {

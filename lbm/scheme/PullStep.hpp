@@ -99,28 +99,28 @@ template <class Real>
 using CellVelocity = Kokkos::View<Real**, Kokkos::LayoutRight, MemSpace>;
 
 // G[a][b] = d u_b / d x_a at `cell` of the previous step's velocity: central differences,
-// one-sided next to a cell that is not fluid (nothing across it: zero); shift(a) is the cell
-// offset along axis a. The neighbours are one cell away, as the pull's, so the model adds nothing
-// to the reach CRMT counts (also on AMR leaves, amr/AmrLattice.hpp).
-template <int D, class Real, class Flags, class Shift>
+// one-sided next to a cell that is not fluid (nothing across it: zero); neighbour(a, side) is the
+// cell beside along axis a (side -1, +1). The neighbours are one cell away, as the pull's, so the
+// model adds nothing to the reach CRMT counts (also on AMR leaves, amr/AmrLattice.hpp).
+template <int D, class Real, class Flags, class Neighbour>
 KOKKOS_INLINE_FUNCTION void cell_velocity_gradient(long cell, const Flags& flags, const CellVelocity<Real>& velocity,
-                                                   const Shift& shift, Real (&G)[3][3]) {
+                                                   const Neighbour& neighbour, Real (&G)[3][3]) {
   for (int a = 0; a < 3; ++a) {
-    const long s = a < D ? shift(a) : 0;
-    const bool up = a < D && flags(cell + s) == flag::fluid;
-    const bool down = a < D && flags(cell - s) == flag::fluid;
-    const long hi = up ? cell + s : cell, lo = down ? cell - s : cell;
+    const long above = a < D ? neighbour(a, 1) : cell, below = a < D ? neighbour(a, -1) : cell;
+    const bool up = a < D && flags(above) == flag::fluid;
+    const bool down = a < D && flags(below) == flag::fluid;
+    const long hi = up ? above : cell, lo = down ? below : cell;
     const Real span = up && down ? Real(0.5) : Real(1);
     for (int b = 0; b < 3; ++b) G[a][b] = up || down ? span * (velocity(b, hi) - velocity(b, lo)) : Real(0);
   }
 }
 
 // The collision rates of `cell` under the coherent-structure model: tau_0 + 3 nu_t.
-template <int D, class Real, class Flags, class Shift>
+template <int D, class Real, class Flags, class Neighbour>
 KOKKOS_INLINE_FUNCTION CollisionParams<Real> csm_params(const CollisionParams<Real>& params, long cell, const Flags& flags,
-                                                        const CellVelocity<Real>& velocity, const Shift& shift) {
+                                                        const CellVelocity<Real>& velocity, const Neighbour& neighbour) {
   Real G[3][3];
-  cell_velocity_gradient<D>(cell, flags, velocity, shift, G);
+  cell_velocity_gradient<D>(cell, flags, velocity, neighbour, G);
   return params.with_tau(params.tau + Real(3) * csm_viscosity(G, params.csm));
 }
 
@@ -136,8 +136,8 @@ struct PullStep {
     Real f[L::Q];
     gather(cell, f);
     if (gather.params.has_csm)
-      Collision::template collide<L>(f, csm_params<L::D>(gather.params, cell, gather.flags, velocity, [&](int a) {
-                                       return gather.geom.shift(a == 0, a == 1, a == 2);
+      Collision::template collide<L>(f, csm_params<L::D>(gather.params, cell, gather.flags, velocity, [&](int a, int side) {
+                                       return cell + side * gather.geom.shift(a == 0, a == 1, a == 2);
                                      }));
     else
       Collision::template collide<L>(f, gather.params);

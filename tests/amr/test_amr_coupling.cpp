@@ -258,6 +258,42 @@ TEST(AmrCoupling, CumulantRebuildIsTheCollisionOfTheChapmanEnskogState) {
       }
 }
 
+// A block's cells: interior first in cell-number order (x fastest), then the ghost ring in ring
+// order; cell() maps the (n + 2)^3 (2D: (n + 2)^2) places onto [0, cells) one to one, place()
+// inverts it, and the ghosts of one ring row are consecutive (the leaf step reads them as a row).
+TEST(LeafShape, InteriorFirstThenRing) {
+  for (bool two_d : {false, true})
+    for (int n : {4, 8, 16}) {
+      const LeafShape shape(n, two_d);
+      const int zlo = two_d ? 0 : -1, zhi = two_d ? 0 : n;
+      std::vector<int> seen(shape.cells, 0);
+      long previous_ghost = shape.interior() - 1, number = 0;
+      for (int z = zlo; z <= zhi; ++z)
+        for (int y = -1; y <= n; ++y)
+          for (int x = -1; x <= n; ++x) {
+            const long c = shape.cell(x, y, z);
+            ASSERT_GE(c, 0);
+            ASSERT_LT(c, shape.cells);
+            ++seen[c];
+            const bool inside = x >= 0 && x < n && y >= 0 && y < n && z >= 0 && z < shape.nz;
+            if (inside) {
+              EXPECT_EQ(c, number++) << "n " << n << " at " << x << ' ' << y << ' ' << z;
+            } else {
+              EXPECT_EQ(c, previous_ghost + 1) << "n " << n << " at " << x << ' ' << y << ' ' << z;
+              previous_ghost = c;
+            }
+            int p[3];
+            shape.place(c, p);
+            EXPECT_EQ(p[0], x);
+            EXPECT_EQ(p[1], y);
+            EXPECT_EQ(p[2], z);
+            if (x > -1 && c < shape.cells) EXPECT_EQ(shape.neighbour(c, -1, 0, 0), shape.cell(x - 1, y, z));
+          }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), shape.cells) << "n " << n << " 2D " << two_d;
+      EXPECT_EQ(previous_ghost, shape.cells - 1);
+    }
+}
+
 // The host path (groups of rows through BulkRows' chunks, row by row where a group holds a row
 // that is not plain, cell by cell in such rows) against the per-cell path GPUs take, on three
 // D3Q19 blocks (one plain throughout, one with a solid cell inside and a wall face, one whose
