@@ -231,7 +231,7 @@ struct AmrLevel {
   // only these; outputs and regrids restrict every refined cell first (restrict_all).
   DeviceView<long*> restrict_read;
   DeviceView<std::uint32_t*> restrict_pulled;  // per restrict_read cell: the populations copies read
-  // The fine cells restrict_read reads (slot * S + cell of level l + 1), their moments per
+  // The fine cells restrict_read reads (slot * Q * S + cell of level l + 1), their moments per
   // restriction, and per restrict_read cell where its children and next layers are among them.
   DeviceView<long*> restrict_fine_cells;
   DeviceView<Real* [4]> restrict_fine_moments;
@@ -499,12 +499,12 @@ struct AmrCellVelocity {
 template <class L, class Real>
 struct AmrCellMoments {
   DeviceView<const Real*> f;
-  DeviceView<const long*> cells;
+  DeviceView<const long*> cells;  // population offsets (block * Q * S + cell): no division here
   DeviceView<Real* [4]> moments;
   LeafShape shape;
   Real force[3];
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const long at = shape.population(cells(i), L::Q);
+    const long at = cells(i);
     Real rho, j[3];
     moments_at<L>([&](int q) { return f(at + q * shape.cells); }, force, rho, j);
     moments(i, 0) = rho;
@@ -976,7 +976,7 @@ class AmrLattice final : public AmrSolver {
   // at the first sample or load.
   std::vector<RunningStatistics> statistics_;
   // probe_values(): per level, the owned leaves' fluid cells inside the probes' level-0 cells (cell
-  // offsets slot * S + cell, and the probe of each), for the probes they were made for.
+  // populations slot * Q * S + cell, and the probe of each), for the probes they were made for.
   struct ProbeCells {
     DeviceView<long*> cells;
     std::vector<int> probe;

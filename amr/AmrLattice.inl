@@ -417,7 +417,7 @@ void AmrLattice<L, Real>::build(int lattices) {
       const auto place = [&](int ox, int oy, int oz) {
         const long at = shape_.cell(first[0] + ox, first[1] + oy, first[2] + oz);
         if (host_flags_[l + 1][long(held_[l + 1][child]) * S + at] != flag::fluid) return -1;
-        const auto [it, fresh] = fine_place.emplace(long(child) * S + at, int(fine_cells.size()));
+        const auto [it, fresh] = fine_place.emplace(long(child) * QS + at, int(fine_cells.size()));
         if (fresh) fine_cells.push_back(it->first);
         return it->second;
       };
@@ -1389,7 +1389,7 @@ std::vector<double> AmrLattice<L, Real>::probe_values(const std::vector<Probe>& 
               for (int x = lo[0]; x < hi[0]; ++x) {
                 const long cell = shape_.cell(x - box.lo[0], y - box.lo[1], z - box.lo[2]);
                 if (host_flags_[l][long(b) * S + cell] != flag::fluid) continue;
-                cells.push_back(long(s) * S + cell);
+                cells.push_back(long(s) * L::Q * S + cell);
                 probe_cells_[l].probe.push_back(int(p));
               }
         }
