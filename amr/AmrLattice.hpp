@@ -146,6 +146,8 @@ struct LeafShape {
 // A ghost cell filled from the coarser level: the coarse cell holding it and, per axis, side and
 // distance (1, 2 coarse cells), where the interpolation stencil reads (kind 0: nowhere; 1: a
 // coarse cell; 2: the first of a refined coarse cell's children on the fine level itself).
+// Population offsets when made; stepping tables then hold the coarse cells as places in
+// AmrLevel::stencil_cells and the refined ones as places in AmrLevel::children_groups.
 struct InterpPoint {
   long dst = 0;     // population offset (block * Q * S + cell) of the ghost on the fine level
   long centre = 0;  // population offset of the coarse cell on the coarse level
@@ -247,6 +249,10 @@ struct AmrLevel {
   // cell serves several ghosts, which would otherwise each sum its Q populations in both lattices.
   DeviceView<long*> stencil_cells;
   DeviceView<Real* [8]> stencil_moments;
+  // Refined coarse cells in stencils (kind 2) by their first child on this level, whose means
+  // each fill computes once (AmrChildrenMeans) for the fits.
+  DeviceView<long*> children_groups;
+  DeviceView<Real* [4]> children_means;
   // One ghost's stencil per coarse cell holding ghosts (InterpPoint::fit), and their fits.
   DeviceView<InterpPoint*> fit_stencils;
   DeviceView<CoarseFit<Real>*> fits;
@@ -582,6 +588,7 @@ struct AmrCoarseToFine {
   CouplingRates<Real> fine_rates;
   DeviceView<const Real* [8]> moments;
   DeviceView<CoarseFit<Real>*> fits;  // stepping: one per coarse cell, computed per fill (AmrCoarseFits)
+  DeviceView<const Real* [4]> children_means;  // stepping: per refined stencil cell, per fill (AmrChildrenMeans)
 
   KOKKOS_INLINE_FUNCTION void sample(int kind, long offset, Real& rho, Real (&j)[3]) const {
     const long S = shape.cells;
@@ -595,8 +602,17 @@ struct AmrCoarseToFine {
                     coarse_force, rho, j);
       return;
     }
-    // The children's mean: their populations summed first (a moment is linear), then one moment.
-    // The children are interior cells of one block, `offset` the first (cell numbers x fastest).
+    // kind 2: a refined coarse cell, by its place in children_means (stepping only: regrids
+    // interpolate from coarse cells alone).
+    rho = children_means(offset, 0);
+    for (int d = 0; d < 3; ++d) j[d] = children_means(offset, 1 + d);
+  }
+
+  // The mean of the 2^D children whose first is at population offset `offset` of the fine level:
+  // their populations summed first (a moment is linear), then one moment. The children are
+  // interior cells of one block (cell numbers x fastest).
+  KOKKOS_INLINE_FUNCTION void children_mean(long offset, Real& rho, Real (&j)[3]) const {
+    const long S = shape.cells;
     const int nz = L::D == 3 ? 2 : 1;
     Real sum[L::Q];
     static_for<L::Q>([&](auto qc) {
@@ -700,6 +716,21 @@ struct AmrCoarseToFine {
     CoarseFit<Real> c;
     fit(p, c);
     apply(p, c);
+  }
+};
+
+// The children's means of the refined coarse cells the fits read (several fits read each), once
+// per fill, before the fits.
+template <class L, class Real>
+struct AmrChildrenMeans {
+  AmrCoarseToFine<L, Real> c2f;
+  DeviceView<const long*> groups;  // the first child of each (population offset on the fine level)
+  DeviceView<Real* [4]> means;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    Real rho, j[3];
+    c2f.children_mean(groups(i), rho, j);
+    means(i, 0) = rho;
+    for (int d = 0; d < 3; ++d) means(i, 1 + d) = j[d];
   }
 };
 

@@ -328,6 +328,14 @@ void AmrLattice<L, Real>::build(int lattices) {
       if (fresh) stencil_cells.push_back(it->first);
       return it->second;
     };
+    // Refined coarse cells by their place in children_groups, whose means each fill computes.
+    std::map<long, long> group_index;
+    std::vector<long> children_groups;
+    const auto children_index = [&](long offset) {
+      const auto [it, fresh] = group_index.emplace(to_slot(l, offset), long(children_groups.size()));
+      if (fresh) children_groups.push_back(it->first);
+      return it->second;
+    };
     for (InterpPoint& ip : t.points) {
       ip.dst = to_slot(l, ip.dst);
       ip.centre = coarse_index(ip.centre);
@@ -335,7 +343,7 @@ void AmrLattice<L, Real>::build(int lattices) {
         for (int s = 0; s < 2; ++s)
           for (int d = 0; d < 2; ++d)
             if (ip.kind[a][s][d] != 0)
-              ip.side[a][s][d] = ip.kind[a][s][d] == 1 ? coarse_index(ip.side[a][s][d]) : to_slot(l, ip.side[a][s][d]);
+              ip.side[a][s][d] = ip.kind[a][s][d] == 1 ? coarse_index(ip.side[a][s][d]) : children_index(ip.side[a][s][d]);
     }
     // Ghosts in one coarse cell share its stencil, hence its fit.
     std::map<std::vector<long>, long> fit_index;
@@ -376,6 +384,8 @@ void AmrLattice<L, Real>::build(int lattices) {
     lv.fits = DeviceView<CoarseFit<Real>*>("amr coarse fits", fit_stencils.size());
     lv.stencil_cells = to_device_view("amr stencil cells", stencil_cells);
     lv.stencil_moments = DeviceView<Real* [8]>("amr stencil moments", stencil_cells.size());
+    lv.children_groups = to_device_view("amr children groups", children_groups);
+    lv.children_means = DeviceView<Real* [4]>("amr children means", children_groups.size());
     for (int& b : t.leaves) b = slot_[l][b];
     for (int& b : halo_leaves[l]) b = slot_[l][b];
     for (long& o : unfilled[l]) o = to_slot(l, o);
@@ -799,6 +809,10 @@ void AmrLattice<L, Real>::interpolate_ghosts(int l, Real alpha) const {
     c2f.coarse_force[d] = coarse.params.force[d];
     c2f.fine_force[d] = lv.params.force[d];
   }
+  if (lv.children_groups.extent(0) > 0)
+    Kokkos::parallel_for("amr children means", Kokkos::RangePolicy<ExecSpace>(0, lv.children_groups.extent(0)),
+                         AmrChildrenMeans<L, Real>{c2f, lv.children_groups, lv.children_means});
+  c2f.children_means = lv.children_means;
   Kokkos::parallel_for("amr coarse fits", Kokkos::RangePolicy<ExecSpace>(0, lv.fit_stencils.extent(0)),
                        AmrCoarseFits<L, Real>{c2f, lv.fit_stencils});
   Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
