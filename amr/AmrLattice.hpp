@@ -782,10 +782,11 @@ struct AmrFineToCoarse {
 
   KOKKOS_INLINE_FUNCTION void operator()(long k) const {
     const long i = subset.extent(0) > 0 ? subset(k) : k;
-    const long per_block = shape.interior(), c = i % per_block, S = shape.cells;
-    const int r = int(i / per_block), b = refined(r);
-    const int x = int(c % shape.n), y = int((c / shape.n) % shape.n), z = int(c / (long(shape.n) * shape.n));
-    const long cell = c;
+    const long cell = shape.number_in_block(i), S = shape.cells;
+    const int r = int(shape.block_of(i)), b = refined(r);
+    int p[3];
+    shape.coordinates(cell, p);
+    const int x = p[0], y = p[1], z = p[2];
     if (coarse_flags(long(b) * S + cell) != flag::fluid) return;
     const int h = shape.n / 2;
     const int child = children(r, (x >= h) + 2 * (y >= h) + 4 * (z >= h));

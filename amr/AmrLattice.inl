@@ -323,19 +323,16 @@ void AmrLattice<L, Real>::build(int lattices) {
     // Coarse cells by their place in stencil_cells, whose moments each fill reads.
     std::map<long, long> stencil_index;
     std::vector<long> stencil_cells;
-    const auto coarse_index = [&](long offset) {
-      const auto [it, fresh] = stencil_index.emplace(to_slot(l - 1, offset), long(stencil_cells.size()));
-      if (fresh) stencil_cells.push_back(it->first);
-      return it->second;
-    };
     // Refined coarse cells by their place in children_groups, whose means each fill computes.
     std::map<long, long> group_index;
     std::vector<long> children_groups;
-    const auto children_index = [&](long offset) {
-      const auto [it, fresh] = group_index.emplace(to_slot(l, offset), long(children_groups.size()));
-      if (fresh) children_groups.push_back(it->first);
+    const auto place_in = [](std::map<long, long>& index, std::vector<long>& list, long offset) {
+      const auto [it, fresh] = index.emplace(offset, long(list.size()));
+      if (fresh) list.push_back(it->first);
       return it->second;
     };
+    const auto coarse_index = [&](long offset) { return place_in(stencil_index, stencil_cells, to_slot(l - 1, offset)); };
+    const auto children_index = [&](long offset) { return place_in(group_index, children_groups, to_slot(l, offset)); };
     for (InterpPoint& ip : t.points) {
       ip.dst = to_slot(l, ip.dst);
       ip.centre = coarse_index(ip.centre);
@@ -1167,10 +1164,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
                                                         false, fl[along(q, -1)] == flag::fluid ? 1 : 0)
                                     : returned_momentum(0.5, 0, false, 0);
           for (const ReturnedMomentum::Term& term : r.terms)
-            for (int d = 0; d < L::D && term.weight != 0; ++d) {
-              const int at = local[d] - term.hops * L::c(q, d);
-              if (at < 0 || at >= shape_.n) body_links_read_ghosts_[l] = 1;
-            }
+            if (term.weight != 0 && along(q, -term.hops) >= shape_.interior()) body_links_read_ghosts_[l] = 1;  // a ghost
           rows.add(
               r,
               [&](int t) {
