@@ -908,6 +908,8 @@ class AmrLattice final : public AmrSolver {
   int cells_per_block() const override { return int(shape_.interior()); }
   std::vector<unsigned char> populations() const override;
   void load_populations(const std::vector<unsigned char>& bytes, long step) override;
+  void save_state() override;
+  void restore_state() override;
   std::vector<double> probe_values(const std::vector<Probe>& probes) const override;
   void add_statistics_sample() override;
   long statistics_samples() const override { return statistics_samples_; }
@@ -1016,6 +1018,12 @@ class AmrLattice final : public AmrSolver {
   mutable std::vector<ProbeCells> probe_cells_;
   mutable std::vector<std::array<int, 3>> probe_points_;
   long statistics_samples_ = 0;
+  struct SavedState {  // save_state()
+    long step = -1;
+    std::vector<DeviceView<Real*>> f;  // per level, as levels_[l].f[cur]
+    std::vector<RunningStatistics> statistics;
+    long statistics_samples = 0;
+  } saved_;
   void make_statistics();
   // A regridded solver's averages from this one's (regridded()).
   void carry_statistics(AmrLattice& next) const;

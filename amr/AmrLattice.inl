@@ -1316,6 +1316,32 @@ void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& byt
 }
 
 template <class L, class Real>
+void AmrLattice<L, Real>::save_state() {
+  saved_.f.resize(levels_.size());
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    const DeviceView<Real*>& now = levels_[l].f[levels_[l].cur];
+    if (saved_.f[l].extent(0) != now.extent(0))
+      saved_.f[l] = DeviceView<Real*>(Kokkos::view_alloc("amr saved populations", Kokkos::WithoutInitializing),
+                                      now.extent(0));
+    Kokkos::deep_copy(saved_.f[l], now);
+  }
+  saved_.statistics.clear();
+  for (const RunningStatistics& s : statistics_) saved_.statistics.push_back(s.copy());
+  saved_.statistics_samples = statistics_samples_;
+  saved_.step = step_;
+}
+
+template <class L, class Real>
+void AmrLattice<L, Real>::restore_state() {
+  if (saved_.step < 0) throw std::logic_error("AMR: restore_state() without a saved state");
+  for (std::size_t l = 0; l < levels_.size(); ++l) Kokkos::deep_copy(levels_[l].f[levels_[l].cur], saved_.f[l]);
+  statistics_.clear();
+  for (const RunningStatistics& s : saved_.statistics) statistics_.push_back(s.copy());
+  statistics_samples_ = saved_.statistics_samples;
+  step_ = saved_.step;
+}
+
+template <class L, class Real>
 AmrLattice<L, Real>& AmrLattice<L, Real>::gathered() const {
   if (!replica_) replica_.reset(new AmrLattice(*this, Replica{}));
   AmrLattice* whole = replica_.get();

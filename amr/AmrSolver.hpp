@@ -77,6 +77,12 @@ class AmrSolver {
   virtual std::vector<unsigned char> populations() const = 0;
   // Collective; the bytes of rank 0 count (other ranks may pass none).
   virtual void load_populations(const std::vector<unsigned char>& bytes, long step) = 0;
+  // The state an instability falls back to, kept beside the running one where it lives (each
+  // level's populations, the averages, the step; a device copy, not a trip through the host as
+  // populations() is): restore_state() makes the saved state current again, for what the run then
+  // writes and reports. The forest must not change in between (a regridded solver saves anew).
+  virtual void save_state() = 0;
+  virtual void restore_state() = 0;
   // Density and velocity (rho, ux, uy, uz per probe) of the level-0 cells the probes name, from
   // the fluid leaf cells covering each (finer levels' cells weighted by their volume): rho their
   // mean, u = sum rho u / sum rho, as the restriction's moments; NaN where no fluid cell covers it.

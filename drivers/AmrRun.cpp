@@ -74,8 +74,8 @@ void write_output(AmrSeries& series, const AmrSolver& solver, MPI_Comm comm) {
 
 constexpr const char* amr_kernel_name = "ab_pull (AMR leaves)";
 
-// An AMR run's state at one step on the host: what a checkpoint holds, and what an unstable run
-// falls back to; with [statistics] the averages of that step and how they were sampled.
+// An AMR run's state at one step on the host: what a checkpoint holds; with [statistics] the
+// averages of that step and how they were sampled.
 struct AmrState {
   long step = 0;
   std::vector<std::array<int, 4>> refined;  // Forest::refined_blocks()
@@ -148,16 +148,6 @@ std::string read_amr_statistics(MPI_Comm comm, const std::string& checkpoint, Am
 Forest forest_of(const Config& config, const DomainGeometry& domain, const std::vector<std::array<int, 4>>& refined) {
   return Forest::from_refined(config.cells, config.amr.leaf_size,
                               {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, refined);
-}
-
-// A solver holding `state` (its forest, populations and averages), with `timers` (collective).
-std::unique_ptr<AmrSolver> solver_of(MPI_Comm comm, const Config& config, const DomainGeometry& domain,
-                                     const AmrState& state, const Timers& timers) {
-  std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, forest_of(config, domain, state.refined), comm);
-  solver->load_populations(state.populations, state.step);
-  if (!state.statistics.empty()) solver->load_statistics_state(state.statistics, state.sampling.samples);
-  solver->timers() = timers;
-  return solver;
 }
 
 // The checkpoint file (io/Checkpoint.hpp) of an AMR run: the forest in the header ("amr_forest":
@@ -351,9 +341,18 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     auto t = solver->timers().scope("output");
     write_output(series, *solver, options.comm);
   }
-  AmrState last_good = AmrState::of(*solver, sampled);  // what an instability falls back to
+  // What an instability falls back to: the solver keeps its state (save_state), the run its step
+  // and sampling; taken at every check and after every regrid that changes the forest.
+  long last_good_step = 0;
+  std::optional<Sampling> last_good_sampling;
+  auto keep_as_last_good = [&] {
+    auto t = solver->timers().scope("others");
+    solver->save_state();
+    last_good_step = solver->step();
+    last_good_sampling = sampling;
+  };
+  keep_as_last_good();
   std::string status = "completed";
-  double mass = initial_mass;
   int stopped_by = 0;
   long poll = 1;  // steps between looks at stop signals and the checkpoint clock, about a second
   int chunks_unchecked = 0;  // chunks since the state was last checked to be finite
@@ -389,9 +388,16 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       const auto start = std::chrono::steady_clock::now();
       Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
       if (!(forest == solver->forest())) {
+        // The saved state is of the old forest: the new one keeps its first state, made from a
+        // good one.
+        if (!solver->finite()) {
+          status = "unstable";
+          break;
+        }
         solver = solver->regridded(config, domain, std::move(forest));  // carries the timers
         updates = solver->updates_per_step();
         ++regrids;
+        keep_as_last_good();
       }
       solver->timers().add("AMR regrid", seconds_since(start));
     }
@@ -421,16 +427,12 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     }
     if (sampled_forces) forces->add(solver->step(), *sampled_forces);
     if (sampled_probes) probes->append(solver->step(), *sampled_probes);
-    if (at_check || at_output || at_checkpoint) {
-      auto t = solver->timers().scope("others");
-      last_good = AmrState::of(*solver, sampled);
-      mass = solver->mass();  // what the report gives: the last step's, or where the run stopped
-    }
+    if (at_check || at_output || at_checkpoint) keep_as_last_good();
     if (at_output) {
       auto t = solver->timers().scope("output");
       write_output(series, *solver, options.comm);
     }
-    if (at_checkpoint) checkpoint(last_good);
+    if (at_checkpoint) checkpoint(AmrState::of(*solver, sampled));
     if (progress && at_check) {
       const double elapsed = seconds_since(t0);
       std::fprintf(stderr, "%sstep %ld/%ld (%.0f%%)  %.1f level-weighted MLUPS  elapsed %.1f s  ETA %.1f s%s",
@@ -447,24 +449,23 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   Json instability;
   const long reached = solver->step();  // the step computed last (an instability falls back from it)
   if (status == "unstable") {
-    checkpoint(last_good);
     // The run ends on its last good state: the final output, observables and report are of it.
-    solver = solver_of(options.comm, config, domain, last_good, solver->timers());
-    if (sampling) *sampling = last_good.sampling;
-    mass = solver->mass();
-    updates = solver->updates_per_step();  // the report's level table is the restored forest's
+    solver->restore_state();
+    sampling = last_good_sampling;
+    checkpoint(AmrState::of(*solver, sampled));
     if (rank == 0)
       std::fprintf(stderr,
                    "boreas: error: unstable by step %ld (the mass is no longer finite)\n"
                    "  hint: tau = %.6g on level 0 (finer levels have larger tau); stability needs tau well above\n"
                    "  0.5 and a small lattice Mach number.\n"
                    "  Writing the last good state, step %ld (checkpoint %s).\n",
-                   reached, config.tau, last_good.step, checkpoints.newest().c_str());
+                   reached, config.tau, last_good_step, checkpoints.newest().c_str());
     instability = Json::object();
     instability["step"] = reached;
-    instability["last_good_step"] = last_good.step;
+    instability["last_good_step"] = last_good_step;
     instability["checkpoint"] = checkpoints.newest();
   }
+  const double mass = solver->mass();  // of the state the run ends on
   if (status == "interrupted" && rank == 0)
     std::fprintf(stderr,
                  "boreas: stopped by %s at step %ld; newest checkpoint %s.\n"

@@ -52,6 +52,14 @@ RunningStatistics::HostFields sized_fields(long n) {
 }
 }  // namespace
 
+RunningStatistics RunningStatistics::copy() const {
+  RunningStatistics out(long(mean_.extent(0)));
+  Kokkos::deep_copy(out.mean_, mean_);
+  Kokkos::deep_copy(out.products_, products_);
+  out.samples_ = samples_;
+  return out;
+}
+
 RunningStatistics::HostFields RunningStatistics::host_fields() const {
   const auto mean = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), mean_);
   const auto products = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), products_);

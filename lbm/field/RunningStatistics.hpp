@@ -39,6 +39,8 @@ class RunningStatistics {
   // u, then of the products), as checkpoints store it; and its replacement.
   std::vector<double> state() const;
   void load(const std::vector<double>& values, long samples);
+  // The same averages in storage of their own (copies of the class share it).
+  RunningStatistics copy() const;
 
  private:
   CellMoments mean_, products_;  // (cells, 4) and (cells, 6)

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,40 @@ TEST(AmrStatistics, LoadedAveragesContinueBitForBit) {
   EXPECT_EQ(second.solver->statistics_samples(), 10);
   EXPECT_EQ(second.solver->statistics_state(), first.solver->statistics_state());
   EXPECT_EQ(second.solver->fields_hash(), first.solver->fields_hash());
+}
+
+// What an unstable run falls back to (AmrSolver::save_state, kept on the device): restored after
+// more steps and samples, the populations, averages and step are the saved ones, and the run
+// continues from them as the one that never went on.
+TEST(AmrStatistics, RestoredStateIsTheSavedOne) {
+  testing::AmrCase run(cavity), twin(cavity);
+  for (AmrSolver* s : {run.solver.get(), twin.solver.get()})
+    for (int k = 0; k < 3; ++k) {
+      s->advance(2);
+      s->add_statistics_sample();
+    }
+  AmrSolver& solver = *run.solver;
+  solver.save_state();
+  const std::vector<unsigned char> populations = solver.populations();
+  const std::vector<double> averages = solver.statistics_state();
+  const std::uint64_t hash = solver.fields_hash();
+  for (int k = 0; k < 4; ++k) {
+    solver.advance(3);
+    solver.add_statistics_sample();
+  }
+  ASSERT_NE(solver.fields_hash(), hash);
+  solver.restore_state();
+  EXPECT_EQ(solver.step(), 6);
+  EXPECT_EQ(solver.statistics_samples(), 3);
+  EXPECT_EQ(solver.populations(), populations);
+  EXPECT_EQ(solver.statistics_state(), averages);
+  EXPECT_EQ(solver.fields_hash(), hash);
+  for (AmrSolver* s : {run.solver.get(), twin.solver.get()}) {
+    s->advance(5);
+    s->add_statistics_sample();
+  }
+  EXPECT_EQ(solver.fields_hash(), twin.solver->fields_hash());
+  EXPECT_EQ(solver.statistics_state(), twin.solver->statistics_state());
 }
 
 // The volume-weighted integral of each averaged quantity over the leaves (level-0 cell volumes).
