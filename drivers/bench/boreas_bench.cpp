@@ -5,6 +5,7 @@
 // "reference" line (copy and Q-stream in-place bandwidth), then one "kind": "kernel" line per
 // configuration.
 //   boreas-bench --lattice D3Q19 D3Q27 --precision double float --size 64 128 --steps 20
+//   boreas-bench --kernel merged3 --merge-form tiles --tile 4 8 16 32   (kernel, tile, bundle: lists)
 // --read-voxels FILE --voxel-dims NXxNYxNZ (under mpiexec): the run's parallel voxel input
 // instead (comm/VoxelInput.hpp), on a domain the file's size: one "kind": "voxel_read" line per
 // repeat, cold (the file's pages dropped from the page cache first) and warm.
@@ -388,8 +389,9 @@ int main(int argc, char** argv) {
                "options (--kokkos-threads=N, --kokkos-device-id=N, ...) are passed on to Kokkos.",
                "boreas-bench"};
   std::vector<std::string> lattices{"D3Q19"}, precisions{"double"}, sizes{"128"};
-  std::string kernel = "ab_pull", collision = "BGK", merge_form = "auto", layout = "soa", sgs = "none";
-  int tile = Config().tile, bundle = Config().bundle;
+  std::vector<std::string> kernels{"ab_pull"};
+  std::string collision = "BGK", merge_form = "auto", layout = "soa", sgs = "none";
+  std::vector<int> tiles{Config().tile}, bundles{Config().bundle};
   long steps = 10;
   int repeats = 5;
   app.add_option("--lattice", lattices, "lattices (list)")
@@ -398,7 +400,7 @@ int main(int argc, char** argv) {
   app.add_option("--size", sizes, "box sizes, N or NxNy[xNz] (list)");
   app.add_option("--steps", steps, "time steps per repeat")->check(CLI::PositiveNumber);
   app.add_option("--repeats", repeats, "timed repeats (the median is reported)")->check(CLI::PositiveNumber);
-  app.add_option("--kernel", kernel, "streaming kernel (deck key simulation.kernel)")
+  app.add_option("--kernel", kernels, "streaming kernels (deck key simulation.kernel; list)")
       ->check(CLI::IsMember(boreas::known_kernels()));
   app.add_option("--collision", collision, "collision operator (cumulant: D3Q27 only)")
       ->check(CLI::IsMember({"BGK", "TRT", "cumulant"}));
@@ -407,12 +409,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"standard", "parametrised"}));
   app.add_option("--sgs", sgs, "subgrid model (deck key collision.sgs; C_s 0.1)")
       ->check(CLI::IsMember({"none", "smagorinsky"}));
-  app.add_option("--tile", tile, "prism / merge tile (deck key simulation.tile)")->check(CLI::Range(2, 1 << 20));
+  app.add_option("--tile", tiles, "prism / merge tiles (deck key simulation.tile; list)")->check(CLI::Range(2, 1 << 20));
   app.add_option("--merge-form", merge_form, "merged<k> form (deck key simulation.merge_form)")
       ->check(CLI::IsMember({"auto", "slabs", "tiles"}));
   app.add_option("--layout", layout, "population storage (deck key simulation.layout)")
       ->check(CLI::IsMember({"soa", "aosoa"}));
-  app.add_option("--bundle", bundle, "directions per AoSoA bundle (deck key simulation.bundle)")
+  app.add_option("--bundle", bundles, "directions per AoSoA bundle (deck key simulation.bundle; list)")
       ->check(CLI::PositiveNumber);
   std::string voxel_file, voxel_dims;
   app.add_option("--read-voxels", voxel_file, "measure the parallel read of this voxel file instead (mpiexec)");
@@ -459,18 +461,25 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "boreas-bench: error: --collision cumulant is defined on D3Q27 only (--lattice D3Q27)\n");
       return 2;
     }
-  Config kernel_settings;
-  kernel_settings.kernel = *parse_scheme(kernel);
-  kernel_settings.collision = collision == "TRT"        ? CollisionKind::TRT
-                              : collision == "cumulant" ? CollisionKind::Cumulant
-                                                        : CollisionKind::BGK;
-  kernel_settings.cumulant_parametrised = cumulant == "parametrised";
-  kernel_settings.sgs = sgs == "smagorinsky" ? SgsModel::Smagorinsky : SgsModel::None;
-  kernel_settings.tile = tile;
-  kernel_settings.merge_form =
-      merge_form == "tiles" ? MergeForm::Tiles : merge_form == "slabs" ? MergeForm::Slabs : MergeForm::Auto;
-  kernel_settings.layout = layout == "aosoa" ? StorageLayout::AoSoA : StorageLayout::SoA;
-  kernel_settings.bundle = bundle;
+  // One line per kernel x tile x bundle x case, all in one process (one Kokkos start-up).
+  std::vector<Config> settings;
+  for (const auto& kernel : kernels)
+    for (const int tile : tiles)
+      for (const int bundle : bundles) {
+        Config s;
+        s.kernel = *parse_scheme(kernel);
+        s.collision = collision == "TRT"        ? CollisionKind::TRT
+                      : collision == "cumulant" ? CollisionKind::Cumulant
+                                                : CollisionKind::BGK;
+        s.cumulant_parametrised = cumulant == "parametrised";
+        s.sgs = sgs == "smagorinsky" ? SgsModel::Smagorinsky : SgsModel::None;
+        s.tile = tile;
+        s.merge_form =
+            merge_form == "tiles" ? MergeForm::Tiles : merge_form == "slabs" ? MergeForm::Slabs : MergeForm::Auto;
+        s.layout = layout == "aosoa" ? StorageLayout::AoSoA : StorageLayout::SoA;
+        s.bundle = bundle;
+        settings.push_back(s);
+      }
 
   ArgvView kokkos_argv(args.kokkos);
   Kokkos::ScopeGuard kokkos(kokkos_argv.argc, kokkos_argv.argv());
@@ -480,23 +489,24 @@ int main(int argc, char** argv) {
     largest = std::max(largest, static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2]);
   std::printf("%s\n", reference_line(cases.front().precision, largest, repeats, env).dump(-1).c_str());
   std::fflush(stdout);
-  for (const auto& c : cases) {
-    if (!porosities.empty()) {
-      if (c.cells[0] != c.cells[1] || c.cells[1] != c.cells[2]) {
-        std::fprintf(stderr, "boreas-bench: error: --porosity needs cubic 3D sizes (--size N)\n");
-        return 2;
-      }
-      ensure_mpi_initialized();
-      for (const double p : porosities)
-        for (const Json& line : run_porous(c, kernel_settings, p, steps, repeats, env)) {
-          std::printf("%s\n", line.dump(-1).c_str());
-          std::fflush(stdout);
+  for (const Config& kernel_settings : settings)
+    for (const auto& c : cases) {
+      if (!porosities.empty()) {
+        if (c.cells[0] != c.cells[1] || c.cells[1] != c.cells[2]) {
+          std::fprintf(stderr, "boreas-bench: error: --porosity needs cubic 3D sizes (--size N)\n");
+          return 2;
         }
-      continue;
+        ensure_mpi_initialized();
+        for (const double p : porosities)
+          for (const Json& line : run_porous(c, kernel_settings, p, steps, repeats, env)) {
+            std::printf("%s\n", line.dump(-1).c_str());
+            std::fflush(stdout);
+          }
+        continue;
+      }
+      std::printf("%s\n", run_case(c, kernel_settings, steps, repeats, env).dump(-1).c_str());
+      std::fflush(stdout);
     }
-    std::printf("%s\n", run_case(c, kernel_settings, steps, repeats, env).dump(-1).c_str());
-    std::fflush(stdout);
-  }
   if (!porosities.empty()) MPI_Finalize();
   return 0;
 }

@@ -7,6 +7,7 @@
 #                                 libraries they need except glibc, Kokkos 3.4 (shared), CUDA 11.8's
 #                                 runtime, and an Open MPI runtime relocatable through OPAL_PREFIX
 #   gpu-pack/ORIGIN               the source and build paths the CTest files were written with
+#   gpu-pack/host_hashes.jsonl    perf/gpu/deck_hashes.sh with the openmp build (built if needed)
 # Then, with the device tool: run(command="bash perf/gpu/run.sh all", carry=["gpu-pack"]).
 #   perf/gpu/prepare.sh [--pack-only]
 # Environment: PRESET (cuda-sm90), BOREAS_DEPS (setup.sh's dependency cache), JOBS (2).
@@ -41,10 +42,9 @@ mkdir -p "$top/lib" "$top/build"
      \( -name CTestTestfile.cmake -o -name '*_include.cmake' -o -name '*.so*' -o -perm -u+x \) -print0 \
      | xargs -0 cp --parents -t "$top/build")
 cp -P "$kokkos_lib"/libkokkos*.so* "$top/lib/"
-# The host build's test times, if there are any: CTest starts the longest tests first with them
-# (the same test names), so a time-limited run on the GPU machine loses the fewest.
-costs="$root/build/openmp/Testing/Temporary/CTestCostData.txt"
-[[ -f $costs ]] && mkdir -p "$top/build/Testing/Temporary" && cp "$costs" "$top/build/Testing/Temporary/"
+# No test times: with the host build's, CTest starts the longest first, and on the GPU those (AMR
+# validations, launch-bound) ran 40x longer than here: 3 tests finished in 200 s (2026-11-28).
+rm -rf "$top/build/Testing"
 # gtest_discover_tests lists each test program's tests when CTest starts, through this CMake's
 # module, which the GPU machine's CMake (another version, elsewhere) does not have at that path.
 gtest_module=$(grep -h -o '"/[^"]*/GoogleTestAddTests.cmake"' "$build"/tests/*_include.cmake | head -n 1 | tr -d '"')
@@ -74,8 +74,11 @@ missing=$(LD_LIBRARY_PATH="$top/lib:$top/ompi/lib/x86_64-linux-gnu/openmpi/lib" 
           | grep 'not found' | grep -v libcuda || true)
 [[ -z $missing ]] || die "unresolved libraries: $missing"
 
-# 4. Where the CTest files point (run.sh links these paths to the copy on the GPU machine).
+# 4. Where the CTest files point (run.sh links these paths to the copy on the GPU machine), and
+#    the host build's hashes of the decks run.sh's `hashes` phase runs there.
 mkdir -p "$pack"
+cmake --build --preset openmp --target boreas > /dev/null
+OMP_PROC_BIND=false bash "$root/perf/gpu/deck_hashes.sh" "$root/build/openmp" "$pack/host_hashes.jsonl"
 printf 'source=%s\nbuild=%s\ncommit=%s\nbuilt=%s\n' "$root" "$build" \
     "$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo -dirty)" \
     "$(date -u +%FT%TZ)" > "$pack/ORIGIN"

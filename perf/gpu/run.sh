@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
 # Run on the GPU machine (device tool), in the repository root, with the carry folder that
 # perf/gpu/prepare.sh made:  run(command="bash perf/gpu/run.sh PHASE...", carry=["gpu-pack"])
-# Phases (measured on an H100, 2026-11-25: every boreas-bench process takes 25-35 s at 256^3, so
-# `all` is about 30 minutes: split it over calls, e.g. "info bench cumulant" (~5 min), "sweeps
-# deck overlap amr" (~7 min), "tests" (one call; the suite did 892 of 959 tests in 250 s with 16
-# jobs, starting in test order; the pack now carries the host build's test times, so that CTest
-# starts the long ones first)):
+# Phases (measured on an H200, 2026-11-28: each boreas-bench case takes 15-20 s at 256^3, most of
+# it setting up; `all` is about 25 minutes, more than a session's device time: split it over calls
+# of one machine, e.g. "info bench amr leaves cumulant" (~5 min), "sweeps overlap profile" (~4
+# min), "tests" (the suite on an H100, 2026-11-25: 892 of 959 tests in 250 s with 16 jobs in test
+# order; started longest first by the host's test times, 3 in 200 s: the AMR validations run 40x
+# slower there, launch-bound on one shared GPU, so the pack carries no test times)):
 #   info     nvidia-smi, driver, pack origin, resolved libraries   -> device.txt
 #   tests    the CTest suite without `long` on the CUDA backend    -> tests.log, tests.xml (JUnit)
 #   bench    boreas-bench: D3Q19 FP64/FP32 kernels at 256^3 against the copy kernel and
 #            Kokkos::deep_copy the same binary measures            -> bench.jsonl
+#   merged   the same for merged2, merged3, merged_aa2            -> bench.jsonl
 #   sweeps   merged3 tiles and AoSoA bundles, D3Q19 FP32 256^3     -> bench.jsonl
 #   cumulant D3Q27 BGK against cumulant at 192^3                   -> bench.jsonl
 #   deck     the default deck (inputs/cavity3d.toml) at 256^3      -> deck_report.json
 #   overlap  2 ranks on the one GPU, every overlap strategy       -> overlap.jsonl
-#   amr      the 3-level AMR strong-scaling deck, 1 and 2 ranks, and the urban AMR LES deck
-#                                                                  -> amr.jsonl
+#   amr      the 3-level AMR strong-scaling deck, 1 and 2 ranks, amr_nested and the urban AMR
+#            LES deck                                              -> amr.jsonl
+#   leaves   perf/amr_leaf_kernels.sh: the AMR leaf step on 4^3/8^3/16^3 leaves against the dense
+#            kernel on a periodic LEAVES_CELLS^3 box               -> leaves.jsonl
+#   hashes   perf/gpu/deck_hashes.sh twice, against the host build's (prepare.sh) -> hashes.jsonl
+#   profile  Nsight Compute on the FP32 pull and push steps        -> profile.txt
 # Every phase appends its console output to run.log. Outside the device tool OUT defaults to out/gpu.
 # Environment: TEST_JOBS (8), TESTS_TIMEOUT (500 s for the whole tests phase), TESTS_ARGS (more
-# ctest arguments, e.g. -L mpi or -R 'AmrChannel|Poiseuille'), BENCH_STEPS (20), BENCH_KERNELS (ab_pull ab_push aa merged2 merged3
-# merged_aa2), DECK_CELLS (256), OVERLAP_CELLS (256), OVERLAP_LIST, AMR_RANKS (1 2).
+# ctest arguments, e.g. -L mpi or -R 'AmrChannel|Poiseuille'), BENCH_STEPS (20), BENCH_KERNELS
+# (ab_pull ab_push aa), DECK_CELLS (256), OVERLAP_CELLS (256), OVERLAP_LIST, AMR_RANKS (1 2),
+# AMR_NESTED_STEPS (200), LEAVES_CELLS (128), LEAVES_STEPS (200), LEAVES_ROUNDS (2), PROFILE_TIMEOUT (120).
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-$root/out/gpu}
@@ -43,7 +50,7 @@ if [[ ! -d $top ]]; then
     mkdir -p "$(dirname "$build")"; ln -sfn "$top/build" "$build"
     python=$(command -v python3)
     find "$top/build" -name CTestTestfile.cmake -print0 | xargs -0 sed -i \
-        -e "s#/usr/bin/mpiexec#$top/ompi/bin/mpiexec#g" -e "s#\"/usr/bin/python3[.0-9]*\"#\"$python\"#g"
+        -e "s#/usr/bin/mpiexec#$top/ompi/bin/mpiexec#g" -e "s#\"/[^\"]*/python3[.0-9]*\"#\"$python\"#g"
     find "$top/build" -name '*_include.cmake' -print0 | xargs -0 sed -i \
         -e "s#\"/[^\"]*/GoogleTestAddTests.cmake\"#\"$top/cmake/GoogleTestAddTests.cmake\"#"
     # Only the libraries this machine lacks: its own (newer) zlib, expat, libstdc++ ... stay in use,
@@ -78,17 +85,19 @@ phase_tests() {
 }
 bench() { "$bench" --steps "${BENCH_STEPS:-20}" --repeats 5 "$@" >> "$out/bench.jsonl" 2>> "$out/run.log"; }
 phase_bench() {
-    log "bench: D3Q19 FP64/FP32 256^3"
+    log "bench: D3Q19 FP64/FP32 256^3, ${BENCH_KERNELS:-ab_pull ab_push aa}"
     # swap walks its rows in order (12 MLUPS on an H100): run it with BENCH_KERNELS=swap alone
-    for kernel in ${BENCH_KERNELS:-ab_pull ab_push aa merged2 merged3 merged_aa2}; do
-        bench --lattice D3Q19 --precision double float --size 256 --kernel "$kernel"
-    done
+    bench --lattice D3Q19 --precision double float --size 256 --kernel ${BENCH_KERNELS:-ab_pull ab_push aa}
     log "bench: $(grep -c '"kind":"kernel"' "$out/bench.jsonl") results"
+}
+phase_merged() {
+    log "merged: D3Q19 FP64/FP32 256^3, merged2 merged3 merged_aa2"
+    bench --lattice D3Q19 --precision double float --size 256 --kernel merged2 merged3 merged_aa2
 }
 phase_sweeps() {
     log "sweeps: merged3 tiles and AoSoA bundles"
-    for tile in 4 8 16 32; do bench --lattice D3Q19 --precision float --size 256 --kernel merged3 --merge-form tiles --tile "$tile"; done
-    for bundle in 1 2 4 8; do bench --lattice D3Q19 --precision float --size 256 --kernel ab_pull --layout aosoa --bundle "$bundle"; done
+    bench --lattice D3Q19 --precision float --size 256 --kernel merged3 --merge-form tiles --tile 4 8 16 32
+    bench --lattice D3Q19 --precision float --size 256 --kernel ab_pull --layout aosoa --bundle 1 2 4 8
 }
 phase_cumulant() {
     log "cumulant: D3Q27 BGK against cumulant"
@@ -130,13 +139,42 @@ phase_amr() {
         mpiexec -n "$ranks" "$boreas" perf/scaling/amr_strong.toml -q --output-dir "/tmp/amr_$ranks" >> "$out/run.log" 2>&1
         report_line "amr_np$ranks" "/tmp/amr_$ranks/report.json" >> "$out/amr.jsonl"
     done
+    log "amr: perf/amr_nested.toml (3 nested levels, thick slabs) on 1 rank, ${AMR_NESTED_STEPS:-200} steps"
+    "$boreas" perf/amr_nested.toml --set simulation.steps="${AMR_NESTED_STEPS:-200}" -q --output-dir /tmp/amr_nested \
+        >> "$out/run.log" 2>&1
+    report_line amr_nested /tmp/amr_nested/report.json >> "$out/amr.jsonl"
     log "amr: inputs/urban_amr.toml (cumulant LES, interpolated walls, averages, probes) on 1 rank"
     "$boreas" inputs/urban_amr.toml -q --output-dir /tmp/urban_amr >> "$out/run.log" 2>&1
     report_line urban_amr /tmp/urban_amr/report.json >> "$out/amr.jsonl"
 }
 
-phases=("$@"); [[ ${phases[*]:-all} == all ]] && phases=(info tests bench sweeps cumulant deck overlap amr)
+phase_leaves() {
+    log "leaves: AMR leaf step on 4^3/8^3/16^3 leaves against the dense kernel, ${LEAVES_CELLS:-128}^3"
+    SIZE=${LEAVES_CELLS:-128} STEPS=${LEAVES_STEPS:-200} ROUNDS=${LEAVES_ROUNDS:-2} \
+        bash perf/amr_leaf_kernels.sh "$(dirname "$(dirname "$boreas")")" "$out/leaves.jsonl" >> "$out/run.log" 2>&1
+}
+
+phase_hashes() {
+    log "hashes: AMR and uniform decks' fields_hash after several step counts, twice, against the host's"
+    REPEAT=2 bash perf/gpu/deck_hashes.sh "$build" "$out/hashes.jsonl" "$pack/host_hashes.jsonl" >> "$out/run.log" 2>&1
+}
+phase_profile() {
+    # Nsight Compute on the D3Q19 FP32 pull and push steps with BGK (not the bench's roofline
+    # references, whose collision does nothing): registers, occupancy, DRAM and L2 throughput; 3
+    # launches each (warm-up + 2 steps): pull's last, push's three.
+    local ncu; ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+    [[ -n $ncu ]] || { log "profile: no ncu"; return; }
+    log "profile: $ncu on ab_pull and ab_push, D3Q19 float 256^3"
+    timeout "${PROFILE_TIMEOUT:-120}" "$ncu" --clock-control none --kernel-name-base demangled \
+        --kernel-name "regex:(PullStep|PushStep)<boreas::D3Q19, float, boreas::BGK>" --launch-skip 2 --launch-count 4 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+        "$bench" --lattice D3Q19 --precision float --size 256 --steps 2 --repeats 1 --kernel ab_pull ab_push \
+        > "$out/profile.txt" 2>&1
+    log "profile: rc $?"
+}
+
+phases=("$@"); [[ ${phases[*]:-all} == all ]] && phases=(info tests bench merged sweeps cumulant deck overlap amr leaves hashes profile)
 for p in "${phases[@]}"; do
-    declare -F "phase_$p" > /dev/null || { echo "unknown phase $p (info tests bench sweeps cumulant deck overlap amr all)" >&2; exit 2; }
+    declare -F "phase_$p" > /dev/null || { echo "unknown phase $p (info tests bench merged sweeps cumulant deck overlap amr leaves hashes profile all)" >&2; exit 2; }
     t0=$(date +%s); "phase_$p"; log "$p: $(( $(date +%s) - t0 )) s"
 done

@@ -58,6 +58,14 @@ def main(argv):
         check("boreas-bench accepts --kokkos-threads", p.returncode == 0 and len(lines) == 2, f"exit {p.returncode}")
         if lines:
             check("--kokkos-threads=1 reaches the bench's Kokkos", lines[-1]["threads"] == 1, f"{lines[-1]['threads']}")
+        # Lists of kernels and tiles: one process, one reference line, one line per combination.
+        p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
+                 "--kernel", "ab_pull", "merged2", "--tile", "4", "6"])
+        lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        combos = [(l["kernel"], l["tile"]) for l in lines if l["kind"] == "kernel"]
+        expected = [("ab_pull", 4), ("ab_pull", 6), ("merged2", 4), ("merged2", 6)]
+        check("boreas-bench --kernel/--tile lists run every combination in order",
+              p.returncode == 0 and combos == expected and lines[0]["kind"] == "reference", f"{combos}")
 
     return check.exit_code()
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# fields_hash of decks after several step counts, one JSON line per run: run with the host build
+# (perf/gpu/prepare.sh packs its lines as gpu-pack/host_hashes.jsonl) and with the GPU build
+# (perf/gpu/run.sh hashes), it shows whether and from which step the backends part. On an H200
+# (2026-11-28) amr_strong gave the host's hash after 20 steps, amr_nested not after 200.
+#   perf/gpu/deck_hashes.sh BUILD_DIR OUT.jsonl [REFERENCE.jsonl]
+# With REFERENCE, prints per case whether the hash is the reference's. Env: HASH_STEPS (amr_nested's
+# step counts, "1 10 99 100 101 200"), REPEAT (runs of each case, 1; 2 shows whether a backend
+# repeats itself).
+set -euo pipefail
+[[ $# -ge 2 ]] || { sed -n '2,9p' "$0"; exit 2; }
+boreas=$1/bin/boreas out=$2 reference=${3:-}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+: > "$out"
+run() {  # label, deck, boreas arguments...
+  local label=$1 deck=$2; shift 2
+  for k in $(seq 1 "${REPEAT:-1}"); do
+    "$boreas" "$deck" -q --output-dir "$tmp/run" "$@" > /dev/null 2>&1 || true
+    python3 - "$label" "$tmp/run/report.json" "$k" >> "$out" <<'PY'
+import json, sys
+label, path, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+try:
+    r = json.load(open(path))
+    print(json.dumps({"case": label, "repeat": k, "steps": r["steps"], "fields_hash": r["fields_hash"],
+                      "backend": r["backend"]["execution_space"]}))
+except (OSError, ValueError, KeyError) as e:
+    print(json.dumps({"case": label, "repeat": k, "error": str(e)}))
+PY
+    rm -rf "$tmp/run"
+  done
+}
+for steps in ${HASH_STEPS:-1 10 99 100 101 200}; do
+  run "amr_nested_$steps" "$root/perf/amr_nested.toml" --set simulation.steps="$steps"
+done
+run amr_strong_20 "$root/perf/scaling/amr_strong.toml"
+run cavity3d_64_100 "$root/inputs/cavity3d.toml" --set "domain.cells=[64,64,64]" --set physics.length=64 \
+    --set simulation.steps=100 --set output.vtk=false
+[[ -n $reference && -f $reference ]] || exit 0
+python3 - "$out" "$reference" <<'PY'
+import json, sys
+ours = [json.loads(l) for l in open(sys.argv[1])]
+ref = {}
+for l in open(sys.argv[2]):
+    d = json.loads(l)
+    ref.setdefault(d["case"], d.get("fields_hash"))
+for d in ours:
+    h, r = d.get("fields_hash"), ref.get(d["case"])
+    print(f"{d['case']:>20} #{d['repeat']}: {h} {'= reference' if h == r else f'differs from the reference {r}'}")
+PY
