@@ -770,6 +770,7 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
       c.at(n, "amr.leaf_size: expected 4, 8 or 16, " + got(*n));
   }
   if (auto m = c.integer(amr, "max_level", "an integer from 0 to 8", 0, 8)) cfg.amr.max_level = int(*m);
+  cfg.locations["amr.max_level"] = c.where(amr.get("max_level") ? amr.get("max_level") : amr.t);  // check_amr_memory
   const int dims = cfg.dimensions(), n = cfg.amr.leaf_size;
   if (cells_ok)
     for (int d = 0; d < dims; ++d)

@@ -22,6 +22,7 @@
 #include "drivers/ForceSeries.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
+#include "drivers/RunCheck.hpp"
 #include "drivers/RunPlots.hpp"
 #include "io/AmrSeries.hpp"
 #include "io/BoxFile.hpp"
@@ -290,7 +291,11 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     if (rank == 0 && options.progress)
       std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), solver->step());
   } else {
-    solver = AmrSolver::create(config, domain, build_forest(config, domain), options.comm);
+    Forest forest = build_forest(config, domain);
+    long long blocks = 0;
+    for (int l = 0; l < forest.levels(); ++l) blocks += static_cast<long long>(forest.level(l).size());
+    check_amr_memory(config, blocks, ranks);
+    solver = AmrSolver::create(config, domain, std::move(forest), options.comm);
     initial_mass = solver->mass();
   }
   const long first_step = solver->step();

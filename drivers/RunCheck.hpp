@@ -16,6 +16,13 @@ void check_run(const Config& config, int ranks, int ranks_on_node);
 // After Kokkos starts, on device backends: the device has the memory one rank needs.
 void check_device_memory(const Config& config, int ranks);
 
+// With [amr], once the forest is built: its `blocks` (every level's, refined ones too), each
+// (leaf_size + 2)^D cells with its ghost ring in two lattices, the saved last good state and
+// flags, shared by `ranks`, against this node's host memory on host backends and the device's free
+// memory on device backends (a refinement that cannot fit is refused instead of failing inside
+// an allocation minutes later).
+void check_amr_memory(const Config& config, long long blocks, int ranks);
+
 // What the deck asks that runs but runs badly on this kind of backend (device: a GPU), as
 // warnings for the user: the swap kernels' ordered row waves on GPUs.
 std::vector<std::string> backend_warnings(const Config& config, bool device_backend);
