@@ -13,6 +13,7 @@
 # Environment: PRESET (cuda-sm90), BOREAS_DEPS (setup.sh's dependency cache), JOBS (2).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"  # the presets are read from here
 preset="${PRESET:-cuda-sm90}"
 build="$root/build/$preset"
 pack="$root/gpu-pack"
@@ -77,6 +78,7 @@ missing=$(LD_LIBRARY_PATH="$top/lib:$top/ompi/lib/x86_64-linux-gnu/openmpi/lib" 
 # 4. Where the CTest files point (run.sh links these paths to the copy on the GPU machine), and
 #    the host build's hashes of the decks run.sh's `hashes` phase runs there.
 mkdir -p "$pack"
+[[ -f build/openmp/CMakeCache.txt ]] || cmake --preset openmp > /dev/null
 cmake --build --preset openmp --target boreas > /dev/null
 OMP_PROC_BIND=false bash "$root/perf/gpu/deck_hashes.sh" "$root/build/openmp" "$pack/host_hashes.jsonl"
 printf 'source=%s\nbuild=%s\ncommit=%s\nbuilt=%s\n' "$root" "$build" \
