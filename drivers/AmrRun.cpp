@@ -151,6 +151,12 @@ Forest forest_of(const Config& config, const DomainGeometry& domain, const std::
                               {domain.periodic(0), domain.periodic(1), domain.periodic(2)}, refined);
 }
 
+long long block_count(const Forest& forest) {
+  long long blocks = 0;
+  for (int l = 0; l < forest.levels(); ++l) blocks += static_cast<long long>(forest.level(l).size());
+  return blocks;
+}
+
 // The checkpoint file (io/Checkpoint.hpp) of an AMR run: the forest in the header ("amr_forest":
 // its refined blocks), the populations as an array of one row per block (every level's blocks in
 // forest order) of the block's interior cells (AmrSolver::populations).
@@ -292,9 +298,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), solver->step());
   } else {
     Forest forest = build_forest(config, domain);
-    long long blocks = 0;
-    for (int l = 0; l < forest.levels(); ++l) blocks += static_cast<long long>(forest.level(l).size());
-    check_amr_memory(config, blocks, ranks);
+    check_amr_memory(config, block_count(forest), ranks);
     solver = AmrSolver::create(config, domain, std::move(forest), options.comm);
     initial_mass = solver->mass();
   }
@@ -338,6 +342,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   // Level-weighted updates done so far (the grid, and with it the count per step, changes at regrids).
   double updates_done = 0;
   long regrids = 0;
+  long regrids_refused = 0;  // regrids whose forest did not fit (amr_memory_shortfall)
 
   const auto t0 = std::chrono::steady_clock::now();
   const long check_every = config.progress_every > 0 ? config.progress_every : std::max(1L, config.steps / 10);
@@ -392,7 +397,17 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     if (at_regrid) {
       const auto start = std::chrono::steady_clock::now();
       Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
-      if (!(forest == solver->forest())) {
+      // A forest the machine cannot hold beside the current one is not taken (decided together:
+      // nodes differ in what they have); the run goes on with the forest it has.
+      const std::string shortfall =
+          forest == solver->forest() ? std::string() : amr_memory_shortfall(config, block_count(forest), ranks);
+      if (comm.max(shortfall.empty() ? 0.0 : 1.0) > 0) {
+        if (rank == 0 && regrids_refused == 0)
+          std::fprintf(stderr, "boreas: warning: step %ld: the regrid's forest does not fit (%s); the run keeps its "
+                       "forest (said once; report.json amr.regrids_refused counts them)\n",
+                       solver->step(), shortfall.empty() ? "on another node" : shortfall.c_str());
+        ++regrids_refused;
+      } else if (!(forest == solver->forest())) {
         // The saved state is of the old forest: the new one keeps its first state, made from a
         // good one.
         if (!solver->finite()) {
@@ -515,6 +530,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   // Level-weighted updates (waLBerla, seed 000): sum over levels of 2^l N_l per level-0 step.
   r["amr"]["updates_per_step"] = updates;
   r["amr"]["regrids"] = regrids;
+  r["amr"]["regrids_refused"] = regrids_refused;
   // Several ranks: each level's leaves shared along the Morton curve (amr/Partition.hpp).
   Json part = Json::object();
   part["ranks"] = ranks;

@@ -75,7 +75,7 @@ void check_device_memory(const Config& config, int ranks) {
                          format_bytes(*free) + " free; " + memory_hint(config));
 }
 
-void check_amr_memory(const Config& config, long long blocks, int ranks) {
+std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks) {
   const long long side = config.amr.leaf_size + 2, cells = config.dimensions() == 2 ? side * side : side * side * side;
   const long long real = config.precision == Precision::Float ? 4 : 8;
   const long long per_cell = 3 * lattice_directions(config.lattice) * real + 1;
@@ -83,17 +83,21 @@ void check_amr_memory(const Config& config, long long blocks, int ranks) {
   const std::optional<long long> device_free = device_memory_available();
   const int on_node = device_free ? 1 : node_ranks();
   const long long available = device_free ? *device_free : host_memory_available();
-  if (available <= 0 || double(per_rank) * on_node <= double(available)) return;
+  if (available <= 0 || double(per_rank) * on_node <= double(available)) return {};
+  return "the forest holds " + std::to_string(blocks) + " blocks of " + std::to_string(cells) +
+         " cells (ghost ring included); the run needs at least " + format_bytes(per_rank) + " of " +
+         (device_free ? "device memory per rank, the device has " + format_bytes(available) + " free"
+                      : "host memory per rank, " + format_bytes(per_rank * on_node) + " for the " +
+                            std::to_string(on_node) + " on this node, which has " + format_bytes(available) +
+                            " available");
+}
+
+void check_amr_memory(const Config& config, long long blocks, int ranks) {
+  const std::string shortfall = amr_memory_shortfall(config, blocks, ranks);
+  if (shortfall.empty()) return;
   std::string hint = "hint: fewer or smaller [[amr.region]]s, a lower amr.max_level, more ranks or nodes";
   if (config.precision == Precision::Double) hint += ", or lattice.precision = \"float\"";
-  throw_deck_error(config, "amr.max_level",
-                   "the forest holds " + std::to_string(blocks) + " blocks of " + std::to_string(cells) +
-                       " cells (ghost ring included); the run needs at least " + format_bytes(per_rank) + " of " +
-                       (device_free ? "device memory per rank, the device has " + format_bytes(available) + " free"
-                                    : "host memory per rank, " + format_bytes(per_rank * on_node) + " for the " +
-                                          std::to_string(on_node) + " on this node, which has " +
-                                          format_bytes(available) + " available") +
-                       "; " + hint);
+  throw_deck_error(config, "amr.max_level", shortfall + "; " + hint);
 }
 
 std::vector<std::string> backend_warnings(const Config& config, bool device_backend) {

@@ -20,7 +20,9 @@ void check_device_memory(const Config& config, int ranks);
 // (leaf_size + 2)^D cells with its ghost ring in two lattices, the saved last good state and
 // flags, shared by `ranks`, against this node's host memory on host backends and the device's free
 // memory on device backends (a refinement that cannot fit is refused instead of failing inside
-// an allocation minutes later).
+// an allocation minutes later). The shortfall in words, empty where the forest fits (a regrid
+// asks it while the current forest still holds its memory).
+std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks);
 void check_amr_memory(const Config& config, long long blocks, int ranks);
 
 // What the deck asks that runs but runs badly on this kind of backend (device: a GPU), as

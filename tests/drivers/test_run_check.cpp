@@ -1,14 +1,17 @@
 // Checks of a parsed deck against the run it would become (drivers/RunCheck.hpp): the rank count
 // and blocks per rank against the process grid, a domain that cannot be split, and one whose
 // populations cannot fit in this machine's memory, each refused at the key's location with the
-// numbers behind it; decks that fit pass.
+// numbers behind it; decks that fit pass. With [amr] the forest is checked once built, and a
+// regrid whose forest cannot fit is not taken.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "core/Deck.hpp"
 #include "core/MemoryBudget.hpp"
 #include "drivers/RunCheck.hpp"
+#include "drivers/Simulation.hpp"
 #include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
@@ -65,6 +68,49 @@ TEST(RunCheck, DomainBeyondTheMachinesMemory) {
   const Config c = parse_deck_string(deck, "deck.toml", "", {"domain.cells=[1200, 1200, 1200]"});
   EXPECT_EQ(estimate_memory(c, 4, true).cells_per_rank, 1200LL * 1200 * 1200 / 4);
   EXPECT_EQ(estimate_memory(c, 1, false).device_bytes, 1200LL * 1200 * 1200 * (3 * 19 * 8 + 1));
+}
+
+// An AMR forest's blocks (each (leaf_size + 2)^3 cells: 3 lattices and flags), once built: a
+// billion 8^3 leaves are 1000^3 x 457 B, 456 TB, refused at amr.max_level (a regrid keeps its
+// forest instead); a thousand fit. Here, on several ranks, the same blocks need less per rank.
+TEST(RunCheck, AmrForestBeyondTheMachinesMemory) {
+  if (exec_is_host && host_memory_available() == 0) GTEST_SKIP() << "no /proc/meminfo";
+  const Config c =
+      parse_deck_string(deck, "deck.toml", "", {"domain.cells=[16, 16, 16]", "amr.leaf_size=8", "amr.max_level=1"});
+  const std::string shortfall = amr_memory_shortfall(c, 1000000000LL, 1);
+  EXPECT_NE(shortfall.find("the forest holds 1000000000 blocks of 1000 cells (ghost ring included); the run needs at "
+                           "least 415.6 TiB of"),
+            std::string::npos) << shortfall;
+  EXPECT_EQ(amr_memory_shortfall(c, 1000, 1), "");
+  EXPECT_NE(amr_memory_shortfall(c, 1000000000LL, 4).find("least 103.9 TiB"), std::string::npos);
+  try {
+    check_amr_memory(c, 1000000000LL, 1);
+    ADD_FAILURE() << "not refused";
+  } catch (const DeckError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set amr.max_level=1: error: amr.max_level: the forest holds"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A regrid whose forest could not fit is not taken: the run goes on with the forest it has and
+// counts the refusal (a 128^3 box of 16^3 leaves whose every block's indicator exceeds
+// refine_above, refined 3 levels: 159 k blocks, 395 GiB).
+TEST(RunCheck, RegridBeyondTheMachinesMemoryKeepsTheForest) {
+  if (exec_is_host && host_memory_available() == 0) GTEST_SKIP() << "no /proc/meminfo";
+  Config c = parse_deck_string(
+      "[simulation]\nsteps = 2\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [128, 128, 128]\n[physics]\ntau = 0.6\n"
+      "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.05, 0.0, 0.0]\n"
+      "[amr]\nleaf_size = 16\nmax_level = 3\nregrid_every = 2\nrefine_above = 1e-30\n[output]\nvtk = false\n",
+      "regrid.toml", "", {});
+  c.output_dir = ::testing::TempDir() + "/boreas_regrid_beyond_memory";
+  std::filesystem::remove_all(c.output_dir);
+  RunOptions quiet;
+  quiet.progress = false;
+  const Json report = run_deck(c, quiet);
+  EXPECT_EQ(report["status"].get<std::string>(), "completed");
+  EXPECT_EQ(report["steps"].get<long>(), 2);
+  EXPECT_EQ(report["amr"]["regrids"].get<long>(), 0);
+  EXPECT_EQ(report["amr"]["regrids_refused"].get<long>(), 1);
 }
 
 TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
