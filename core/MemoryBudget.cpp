@@ -21,13 +21,18 @@ int lattice_copies(const Scheme& kernel) {
   return kernel.in_place() ? 1 + 1 + 1 : 2 + 1;
 }
 
+long long device_bytes_per_cell(const Config& config, const Scheme& kernel) {
+  const long long real = config.precision == Precision::Float ? 4 : 8;
+  return lattice_copies(kernel) * lattice_directions(config.lattice) * real + 1;
+}
+
 MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host) {
   MemoryNeed need;
   long long cells = 1;
   for (int d = 0; d < 3; ++d) cells *= config.cells[d];  // each axis <= 2^30 (Deck.cpp): no overflow
   need.cells_per_rank = (cells + ranks - 1) / ranks;
   const long long real = config.precision == Precision::Float ? 4 : 8;
-  const long long per_cell = lattice_copies(config.kernel) * lattice_directions(config.lattice) * real + 1;
+  const long long per_cell = device_bytes_per_cell(config, config.kernel);
   // The sparse storage's need follows its fluid cells, known once the geometry is read: it checks
   // itself then (drivers/SparseSimulation.cpp).
   need.device_bytes = config.storage == StorageKind::Sparse ? 0 : need.cells_per_rank * per_cell;

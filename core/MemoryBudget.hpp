@@ -25,6 +25,9 @@ int lattice_directions(LatticeKind kind);
 // view that checks and output materialise.
 int lattice_copies(const Scheme& kernel);
 
+// Device bytes of one cell: the lattices `kernel` keeps (lattice_copies) and its flag.
+long long device_bytes_per_cell(const Config& config, const Scheme& kernel);
+
 MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host);
 
 // Bytes this node can still give (MemAvailable), 0 when unknown.

@@ -399,15 +399,15 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
       // A forest the machine cannot hold beside the current one is not taken (decided together:
       // nodes differ in what they have); the run goes on with the forest it has.
-      const std::string shortfall =
-          forest == solver->forest() ? std::string() : amr_memory_shortfall(config, block_count(forest), ranks);
+      const bool changed = !(forest == solver->forest());
+      const std::string shortfall = changed ? amr_memory_shortfall(config, block_count(forest), ranks) : std::string();
       if (comm.max(shortfall.empty() ? 0.0 : 1.0) > 0) {
         if (rank == 0 && regrids_refused == 0)
           std::fprintf(stderr, "boreas: warning: step %ld: the regrid's forest does not fit (%s); the run keeps its "
                        "forest (said once; report.json amr.regrids_refused counts them)\n",
                        solver->step(), shortfall.empty() ? "on another node" : shortfall.c_str());
         ++regrids_refused;
-      } else if (!(forest == solver->forest())) {
+      } else if (changed) {
         // The saved state is of the old forest: the new one keeps its first state, made from a
         // good one.
         if (!solver->finite()) {

@@ -3,9 +3,9 @@
 #include <limits>
 
 #include "comm/Decomposition.hpp"
+#include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
-#include "comm/Mpi.hpp"
 #include "core/MemoryBudget.hpp"
 #include "lbm/scheme/Traversal.hpp"
 
@@ -77,9 +77,8 @@ void check_device_memory(const Config& config, int ranks) {
 
 std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks) {
   const long long side = config.amr.leaf_size + 2, cells = config.dimensions() == 2 ? side * side : side * side * side;
-  const long long real = config.precision == Precision::Float ? 4 : 8;
-  const long long per_cell = 3 * lattice_directions(config.lattice) * real + 1;
-  const long long per_rank = (blocks + ranks - 1) / ranks * cells * per_cell;
+  // The leaves always pull, on two lattices (amr/AmrLattice.hpp), whatever simulation.kernel says.
+  const long long per_rank = (blocks + ranks - 1) / ranks * cells * device_bytes_per_cell(config, Scheme{});
   const std::optional<long long> device_free = device_memory_available();
   const int on_node = device_free ? 1 : node_ranks();
   const long long available = device_free ? *device_free : host_memory_available();
