@@ -4,9 +4,10 @@
 // in per-block structure-of-arrays order, two lattices per level (the pull scheme of
 // lbm/scheme/PullStep.hpp on each leaf).
 //
-// Ghost cells are filled before every step of a level: from a same-level block (a copy), from
-// the coarser level where a coarser leaf lies (coarse-to-fine, amr/Coupling.hpp), or they are
-// boundary cells whose flags the geometry gives at that level. Refined blocks are not stepped: after
+// Ghost cells are filled before every step of a level from the coarser level where a coarser
+// leaf lies (coarse-to-fine, amr/Coupling.hpp), or they are boundary cells whose flags the
+// geometry gives at that level; where a same-level block lies, the step reads that block's cells
+// in place (AmrLeafStep::source_cell), and the ring takes copies only for what reads it directly. Refined blocks are not stepped: after
 // their children's two steps they receive the children's average (fine-to-coarse), which coarser
 // leaves then pull from.
 //
@@ -143,6 +144,58 @@ struct LeafShape {
   KOKKOS_INLINE_FUNCTION long population(long offset, int Q) const { return (offset / cells) * Q * cells + offset % cells; }
 };
 
+// Where a leaf's step reads the cells of one region (dx + 1) + 3 (dy + 1) + 9 (dz + 1) of its
+// ghost ring, or (13) its interior: cell (x, y, z) of the region (in the leaf's coordinates) at
+// population offset base + x + y sy + z sz (add q S). Every region's cells are affine in their
+// coordinates, in a same-level block's interior as in the ring.
+struct LeafRegion {
+  long base = 0;
+  int sy = 0, sz = 0;
+};
+
+// The regions of a level's blocks (slots), each block's 27 at 27 k + r, from the slots of their
+// same-level neighbours (neighbour_slots, 27 per block; -1 where none is held): a leaf reads a
+// same-level neighbour's values in place, the rest (ghosts interpolated from the coarser level,
+// boundaries, CRMT's unfilled ghosts) from its ring.
+inline std::vector<LeafRegion> leaf_regions(const LeafShape& shape, int Q, const std::vector<int>& neighbour_slots) {
+  const long per_block = long(Q) * shape.cells, n = shape.n;
+  const long ring_plane = long(shape.gz) * shape.sx * shape.sy;  // ghosts below the interior
+  std::vector<LeafRegion> regions(neighbour_slots.size());
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const long k = long(i / 27);
+    const int r = int(i % 27), rx = r % 3 - 1, ry = r / 3 % 3 - 1, rz = r / 9 - 1;
+    LeafRegion& region = regions[i];
+    const int s = r == 13 ? int(k) : neighbour_slots[i];
+    if (s >= 0) {  // an interior: coordinates wrapped by n along the region's axes
+      region = {s * per_block - rx * n - ry * n * n - rz * n * n * n, int(n), int(n * n)};
+      continue;
+    }
+    // The ring (LeafShape::cell), x fastest in its rows.
+    long base;
+    if (rz != 0) {
+      base = (rz < 0 ? 0 : ring_plane + shape.nz * shape.plane_ghosts()) + shape.sx + 1;
+      region = {0, shape.sx, 0};
+    } else if (ry != 0) {
+      base = ring_plane + (ry < 0 ? 0 : shape.sx + 2 * n) + 1;
+      region = {0, 0, int(shape.plane_ghosts())};
+    } else {  // an x face: x = -1 or n, two cells per interior row
+      base = ring_plane + shape.sx + (rx < 0 ? 1 : 1 - n);
+      region = {0, 2, int(shape.plane_ghosts())};
+    }
+    region.base = k * per_block + shape.interior() + base;
+  }
+  return regions;
+}
+
+// leaf_regions' table on the device.
+inline DeviceView<LeafRegion* [27]> region_view(const std::vector<LeafRegion>& regions) {
+  DeviceView<LeafRegion* [27]> view("amr regions", regions.size() / 27);
+  auto host = Kokkos::create_mirror_view(view);
+  for (std::size_t i = 0; i < regions.size(); ++i) host(i / 27, i % 27) = regions[i];
+  Kokkos::deep_copy(view, host);
+  return view;
+}
+
 // A ghost cell filled from the coarser level: the coarse cell holding it and, per axis, side and
 // distance (1, 2 coarse cells), where the interpolation stencil reads (kind 0: nowhere; 1: a
 // coarse cell; 2: the first of a refined coarse cell's children on the fine level itself).
@@ -238,6 +291,11 @@ struct AmrLevel {
   DeviceView<long*> restrict_fine_cells;
   DeviceView<Real* [4]> restrict_fine_moments;
   DeviceView<int* [20]> restrict_sources;
+  // Per held block and region of its ghost ring, where the step reads (leaf_regions).
+  DeviceView<LeafRegion* [27]> regions;
+  // Same-level ghosts as copies into the ring, for what reads the ring itself (the coherent-
+  // structure model's velocities, the body forces' links, set-up and regrids): steps read those
+  // blocks in place (regions).
   DeviceView<long*> copy_dst, copy_src;
   DeviceView<std::uint32_t*> copy_pulled;  // per copy: the populations copied (pulled_from_ghost)
   DeviceView<InterpPoint*> interp;  // coarse cells (kind 1, centre) as places in stencil_cells
@@ -279,6 +337,12 @@ KOKKOS_INLINE_FUNCTION void moments_at(const Load& load, const Real (&force)[3],
 
 // Rows whose cells pull from fluid cells only take a plain pull (no flag per link, no boundary
 // code); the others test each upwind flag.
+//
+// A leaf reads the populations of its same-level neighbours where they lie, in those blocks'
+// interiors (`regions`), rather than from copies in its ghost ring: the copies cost 40 % of the
+// step on amr_nested (perf/README). The ring holds what has no same-level block: ghosts
+// interpolated from the coarser level, boundaries, and (CRMT) ghosts whose source this rank does
+// not hold. Flags are always the ring's (static).
 template <class L, class Real, class Collision>
 struct AmrLeafStep {
   DeviceView<const Real*> src;
@@ -291,6 +355,15 @@ struct AmrLeafStep {
   DeviceView<const int*> origin;  // AmrLevel::origin, read by profiled inlets
   WallLinks walls;                 // AmrLevel::walls
   CellVelocity<Real> velocity;     // AmrLevel::velocity (CSM)
+  DeviceView<const LeafRegion* [27]> regions;  // AmrLevel::regions (leaf_regions)
+
+  // The population offset (block * Q * S + cell: add q * S) the leaf in slot b reads for its cell
+  // (x, y, z), each in [-1, n] (z in [-gz, nz + gz)): no branch, a table entry.
+  KOKKOS_INLINE_FUNCTION long source_cell(int b, int x, int y, int z) const {
+    const int rx = (x >= shape.n) - (x < 0), ry = (y >= shape.n) - (y < 0), rz = (z >= shape.nz) - (z < 0);
+    const LeafRegion& region = regions(b, (rx + 1) + 3 * (ry + 1) + 9 * (rz + 1));
+    return region.base + x + long(y) * region.sy + long(z) * region.sz;
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const int b = leaves(shape.block_of(i));
@@ -298,13 +371,14 @@ struct AmrLeafStep {
     int p[3];
     shape.coordinates(number, p);
     const auto at = [&](int dx, int dy, int dz) { return shape.cell(p[0] + dx, p[1] + dy, p[2] + dz); };
+    const auto from = [&](int dx, int dy, int dz) { return source_cell(b, p[0] + dx, p[1] + dy, p[2] + dz); };
     const long fbase = long(b) * shape.cells;
     const long base = fbase * L::Q;
     Real f[L::Q];
     if (plain_rows(shape.row_of(b, number))) {
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
-        f[q] = src(base + q * shape.cells + at(-L::c(q, 0), -L::c(q, 1), -L::c(q, 2)));
+        f[q] = src(from(-L::c(q, 0), -L::c(q, 1), -L::c(q, 2)) + q * shape.cells);
       });
     } else {
       if (flags(fbase + cell) != flag::fluid) return;
@@ -317,35 +391,35 @@ struct AmrLeafStep {
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
         constexpr int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
-        const long upwind = at(-cx, -cy, -cz);
-        const std::uint8_t fl = flags(fbase + upwind);
+        const std::uint8_t fl = flags(fbase + at(-cx, -cy, -cz));
         const int row = fl == flag::wall && walls.any() ? walls.row(fbase + cell) : -1;
         if (fl == flag::fluid) {
-          f[q] = src(base + q * shape.cells + upwind);
+          f[q] = src(from(-cx, -cy, -cz) + q * shape.cells);
         } else if (row >= 0) {
           // Interpolated bounce-back as the uniform grid's (lbm/scheme/PullStep.hpp), linear: the
           // node behind lies in the leaf or its ghost ring, filled at this step's time; the ring
           // is one cell deep, too shallow for the quadratic rule (refused with AMR, core/Deck.cpp).
           f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), false,
                                                 flags(fbase + at(cx, cy, cz)) == flag::fluid ? 1 : 0, own_post,
-                                                [&](int h, int k) { return src(base + k * shape.cells + at(h * cx, h * cy, h * cz)); });
+                                                [&](int h, int k) { return src(from(h * cx, h * cy, h * cz) + k * shape.cells); });
         } else if (flag::kind(fl) == flag::free_slip) {
           // Specular reflection as the uniform grid's (lbm/scheme/PullStep.hpp): from the cell
           // beside, in the leaf or its ghost ring; bounced back where that cell is not fluid.
           const int axes = flag::index(fl);
-          const long source = at(axes & 1 ? 0 : -cx, axes & 2 ? 0 : -cy, axes & 4 ? 0 : -cz);
-          f[q] = flags(fbase + source) == flag::fluid ? src(base + reflected_direction<L, q>(axes) * shape.cells + source)
-                                                      : own_post(opposite<L>(q));
+          const int sx = axes & 1 ? 0 : -cx, sy = axes & 2 ? 0 : -cy, sz = axes & 4 ? 0 : -cz;
+          f[q] = flags(fbase + at(sx, sy, sz)) == flag::fluid
+                     ? src(from(sx, sy, sz) + reflected_direction<L, q>(axes) * shape.cells)
+                     : own_post(opposite<L>(q));
         } else if (flag::kind(fl) == flag::outflow) {
           // The convective outflow as the uniform grid's (lbm/physics/Boundary.hpp): from the cell
           // inside, in the leaf or its ghost ring (open faces stay on level 0).
           const int face = flag::index(fl);
           int n[3];
           outward_normal(face, n);
-          const long inner = at(-n[0], -n[1], -n[2]);
           const Real own = own_post(q);
-          f[q] = convective_outflow(own, flags(fbase + inner) == flag::fluid ? src(base + q * shape.cells + inner) : own,
-                                    bc.convective[face]);
+          f[q] = convective_outflow(
+              own, flags(fbase + at(-n[0], -n[1], -n[2])) == flag::fluid ? src(from(-n[0], -n[1], -n[2]) + q * shape.cells) : own,
+              bc.convective[face]);
         } else {
           f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, where);
         }
@@ -364,29 +438,29 @@ struct AmrLeafStep {
   }
 
   // Direction q (an integral_constant) of the row of interior cell number `first` (x = 0) of the
-  // leaf whose lattice starts at `at`: its Width = n pulled values into out. The row it pulls from
-  // is an interior row, read in one piece (shifted along x: n - 1 cells and one x-face ghost), or
-  // a ghost row, whose cells the ring stores in a row too. Sizes known at compile time keep the
-  // copies inline.
+  // leaf in slot b: its Width = n pulled values into out. The row it pulls from lies in the leaf
+  // or a same-level neighbour (source_cell: n - 1 cells of one block, one x-face cell of another
+  // where c_x != 0) or in the ring, which stores its rows' cells in a row too. Sizes known at
+  // compile time keep the copies inline.
   template <int Width, class Q>
-  KOKKOS_INLINE_FUNCTION void pull_row(Q qc, long at, long first, Real* out) const {
+  KOKKOS_INLINE_FUNCTION void pull_row(Q qc, int b, long first, Real* out) const {
     constexpr int q = decltype(qc)::value;
     constexpr int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
     const int y = int((first >> shape.log_n) & (Width - 1)) - cy, z = int(first >> (2 * shape.log_n)) - cz;
-    const Real* in = src.data() + at + q * shape.cells;
-    if (unsigned(y) >= unsigned(Width) || unsigned(z) >= unsigned(shape.nz)) {
-      std::memcpy(out, in + shape.cell(-cx, y, z), Width * sizeof(Real));
-      return;
-    }
-    const long row = first - (long(cy) << shape.log_n) - (long(cz) << (2 * shape.log_n));
+    const Real* in = src.data() + q * shape.cells;
+    const int middle = 13 + 3 * ((y >= Width) - (y < 0)) + 9 * ((z >= shape.nz) - (z < 0));
+    const auto at = [&](int r, int x) {
+      const LeafRegion& region = regions(b, r);
+      return in + region.base + x + long(y) * region.sy + long(z) * region.sz;
+    };
     if constexpr (cx == 0) {
-      std::memcpy(out, in + row, Width * sizeof(Real));
+      std::memcpy(out, at(middle, 0), Width * sizeof(Real));
     } else if constexpr (cx > 0) {
-      out[0] = in[shape.cell(-1, y, z)];
-      std::memcpy(out + 1, in + row, (Width - 1) * sizeof(Real));
+      out[0] = *at(middle - 1, -1);
+      std::memcpy(out + 1, at(middle, 0), (Width - 1) * sizeof(Real));
     } else {
-      std::memcpy(out, in + row + 1, (Width - 1) * sizeof(Real));
-      out[Width - 1] = in[shape.cell(Width, y, z)];
+      std::memcpy(out, at(middle, 1), (Width - 1) * sizeof(Real));
+      out[Width - 1] = *at(middle + 1, Width);
     }
   }
 
@@ -399,7 +473,7 @@ struct AmrLeafStep {
   KOKKOS_INLINE_FUNCTION void plain_rows_of(int b, long first, long sweep) const {
     const long next = sweep + BulkRows<L, Real, Collision>::ahead;
     const long at = long(b) * shape.cells * L::Q;
-    const auto load = [&](auto qc, int k, Real* out) { pull_row<Width>(qc, at, first + long(k) * Width, out); };
+    const auto load = [&](auto qc, int k, Real* out) { pull_row<Width>(qc, b, first + long(k) * Width, out); };
     const auto target = [&](auto qc, int k) -> Real* {
       return dst.data() + at + decltype(qc)::value * shape.cells + first + long(k) * Width;
     };
@@ -923,8 +997,9 @@ class AmrLattice final : public AmrSolver {
 
   // One step of level l and, recursively, two of every finer level (public for CUDA lambdas).
   void advance_level(int l, Real alpha);
-  // Level l's ghosts: same-level copies, and coarse-to-fine at level l-1's time t + alpha.
-  void fill_ghosts(int l, Real alpha);
+  // Level l's ghosts: coarse-to-fine at level l-1's time t + alpha, and with `same_level` the
+  // same-level copies (which steps read in place: AmrLeafStep::source_cell).
+  void fill_ghosts(int l, Real alpha, bool same_level);
   // Its two parts, untimed; const: ghosts are filled before they are read, they are not state.
   void copy_ghosts(int l) const;
   void interpolate_ghosts(int l, Real alpha) const;

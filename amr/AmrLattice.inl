@@ -475,6 +475,15 @@ void AmrLattice<L, Real>::build(int lattices) {
         });
       }
     lv.plain_rows = to_device_view("amr plain rows", plain_rows);
+    {
+      std::vector<int> neighbour_slots(std::size_t(lv.blocks) * 27);
+      for (int k = 0; k < lv.blocks; ++k)
+        for (int r = 0; r < 27; ++r) {
+          const int nb = blocks[held_[l][k]].neighbours[r];
+          neighbour_slots[27 * k + r] = nb >= 0 ? slot_[l][nb] : -1;  // -1 also where not held (CRMT)
+        }
+      lv.regions = region_view(leaf_regions(shape_, L::Q, neighbour_slots));
+    }
     lv.leaves = to_device_view("amr leaves", t.leaves);
     lv.refined = to_device_view("amr refined", refined);
     lv.copy_dst = to_device_view("amr copy dst", t.copy_dst);
@@ -644,7 +653,7 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
   // restricted them): the finer levels' ghosts filled at t and their leaves exchanged (ranks
   // average children they do not own), then restricted.
   for (int l = 1; l < int(levels_.size()); ++l) {
-    fill_ghosts(l, Real(0));
+    fill_ghosts(l, Real(0), true);
     halos_[l].exchange(comm_, levels_[l].f[levels_[l].cur], l);
   }
   for (int l = int(levels_.size()) - 2; l >= 0; --l) restrict_level(l, levels_[l].f[levels_[l].cur], false);
@@ -675,7 +684,7 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
   // next step, so the restriction cannot wait for the next output (which would make the run
   // depend on the output interval). It reads the finer levels' ghosts: filled first, at the
   // step's time (alpha 0), as the next step fills them.
-  for (int l = 1; l < int(next->levels_.size()); ++l) next->fill_ghosts(l, Real(0));
+  for (int l = 1; l < int(next->levels_.size()); ++l) next->fill_ghosts(l, Real(0), true);
   next->restrict_all();
   next->step_ = step_;
   next->timers_ = timers_;
@@ -769,8 +778,8 @@ void AmrLattice<L, Real>::restore_mass() {
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
-  {
+void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha, bool same_level) {
+  if (same_level) {
     auto t = timers_.scope("ghost copies");
     copy_ghosts(l);
   }
@@ -821,7 +830,7 @@ void AmrLattice<L, Real>::interpolate_ghosts(int l, Real alpha) const {
 template <class L, class Real>
 void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   AmrLevel<L, Real>& lv = levels_[l];
-  fill_ghosts(l, alpha);
+  fill_ghosts(l, alpha, lv.params.has_csm);  // the model's velocities are computed over the ring
   if (lv.params.has_csm) {
     auto t = timers_.scope("LBM");
     Kokkos::parallel_for("amr cell velocity", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * shape_.cells),
@@ -845,7 +854,8 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
   dispatch_collision<L>(collision_, [&](auto coll) {
     using Collision = decltype(coll);
     const AmrLeafStep<L, Real, Collision> step{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.plain_rows,
-                                               which, shape_, lv.params, bc_, lv.origin, lv.walls, lv.velocity};
+                                               which, shape_, lv.params, bc_, lv.origin, lv.walls, lv.velocity,
+                                               lv.regions};
     const long cells = long(which.extent(0)) * shape_.interior();
     if constexpr (exec_is_host)
       Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(space, 0, cells >> (shape_.log_n + shape_.log_group)),

@@ -294,6 +294,117 @@ TEST(LeafShape, InteriorFirstThenRing) {
     }
 }
 
+// Every region of every block read from its ring (no same-level neighbour in place).
+DeviceView<LeafRegion* [27]> ring_regions(const LeafShape& shape, int blocks) {
+  return region_view(leaf_regions(shape, D3Q19::Q, std::vector<int>(27 * std::size_t(blocks), -1)));
+}
+
+// leaf_regions addresses every place of a block: its interior, the ring where a region has no
+// neighbour in place, and where one does the neighbour's interior cell at the wrapped place (as
+// the ghost copies take it), for blocks whose regions are all rings, all neighbours, or mixed.
+TEST(LeafShape, RegionsAddressInteriorRingAndNeighbours) {
+  for (bool two_d : {false, true})
+    for (int n : {4, 8, 16}) {
+      const LeafShape shape(n, two_d);
+      const int Q = 19, zlo = two_d ? 0 : -1, zhi = two_d ? 0 : n;
+      const long per_block = Q * shape.cells;
+      std::vector<int> slots(27 * 3, -1);
+      for (int r = 0; r < 27; ++r) {
+        slots[27 + r] = 2;
+        slots[54 + r] = r % 2 ? 0 : -1;
+      }
+      const std::vector<LeafRegion> regions = leaf_regions(shape, Q, slots);
+      const auto wrap = [&](int v, int size) { return (v + size) % size; };
+      long checked = 0;
+      for (int k = 0; k < 3; ++k)
+        for (int z = zlo; z <= zhi; ++z)
+          for (int y = -1; y <= n; ++y)
+            for (int x = -1; x <= n; ++x) {
+              const int r = (x >= 0) + (x >= n) + 3 * ((y >= 0) + (y >= n)) + 9 * (two_d ? 1 : (z >= 0) + (z >= n));
+              const int s = r == 13 ? -1 : slots[27 * k + r];
+              const long expected = s >= 0 ? s * per_block + shape.cell(wrap(x, n), wrap(y, n), wrap(z, shape.nz))
+                                           : k * per_block + shape.cell(x, y, z);
+              const LeafRegion& region = regions[27 * k + r];
+              ASSERT_EQ(region.base + x + long(y) * region.sy + long(z) * region.sz, expected)
+                  << "n " << n << " 2D " << two_d << " block " << k << " at " << x << ' ' << y << ' ' << z;
+              ++checked;
+            }
+      EXPECT_EQ(checked, 3 * shape.cells);
+    }
+}
+
+// The leaf step reading its same-level neighbours in place gives the bits it gives reading
+// copies of them in its ring (as every step did before): 8 leaves of a periodic 2 x 2 x 2 cube,
+// D3Q19 TRT with a force, random populations, by cells (GPUs) and by groups of rows (host), with
+// rows that are not plain (cell by cell) and one face read from the ring as where a coarser leaf
+// lies. Ring places that the in-place step must not read hold NaN.
+TEST(AmrLeafStep, NeighboursInPlaceEqualCopiesInTheRing) {
+  for (int n : {4, 8}) {
+    const LeafShape shape(n, false);
+    const int blocks = 8, Q = D3Q19::Q;
+    const long S = shape.cells, rows = shape.interior() / n;
+    const auto neighbour = [](int b, int dx, int dy, int dz) {
+      return ((b & 1) ^ (dx & 1)) | ((b >> 1 & 1) ^ (dy & 1)) << 1 | ((b >> 2 & 1) ^ (dz & 1)) << 2;
+    };
+    std::mt19937 random(5);
+    std::uniform_real_distribution<double> jitter(0.99, 1.01);
+    std::vector<double> copies(std::size_t(blocks) * Q * S), in_place(copies.size(), std::nan(""));
+    for (int b = 0; b < blocks; ++b)
+      for (int q = 0; q < Q; ++q)
+        for (long c = 0; c < shape.interior(); ++c)
+          copies[(std::size_t(b) * Q + q) * S + c] = in_place[(std::size_t(b) * Q + q) * S + c] = D3Q19::w(q) * jitter(random);
+    std::vector<int> slots(27 * blocks);
+    for (int b = 0; b < blocks; ++b)
+      for (int r = 0; r < 27; ++r) slots[27 * b + r] = neighbour(b, r % 3 - 1, r / 3 % 3 - 1, r / 9 - 1);
+    const int ring_face = 12;  // block 0's x = -1 face: from its ring
+    slots[ring_face] = -1;
+    for (int b = 0; b < blocks; ++b)
+      for (int z = -1; z <= n; ++z)
+        for (int y = -1; y <= n; ++y)
+          for (int x = -1; x <= n; ++x) {
+            const int dx = (x >= n) - (x < 0), dy = (y >= n) - (y < 0), dz = (z >= n) - (z < 0);
+            if ((dx | dy | dz) == 0) continue;
+            const int from = neighbour(b, dx, dy, dz);
+            const long at = shape.cell(x, y, z), source = shape.cell(x - dx * n, y - dy * n, z - dz * n);
+            for (int q = 0; q < Q; ++q) {
+              const double v = copies[(std::size_t(from) * Q + q) * S + source];
+              copies[(std::size_t(b) * Q + q) * S + at] = v;
+              if (b == 0 && (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1) == ring_face) in_place[(std::size_t(b) * Q + q) * S + at] = v;
+            }
+          }
+    std::vector<std::uint8_t> plain(blocks * rows, 1);
+    for (long r = 0; r < rows; r += 3) plain[3 * rows + r] = 0;
+    const std::vector<std::uint8_t> flags(blocks * S, flag::fluid);
+    const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+    const auto params = CollisionParams<double>::make(0.7, 0.25, {1e-5, -2e-5, 3e-5}, 0.0);
+    std::vector<std::vector<double>> results;
+    for (bool neighbours_in_place : {false, true}) {
+      const DeviceView<double*> src = to_device_view("src", neighbours_in_place ? in_place : copies);
+      const auto regions = neighbours_in_place ? region_view(leaf_regions(shape, Q, slots)) : ring_regions(shape, blocks);
+      for (bool by_rows : {false, true}) {
+        DeviceView<double*> out("out", copies.size());
+        const AmrLeafStep<D3Q19, double, TRT> step{src,    out,    to_device_view("flags", flags), to_device_view("plain", plain),
+                                                   to_device_view("leaves", all), shape, params, {}, {}, {}, {}, regions};
+        if (by_rows)
+          Kokkos::parallel_for("groups", Kokkos::RangePolicy<ExecSpace>(0, (blocks * rows) >> shape.log_group),
+                               AmrLeafRows<D3Q19, double, TRT>{step});
+        else
+          Kokkos::parallel_for("cells", Kokkos::RangePolicy<ExecSpace>(0, blocks * shape.interior()), step);
+        const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+        results.emplace_back(host.data(), host.data() + host.size());
+      }
+    }
+    for (std::size_t k = 1; k < results.size(); ++k) {
+      long differ = 0;
+      for (std::size_t i = 0; i < copies.size(); ++i) differ += std::memcmp(&results[0][i], &results[k][i], sizeof(double)) != 0;
+      EXPECT_EQ(differ, 0) << "N = " << n << ", variant " << k << " (1: ring by rows, 2: in place by cells, 3: in place by rows)";
+    }
+    long written = 0;
+    for (double v : results[0]) written += v != 0 && std::isfinite(v);
+    EXPECT_EQ(written, blocks * shape.interior() * Q) << "N = " << n;
+  }
+}
+
 // The host path (groups of rows through BulkRows' chunks, row by row where a group holds a row
 // that is not plain, cell by cell in such rows) against the per-cell path GPUs take, on three
 // D3Q19 blocks (one plain throughout, one with a solid cell inside and a wall face, one whose
@@ -323,8 +434,9 @@ TEST(AmrLeafStep, RowsEqualCells) {
     for (const auto& params : {CollisionParams<double>::make(0.7, 0.25, {1e-5, -2e-5, 3e-5}, 0.0),
                                CollisionParams<double>::make(0.62, 0.05, {0.0, 0.0, 0.0}, 0.0)}) {
       const auto step = [&](const DeviceView<double*>& dst) {
-        return AmrLeafStep<D3Q19, double, TRT>{src, dst, to_device_view("flags", flags), to_device_view("plain", plain),
-                                               to_device_view("leaves", all), shape, params, {}};
+        return AmrLeafStep<D3Q19, double, TRT>{src,   dst,    to_device_view("flags", flags), to_device_view("plain", plain),
+                                               to_device_view("leaves", all), shape, params, {}, {}, {}, {},
+                                               ring_regions(shape, blocks)};
       };
       Kokkos::parallel_for("cells", Kokkos::RangePolicy<ExecSpace>(0, blocks * shape.interior()), step(by_cells));
       Kokkos::parallel_for("groups", Kokkos::RangePolicy<ExecSpace>(0, (blocks * rows) >> shape.log_group),
@@ -380,7 +492,8 @@ TEST(AmrGhostCopy, PulledPopulationsGiveTheStepItsBits) {
       Kokkos::parallel_for("step", Kokkos::RangePolicy<ExecSpace>(0, shape.interior()),
                            AmrLeafStep<D3Q19, double, TRT>{lattice, out, to_device_view("flags", flags),
                                                            to_device_view("plain", plain), to_device_view("leaf", leaf),
-                                                           shape, CollisionParams<double>::make(0.7, 0.25, {1e-5, 0, 0}, 0.0), {}});
+                                                           shape, CollisionParams<double>::make(0.7, 0.25, {1e-5, 0, 0}, 0.0), {},
+                                                           {}, {}, {}, ring_regions(shape, 2)});
       const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lattice);
       const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
       ghosts.emplace_back(a.data(), a.data() + QS);
