@@ -189,8 +189,13 @@ std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& conf
       throw Error(path + ": corrupt checkpoint: " + e.what());
     }
   }();
-  long long blocks = 0;
-  for (int l = 0; l < forest.levels(); ++l) blocks += static_cast<long long>(forest.level(l).size());
+  const long long blocks = block_count(forest);
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  // As a new forest is (check_amr_memory), before anything is allocated: the checkpoint may come
+  // from a larger machine or more ranks.
+  if (const std::string shortfall = amr_memory_shortfall(config, blocks, ranks); !shortfall.empty())
+    throw Error(path + ": " + shortfall + "; hint: continue it on more ranks or nodes");
   std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, std::move(forest), comm);
   BoxBytes rows;
   rows.hi = {solver->cells_per_block(), int(blocks), 1};

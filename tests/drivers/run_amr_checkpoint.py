@@ -14,7 +14,8 @@ deck without (its checkpoint must not continue an AMR run).
   bit.
 - Refused with exit 2 and the reason, nothing changed: a flipped bit in the populations, a
   truncated file, a forest that is no forest (a refined block dropped from a header whose hash is
-  made to match), another [amr] table, a uniform-grid deck's checkpoint.
+  made to match), another [amr] table, a uniform-grid deck's checkpoint, a forest beyond this
+  machine's memory (a forged header refining a 3D box everywhere).
 - An unstable run checkpoints its last good state (exit 3).
 - [statistics] on AMR levels (the regridded cylinder, and inputs/cavity2d_amr.toml beside
   AMR_DECK without regridding): the averages are kept beside the checkpoint and continue through
@@ -161,7 +162,7 @@ def main(argv):
     refused("a flipped bit in the populations", tmp / "flipped.bchk", "corrupt")
     (tmp / "truncated.bchk").write_bytes(data[:-512])
     refused("a truncated checkpoint", tmp / "truncated.bchk", "truncated")
-    def forge(path, change):  # the checkpoint with its header changed and its checksum right
+    def forge(path, change, data=data):  # the checkpoint with its header changed and its checksum right
         length = int.from_bytes(data[8:16], "little")
         header = json.loads(data[24:24 + length])
         change(header)
@@ -187,6 +188,28 @@ def main(argv):
         refused("a uniform-grid deck's checkpoint", uniform_checkpoints[-1], "written by another deck")
     else:
         check("the uniform-grid deck wrote a checkpoint", False)
+
+    # A forest this machine cannot hold (a checkpoint from a larger one): refused before anything
+    # is allocated. A 32^3 D3Q19 box of 16^3 leaves whose forged header refines every block of
+    # levels 0-3: 37,448 blocks of 18^3 cells, about 67 GB on one rank.
+    big_deck = tmp / "big.toml"
+    big_deck.write_text('[simulation]\nname = "big"\nsteps = 1\n[lattice]\nmodel = "D3Q19"\n[domain]\n'
+                        'cells = [32, 32, 32]\n[physics]\ntau = 0.6\n[amr]\nleaf_size = 16\nmax_level = 4\n')
+    big = tmp / "big"
+    run(big, "simulation.steps=1", "checkpoint.every=1", "output.vtk=false", which=str(big_deck))
+    big_checkpoints = checkpoint_files(big)
+    if big_checkpoints:
+        everywhere = [[l, i, j, k] for l in range(4) for k in range(2 << l) for j in range(2 << l) for i in range(2 << l)]
+        forged = forge(tmp / "big_forest.bchk", lambda h: h["amr_forest"].__setitem__("refined", everywhere),
+                       data=big_checkpoints[-1].read_bytes())
+        before = snapshot(big)
+        p = run(big, "simulation.steps=2", "output.vtk=false", restart=str(forged), which=str(big_deck))
+        check("refused: a checkpoint's forest beyond this machine's memory",
+              p.returncode == 2 and "the forest holds 37448 blocks of 5832 cells" in p.stderr
+              and "continue it on more ranks or nodes" in p.stderr and snapshot(big) == before,
+              f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    else:
+        check("the 3D deck wrote a checkpoint", False)
 
     # --- [statistics] without regridding: the averages continue through a restart
     cavity = str(pathlib.Path(deck).parent / "cavity2d_amr.toml")
