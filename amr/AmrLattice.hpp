@@ -294,8 +294,8 @@ struct AmrLevel {
   // Per held block and region of its ghost ring, where the step reads (leaf_regions).
   DeviceView<LeafRegion* [27]> regions;
   // Same-level ghosts as copies into the ring, for what reads the ring itself (the coherent-
-  // structure model's velocities, the body forces' links, set-up and regrids): steps read those
-  // blocks in place (regions).
+  // structure model's velocities, the body forces' links): steps read those blocks in place
+  // (regions).
   DeviceView<long*> copy_dst, copy_src;
   DeviceView<std::uint32_t*> copy_pulled;  // per copy: the populations copied (pulled_from_ghost)
   DeviceView<InterpPoint*> interp;  // coarse cells (kind 1, centre) as places in stencil_cells
@@ -339,8 +339,8 @@ KOKKOS_INLINE_FUNCTION void moments_at(const Load& load, const Real (&force)[3],
 // code); the others test each upwind flag.
 //
 // A leaf reads the populations of its same-level neighbours where they lie, in those blocks'
-// interiors (`regions`), rather than from copies in its ghost ring: the copies cost 40 % of the
-// step on amr_nested (perf/README). The ring holds what has no same-level block: ghosts
+// interiors (`regions`), rather than from copies in its ghost ring: on amr_nested the copies
+// took 42 % as long as the step itself (perf/README). The ring holds what has no same-level block: ghosts
 // interpolated from the coarser level, boundaries, and (CRMT) ghosts whose source this rank does
 // not hold. Flags are always the ring's (static).
 template <class L, class Real, class Collision>
@@ -397,14 +397,14 @@ struct AmrLeafStep {
           f[q] = src(from(-cx, -cy, -cz) + q * shape.cells);
         } else if (row >= 0) {
           // Interpolated bounce-back as the uniform grid's (lbm/scheme/PullStep.hpp), linear: the
-          // node behind lies in the leaf or its ghost ring, filled at this step's time; the ring
-          // is one cell deep, too shallow for the quadratic rule (refused with AMR, core/Deck.cpp).
+          // node behind lies in the leaf, a same-level neighbour or the ring, at this step's time;
+          // the ring is one cell deep, too shallow for the quadratic rule (refused with AMR, core/Deck.cpp).
           f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), false,
                                                 flags(fbase + at(cx, cy, cz)) == flag::fluid ? 1 : 0, own_post,
                                                 [&](int h, int k) { return src(from(h * cx, h * cy, h * cz) + k * shape.cells); });
         } else if (flag::kind(fl) == flag::free_slip) {
           // Specular reflection as the uniform grid's (lbm/scheme/PullStep.hpp): from the cell
-          // beside, in the leaf or its ghost ring; bounced back where that cell is not fluid.
+          // beside, in the leaf, a neighbour or the ring; bounced back where that cell is not fluid.
           const int axes = flag::index(fl);
           const int sx = axes & 1 ? 0 : -cx, sy = axes & 2 ? 0 : -cy, sz = axes & 4 ? 0 : -cz;
           f[q] = flags(fbase + at(sx, sy, sz)) == flag::fluid
@@ -412,7 +412,7 @@ struct AmrLeafStep {
                      : own_post(opposite<L>(q));
         } else if (flag::kind(fl) == flag::outflow) {
           // The convective outflow as the uniform grid's (lbm/physics/Boundary.hpp): from the cell
-          // inside, in the leaf or its ghost ring (open faces stay on level 0).
+          // inside, in the leaf, a neighbour or the ring (open faces stay on level 0).
           const int face = flag::index(fl);
           int n[3];
           outward_normal(face, n);
@@ -997,9 +997,10 @@ class AmrLattice final : public AmrSolver {
 
   // One step of level l and, recursively, two of every finer level (public for CUDA lambdas).
   void advance_level(int l, Real alpha);
-  // Level l's ghosts: coarse-to-fine at level l-1's time t + alpha, and with `same_level` the
-  // same-level copies (which steps read in place: AmrLeafStep::source_cell).
-  void fill_ghosts(int l, Real alpha, bool same_level);
+  // Level l's ghosts: coarse-to-fine at level l-1's time t + alpha, and where the coherent-
+  // structure model takes velocities over the ring, the same-level copies (steps read those in
+  // place: AmrLeafStep::source_cell).
+  void fill_ghosts(int l, Real alpha);
   // Its two parts, untimed; const: ghosts are filled before they are read, they are not state.
   void copy_ghosts(int l) const;
   void interpolate_ghosts(int l, Real alpha) const;

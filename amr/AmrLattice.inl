@@ -653,7 +653,7 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
   // restricted them): the finer levels' ghosts filled at t and their leaves exchanged (ranks
   // average children they do not own), then restricted.
   for (int l = 1; l < int(levels_.size()); ++l) {
-    fill_ghosts(l, Real(0), true);
+    fill_ghosts(l, Real(0));
     halos_[l].exchange(comm_, levels_[l].f[levels_[l].cur], l);
   }
   for (int l = int(levels_.size()) - 2; l >= 0; --l) restrict_level(l, levels_[l].f[levels_[l].cur], false);
@@ -684,7 +684,7 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
   // next step, so the restriction cannot wait for the next output (which would make the run
   // depend on the output interval). It reads the finer levels' ghosts: filled first, at the
   // step's time (alpha 0), as the next step fills them.
-  for (int l = 1; l < int(next->levels_.size()); ++l) next->fill_ghosts(l, Real(0), true);
+  for (int l = 1; l < int(next->levels_.size()); ++l) next->fill_ghosts(l, Real(0));
   next->restrict_all();
   next->step_ = step_;
   next->timers_ = timers_;
@@ -778,8 +778,8 @@ void AmrLattice<L, Real>::restore_mass() {
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha, bool same_level) {
-  if (same_level) {
+void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
+  if (levels_[l].params.has_csm) {
     auto t = timers_.scope("ghost copies");
     copy_ghosts(l);
   }
@@ -830,7 +830,7 @@ void AmrLattice<L, Real>::interpolate_ghosts(int l, Real alpha) const {
 template <class L, class Real>
 void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   AmrLevel<L, Real>& lv = levels_[l];
-  fill_ghosts(l, alpha, lv.params.has_csm);  // the model's velocities are computed over the ring
+  fill_ghosts(l, alpha);
   if (lv.params.has_csm) {
     auto t = timers_.scope("LBM");
     Kokkos::parallel_for("amr cell velocity", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * shape_.cells),
@@ -1198,8 +1198,9 @@ std::vector<std::array<double, 3>> AmrLattice<L, Real>::body_forces() const {
   std::vector<std::array<double, 3>> forces(std::size_t(bodies_), std::array<double, 3>{0, 0, 0});
   for (int l = 0; l < int(levels_.size()); ++l) {
     // A link of interpolated bounce-back reads the cell behind, on a leaf's edge a ghost of the
-    // lattice just written, whose ghosts hold a fill of two steps before: filled here from the
-    // current state (at the level's time, so alpha 0), as the next step fills them.
+    // lattice just written, whose ring holds no same-level copies (steps read those in place) and
+    // interpolated ghosts of two steps before: filled here from the current state (at the level's
+    // time, so alpha 0), as the next step's reads would give them.
     if (body_links_read_ghosts_[l]) {
       copy_ghosts(l);
       if (l > 0) interpolate_ghosts(l, Real(0));

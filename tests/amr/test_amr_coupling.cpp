@@ -311,7 +311,7 @@ TEST(LeafShape, RegionsAddressInteriorRingAndNeighbours) {
       std::vector<int> slots(27 * 3, -1);
       for (int r = 0; r < 27; ++r) {
         slots[27 + r] = 2;
-        slots[54 + r] = r % 2 ? 0 : -1;
+        slots[54 + r] = r % 3 == 2 ? -1 : r % 3;  // not symmetric under r <-> 26 - r
       }
       const std::vector<LeafRegion> regions = leaf_regions(shape, Q, slots);
       const auto wrap = [&](int v, int size) { return (v + size) % size; };
@@ -334,17 +334,18 @@ TEST(LeafShape, RegionsAddressInteriorRingAndNeighbours) {
 }
 
 // The leaf step reading its same-level neighbours in place gives the bits it gives reading
-// copies of them in its ring (as every step did before): 8 leaves of a periodic 2 x 2 x 2 cube,
+// copies of them in its ring (as every step did before): 27 leaves of a periodic 3 x 3 x 3 cube
+// (each face's neighbour another block than the opposite face's),
 // D3Q19 TRT with a force, random populations, by cells (GPUs) and by groups of rows (host), with
 // rows that are not plain (cell by cell) and one face read from the ring as where a coarser leaf
 // lies. Ring places that the in-place step must not read hold NaN.
 TEST(AmrLeafStep, NeighboursInPlaceEqualCopiesInTheRing) {
   for (int n : {4, 8}) {
     const LeafShape shape(n, false);
-    const int blocks = 8, Q = D3Q19::Q;
+    const int blocks = 27, Q = D3Q19::Q;
     const long S = shape.cells, rows = shape.interior() / n;
     const auto neighbour = [](int b, int dx, int dy, int dz) {
-      return ((b & 1) ^ (dx & 1)) | ((b >> 1 & 1) ^ (dy & 1)) << 1 | ((b >> 2 & 1) ^ (dz & 1)) << 2;
+      return (b % 3 + dx + 3) % 3 + 3 * ((b / 3 % 3 + dy + 3) % 3) + 9 * ((b / 9 + dz + 3) % 3);
     };
     std::mt19937 random(5);
     std::uniform_real_distribution<double> jitter(0.99, 1.01);
@@ -375,7 +376,8 @@ TEST(AmrLeafStep, NeighboursInPlaceEqualCopiesInTheRing) {
     std::vector<std::uint8_t> plain(blocks * rows, 1);
     for (long r = 0; r < rows; r += 3) plain[3 * rows + r] = 0;
     const std::vector<std::uint8_t> flags(blocks * S, flag::fluid);
-    const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+    std::vector<int> all(blocks);
+    for (int b = 0; b < blocks; ++b) all[b] = b;
     const auto params = CollisionParams<double>::make(0.7, 0.25, {1e-5, -2e-5, 3e-5}, 0.0);
     std::vector<std::vector<double>> results;
     for (bool neighbours_in_place : {false, true}) {

@@ -191,21 +191,21 @@ def main(argv):
 
     # A forest this machine cannot hold (a checkpoint from a larger one): refused before anything
     # is allocated. A 32^3 D3Q19 box of 16^3 leaves whose forged header refines every block of
-    # levels 0-3: 37,448 blocks of 18^3 cells, about 67 GB on one rank.
+    # levels 0-4: 299,592 blocks of 18^3 cells, 744 GiB on one rank (beyond any node or GPU here).
     big_deck = tmp / "big.toml"
     big_deck.write_text('[simulation]\nname = "big"\nsteps = 1\n[lattice]\nmodel = "D3Q19"\n[domain]\n'
-                        'cells = [32, 32, 32]\n[physics]\ntau = 0.6\n[amr]\nleaf_size = 16\nmax_level = 4\n')
+                        'cells = [32, 32, 32]\n[physics]\ntau = 0.6\n[amr]\nleaf_size = 16\nmax_level = 5\n')
     big = tmp / "big"
     run(big, "simulation.steps=1", "checkpoint.every=1", "output.vtk=false", which=str(big_deck))
     big_checkpoints = checkpoint_files(big)
     if big_checkpoints:
-        everywhere = [[l, i, j, k] for l in range(4) for k in range(2 << l) for j in range(2 << l) for i in range(2 << l)]
+        everywhere = [[l, i, j, k] for l in range(5) for k in range(2 << l) for j in range(2 << l) for i in range(2 << l)]
         forged = forge(tmp / "big_forest.bchk", lambda h: h["amr_forest"].__setitem__("refined", everywhere),
                        data=big_checkpoints[-1].read_bytes())
         before = snapshot(big)
         p = run(big, "simulation.steps=2", "output.vtk=false", restart=str(forged), which=str(big_deck))
         check("refused: a checkpoint's forest beyond this machine's memory",
-              p.returncode == 2 and "the forest holds 37448 blocks of 5832 cells" in p.stderr
+              p.returncode == 2 and "the forest holds 299592 blocks of 5832 cells" in p.stderr
               and "continue it on more ranks or nodes" in p.stderr and snapshot(big) == before,
               f"exit {p.returncode}: {p.stderr.strip()[-300:]}")
     else:
