@@ -146,10 +146,11 @@ struct LeafShape {
 
 // Where a leaf's step reads the cells of one region (dx + 1) + 3 (dy + 1) + 9 (dz + 1) of its
 // ghost ring, or (13) its interior: cell (x, y, z) of the region (in the leaf's coordinates) at
-// population offset base + x + y sy + z sz (add q S). Every region's cells are affine in their
-// coordinates, in a same-level block's interior as in the ring.
+// population offset base + x + y sy + z sz (add q S), and at cell_base + x + y sy + z sz in the
+// per-cell arrays (flags, CSM velocities). Every region's cells are affine in their coordinates,
+// in a same-level block's interior as in the ring.
 struct LeafRegion {
-  long base = 0;
+  long base = 0, cell_base = 0;
   int sy = 0, sz = 0;
 };
 
@@ -167,22 +168,24 @@ inline std::vector<LeafRegion> leaf_regions(const LeafShape& shape, int Q, const
     LeafRegion& region = regions[i];
     const int s = r == 13 ? int(k) : neighbour_slots[i];
     if (s >= 0) {  // an interior: coordinates wrapped by n along the region's axes
-      region = {s * per_block - rx * n - ry * n * n - rz * n * n * n, int(n), int(n * n)};
+      const long wrap = rx * n + ry * n * n + rz * n * n * n;
+      region = {s * per_block - wrap, s * shape.cells - wrap, int(n), int(n * n)};
       continue;
     }
     // The ring (LeafShape::cell), x fastest in its rows.
     long base;
     if (rz != 0) {
       base = (rz < 0 ? 0 : ring_plane + shape.nz * shape.plane_ghosts()) + shape.sx + 1;
-      region = {0, shape.sx, 0};
+      region = {0, 0, shape.sx, 0};
     } else if (ry != 0) {
       base = ring_plane + (ry < 0 ? 0 : shape.sx + 2 * n) + 1;
-      region = {0, 0, int(shape.plane_ghosts())};
+      region = {0, 0, 0, int(shape.plane_ghosts())};
     } else {  // an x face: x = -1 or n, two cells per interior row
       base = ring_plane + shape.sx + (rx < 0 ? 1 : 1 - n);
-      region = {0, 2, int(shape.plane_ghosts())};
+      region = {0, 0, 2, int(shape.plane_ghosts())};
     }
     region.base = k * per_block + shape.interior() + base;
+    region.cell_base = k * shape.cells + shape.interior() + base;
   }
   return regions;
 }
@@ -293,9 +296,8 @@ struct AmrLevel {
   DeviceView<int* [20]> restrict_sources;
   // Per held block and region of its ghost ring, where the step reads (leaf_regions).
   DeviceView<LeafRegion* [27]> regions;
-  // Same-level ghosts as copies into the ring, for what reads the ring itself (the coherent-
-  // structure model's velocities, the body forces' links): steps read those blocks in place
-  // (regions).
+  // Same-level ghosts as copies into the ring, for the body forces' links, which read the ring
+  // itself: steps read those blocks in place (regions).
   DeviceView<long*> copy_dst, copy_src;
   DeviceView<std::uint32_t*> copy_pulled;  // per copy: the populations copied (pulled_from_ghost)
   DeviceView<InterpPoint*> interp;  // coarse cells (kind 1, centre) as places in stencil_cells
@@ -360,9 +362,17 @@ struct AmrLeafStep {
   // The population offset (block * Q * S + cell: add q * S) the leaf in slot b reads for its cell
   // (x, y, z), each in [-1, n] (z in [-gz, nz + gz)): no branch, a table entry.
   KOKKOS_INLINE_FUNCTION long source_cell(int b, int x, int y, int z) const {
-    const int rx = (x >= shape.n) - (x < 0), ry = (y >= shape.n) - (y < 0), rz = (z >= shape.nz) - (z < 0);
-    const LeafRegion& region = regions(b, (rx + 1) + 3 * (ry + 1) + 9 * (rz + 1));
+    const LeafRegion& region = region_of(b, x, y, z);
     return region.base + x + long(y) * region.sy + long(z) * region.sz;
+  }
+  // The same cell in the per-cell arrays (flags, CSM velocities: block * S + cell).
+  KOKKOS_INLINE_FUNCTION long source_place(int b, int x, int y, int z) const {
+    const LeafRegion& region = region_of(b, x, y, z);
+    return region.cell_base + x + long(y) * region.sy + long(z) * region.sz;
+  }
+  KOKKOS_INLINE_FUNCTION const LeafRegion& region_of(int b, int x, int y, int z) const {
+    const int rx = (x >= shape.n) - (x < 0), ry = (y >= shape.n) - (y < 0), rz = (z >= shape.nz) - (z < 0);
+    return regions(b, (rx + 1) + 3 * (ry + 1) + 9 * (rz + 1));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
@@ -425,9 +435,10 @@ struct AmrLeafStep {
         }
       });
     }
-    if (params.has_csm)
+    if (params.has_csm)  // the neighbours' velocities where they lie, as their populations
       Collision::template collide<L>(f, csm_params<L::D>(params, fbase + cell, flags, velocity, [&](int a, int side) {
-                                       return fbase + at(side * (a == 0), side * (a == 1), side * (a == 2));
+                                       return source_place(b, p[0] + side * (a == 0), p[1] + side * (a == 1),
+                                                           p[2] + side * (a == 2));
                                      }));
     else
       Collision::template collide<L>(f, params);
@@ -558,7 +569,9 @@ struct AmrGhostCopy {
 
 // The post-collision velocity (u = (sum c f* - F / 2) / rho, the previous step's) of every fluid
 // cell of a level's held blocks, which the coherent-structure model differentiates
-// (lbm/scheme/PullScheme.hpp update_velocity on the uniform grid).
+// (lbm/scheme/PullScheme.hpp update_velocity on the uniform grid); the step reads same-level
+// neighbours' velocities in their blocks (AmrLeafStep::source_place), the ring's where it
+// holds interpolated ghosts.
 template <class L, class Real>
 struct AmrCellVelocity {
   DeviceView<const Real*> f;
@@ -997,11 +1010,11 @@ class AmrLattice final : public AmrSolver {
 
   // One step of level l and, recursively, two of every finer level (public for CUDA lambdas).
   void advance_level(int l, Real alpha);
-  // Level l's ghosts: coarse-to-fine at level l-1's time t + alpha, and where the coherent-
-  // structure model takes velocities over the ring, the same-level copies (steps read those in
-  // place: AmrLeafStep::source_cell).
+  // Level l's ghosts: coarse-to-fine at level l-1's time t + alpha (same-level neighbours are
+  // read in place: AmrLeafStep::source_cell).
   void fill_ghosts(int l, Real alpha);
-  // Its two parts, untimed; const: ghosts are filled before they are read, they are not state.
+  // The same-level copies into the ring (for body_forces) and the coarse-to-fine part, untimed;
+  // const: ghosts are filled before they are read, they are not state.
   void copy_ghosts(int l) const;
   void interpolate_ghosts(int l, Real alpha) const;
   // Collides and streams the leaves `which` of level l into its next lattice.

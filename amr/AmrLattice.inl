@@ -779,10 +779,6 @@ void AmrLattice<L, Real>::restore_mass() {
 
 template <class L, class Real>
 void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
-  if (levels_[l].params.has_csm) {
-    auto t = timers_.scope("ghost copies");
-    copy_ghosts(l);
-  }
   if (l > 0) {
     auto t = timers_.scope("AMR interpolation");
     interpolate_ghosts(l, alpha);

@@ -299,9 +299,10 @@ DeviceView<LeafRegion* [27]> ring_regions(const LeafShape& shape, int blocks) {
   return region_view(leaf_regions(shape, D3Q19::Q, std::vector<int>(27 * std::size_t(blocks), -1)));
 }
 
-// leaf_regions addresses every place of a block: its interior, the ring where a region has no
-// neighbour in place, and where one does the neighbour's interior cell at the wrapped place (as
-// the ghost copies take it), for blocks whose regions are all rings, all neighbours, or mixed.
+// leaf_regions addresses every place of a block, in the populations and in the per-cell arrays:
+// its interior, the ring where a region has no neighbour in place, and where one does the
+// neighbour's interior cell at the wrapped place (as the ghost copies take it), for blocks whose
+// regions are all rings, all neighbours, or mixed.
 TEST(LeafShape, RegionsAddressInteriorRingAndNeighbours) {
   for (bool two_d : {false, true})
     for (int n : {4, 8, 16}) {
@@ -322,10 +323,13 @@ TEST(LeafShape, RegionsAddressInteriorRingAndNeighbours) {
             for (int x = -1; x <= n; ++x) {
               const int r = (x >= 0) + (x >= n) + 3 * ((y >= 0) + (y >= n)) + 9 * (two_d ? 1 : (z >= 0) + (z >= n));
               const int s = r == 13 ? -1 : slots[27 * k + r];
-              const long expected = s >= 0 ? s * per_block + shape.cell(wrap(x, n), wrap(y, n), wrap(z, shape.nz))
-                                           : k * per_block + shape.cell(x, y, z);
+              const long cell = s >= 0 ? shape.cell(wrap(x, n), wrap(y, n), wrap(z, shape.nz)) : shape.cell(x, y, z);
+              const long block = s >= 0 ? s : k;
               const LeafRegion& region = regions[27 * k + r];
-              ASSERT_EQ(region.base + x + long(y) * region.sy + long(z) * region.sz, expected)
+              const long along = x + long(y) * region.sy + long(z) * region.sz;
+              ASSERT_EQ(region.base + along, block * per_block + cell)
+                  << "n " << n << " 2D " << two_d << " block " << k << " at " << x << ' ' << y << ' ' << z;
+              ASSERT_EQ(region.cell_base + along, block * shape.cells + cell)  // flags, CSM velocities
                   << "n " << n << " 2D " << two_d << " block " << k << " at " << x << ' ' << y << ' ' << z;
               ++checked;
             }
