@@ -340,11 +340,12 @@ KOKKOS_INLINE_FUNCTION void moments_at(const Load& load, const Real (&force)[3],
 // Rows whose cells pull from fluid cells only take a plain pull (no flag per link, no boundary
 // code); the others test each upwind flag.
 //
-// A leaf reads the populations of its same-level neighbours where they lie, in those blocks'
-// interiors (`regions`), rather than from copies in its ghost ring: on amr_nested the copies
-// took 42 % as long as the step itself (perf/README). The ring holds what has no same-level block: ghosts
-// interpolated from the coarser level, boundaries, and (CRMT) ghosts whose source this rank does
-// not hold. Flags are always the ring's (static).
+// A leaf reads the populations (and CSM velocities) of its same-level neighbours where they lie,
+// in those blocks' interiors (`regions`), rather than from copies in its ghost ring: on
+// amr_nested the copies took 42 % as long as the step itself (perf/README). The ring holds what
+// has no same-level block: ghosts interpolated from the coarser level, boundaries, and (CRMT)
+// ghosts whose source this rank does not hold. The flags tested are the ring's, which are the
+// neighbours' own.
 template <class L, class Real, class Collision>
 struct AmrLeafStep {
   DeviceView<const Real*> src;
