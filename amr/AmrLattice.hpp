@@ -7,8 +7,8 @@
 // Ghost cells are filled before every step of a level from the coarser level where a coarser
 // leaf lies (coarse-to-fine, amr/Coupling.hpp), or they are boundary cells whose flags the
 // geometry gives at that level; where a same-level block lies, the step reads that block's cells
-// in place (AmrLeafStep::source_cell), and the ring takes copies only for what reads it directly. Refined blocks are not stepped: after
-// their children's two steps they receive the children's average (fine-to-coarse), which coarser
+// in place (AmrLeafStep::source_cell), and the ring takes copies only for what reads it directly
+// (body forces). Refined blocks are not stepped: after their children's two steps they receive the children's average (fine-to-coarse), which coarser
 // leaves then pull from.
 //
 // Subcycling (seed 000 Fig. 2) as a recursion, advance(l, alpha):
@@ -152,6 +152,7 @@ struct LeafShape {
 struct LeafRegion {
   long base = 0, cell_base = 0;
   int sy = 0, sz = 0;
+  KOKKOS_INLINE_FUNCTION long along(int x, int y, int z) const { return x + long(y) * sy + long(z) * sz; }
 };
 
 // The regions of a level's blocks (slots), each block's 27 at 27 k + r, from the slots of their
@@ -364,12 +365,12 @@ struct AmrLeafStep {
   // (x, y, z), each in [-1, n] (z in [-gz, nz + gz)): no branch, a table entry.
   KOKKOS_INLINE_FUNCTION long source_cell(int b, int x, int y, int z) const {
     const LeafRegion& region = region_of(b, x, y, z);
-    return region.base + x + long(y) * region.sy + long(z) * region.sz;
+    return region.base + region.along(x, y, z);
   }
   // The same cell in the per-cell arrays (flags, CSM velocities: block * S + cell).
   KOKKOS_INLINE_FUNCTION long source_place(int b, int x, int y, int z) const {
     const LeafRegion& region = region_of(b, x, y, z);
-    return region.cell_base + x + long(y) * region.sy + long(z) * region.sz;
+    return region.cell_base + region.along(x, y, z);
   }
   KOKKOS_INLINE_FUNCTION const LeafRegion& region_of(int b, int x, int y, int z) const {
     const int rx = (x >= shape.n) - (x < 0), ry = (y >= shape.n) - (y < 0), rz = (z >= shape.nz) - (z < 0);
@@ -461,10 +462,7 @@ struct AmrLeafStep {
     const int y = int((first >> shape.log_n) & (Width - 1)) - cy, z = int(first >> (2 * shape.log_n)) - cz;
     const Real* in = src.data() + q * shape.cells;
     const int middle = 13 + 3 * ((y >= Width) - (y < 0)) + 9 * ((z >= shape.nz) - (z < 0));
-    const auto at = [&](int r, int x) {
-      const LeafRegion& region = regions(b, r);
-      return in + region.base + x + long(y) * region.sy + long(z) * region.sz;
-    };
+    const auto at = [&](int r, int x) { return in + regions(b, r).base + regions(b, r).along(x, y, z); };
     if constexpr (cx == 0) {
       std::memcpy(out, at(middle, 0), Width * sizeof(Real));
     } else if constexpr (cx > 0) {

@@ -558,16 +558,14 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["mlups"] = stepping > 0 ? updates_done / stepping * 1e-6 : 0.0;
   r["amr"]["uniform_finest_equivalent_mlups"] =
       stepping > 0 ? finest_cells * std::ldexp(1.0, top) * double(reached - first_step) / stepping * 1e-6 : 0.0;
-  // Seed 000 Table IV's categories. Leaves read their same-level neighbours in place (inside
-  // "lbm", as seed 000's kernels), so halo_copies is 0; kept for the perf/ scripts and the
-  // records of runs before 2026-11-28, when ghost rings took copies.
+  // Seed 000 Table IV's categories. Leaves read their same-level neighbours in place, inside
+  // "lbm" as in seed 000's kernels (reports before 2026-11-28 had "halo_copies" beside it).
   Json t = Json::object();
   t["lbm"] = slowest("LBM");
   t["amr_interpolation"] = slowest("AMR interpolation");
   t["amr_restriction"] = slowest("AMR restriction");
   t["amr_regrid"] = slowest("AMR regrid");
   t["amr"] = t["amr_interpolation"].get<double>() + t["amr_restriction"].get<double>() + t["amr_regrid"].get<double>();
-  t["halo_copies"] = 0.0;
   t["mpi"] = slowest("MPI");  // ghost leaves between ranks (comm/LeafHalo.hpp)
   t["output"] = slowest("output");
   t["others"] = comm.max(wall - stepping_seconds(timers) - timers.get("AMR regrid") - timers.get("output"));

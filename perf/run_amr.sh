@@ -42,7 +42,7 @@ done
 python3 - "$tmp/runs.jsonl" <<'PY'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
-print("| case | MLUPS (median; AMR: level-weighted) | uniform-finest equivalent MLUPS | lbm / amr / halo share | runs |")
+print("| case | MLUPS (median; AMR: level-weighted) | uniform-finest equivalent MLUPS | lbm / amr share | runs |")
 print("|---|---|---|---|---|")
 for case in dict.fromkeys(r["case"] for r in runs):
     rs = [r for r in runs if r["case"] == case]
@@ -51,8 +51,8 @@ for case in dict.fromkeys(r["case"] for r in runs):
     share = ""
     if "timing_s" in rs[0] and "amr" in rs[0]["timing_s"]:
         t = rs[len(rs) // 2]["timing_s"]
-        tot = t["lbm"] + t["amr"] + t["halo_copies"]
-        share = f'{t["lbm"] / tot:.0%} / {t["amr"] / tot:.0%} / {t["halo_copies"] / tot:.0%}'
+        tot = t["lbm"] + t["amr"]
+        share = f'{t["lbm"] / tot:.0%} / {t["amr"] / tot:.0%}'
     extra = f', copy {statistics.median(r["stream_copy_gbs"] for r in rs):.1f} GB/s' if "stream_copy_gbs" in rs[0] else ""
     print(f"| {case} | {m:.1f}{extra} | {statistics.median(eq):.1f} | {share} | {len(rs)} |" if eq else
           f"| {case} | {m:.1f}{extra} | – | {share} | {len(rs)} |")

@@ -9,7 +9,7 @@ counts and overlap strategies, the best of --repeat runs (shortest stepping time
 strong: amr_strong.toml, one problem. weak: amr_weak.toml with z stretched to 16 level-0 cells per
 rank (every level grows with it). Writes amr_<mode>.csv, .json and .png: per row the level-weighted
 MLUPS, seed 000's Table IV categories per level-0 step (LBM, AMR = interpolation + restriction +
-regrid, MPI = whole ghost leaves, halo copies, others; slowest rank each), the whole leaves sent
+regrid, MPI = whole ghost leaves, others; slowest rank each), the whole leaves sent
 per step (messages, bytes; all ranks) and the partition's imbalance. --crmt on adds runs with CRMT
 on leaves (amr.crmt: exchange every k steps of a level, the held leaves stepped in between) and
 writes amr_<mode>_crmt.*. Exits 1 (after writing) unless the rows carry one fields_hash (strong:
@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CATEGORIES = ["lbm", "amr", "mpi", "halo_copies", "others"]
+CATEGORIES = ["lbm", "amr", "mpi", "others"]
 
 
 def run_one(args, ranks, overlap, crmt, outdir):
@@ -51,7 +51,7 @@ def row_of(rep, args, ranks, overlap):
            "level_imbalance": part["level_imbalance"], "weighted_imbalance": part["weighted_imbalance"]}
     for k in CATEGORIES:
         row[k + "_per_step_s"] = t[k] / steps
-    row["stepping_per_step_s"] = sum(t[k] for k in ["lbm", "amr", "mpi", "halo_copies"]) / steps
+    row["stepping_per_step_s"] = sum(t[k] for k in ["lbm", "amr", "mpi"]) / steps
     return row
 
 
