@@ -1,8 +1,8 @@
 #pragma once
 // The AMR solver for one lattice and precision (amr/AmrSolver.hpp): every block of every level is
-// N^3 cells (N^2 in 2D) with one ghost layer (stored after the interior: LeafShape), populations
-// in per-block structure-of-arrays order, two lattices per level (the pull scheme of
-// lbm/scheme/PullStep.hpp on each leaf).
+// N^3 cells (N^2 in 2D) with one ghost layer (numbered after the interior: LeafShape), populations
+// in level-wide structure-of-arrays order with the rings apart from the interiors (LevelPlaces),
+// two lattices per level (the pull scheme of lbm/scheme/PullStep.hpp on each leaf).
 //
 // Ghost cells are filled before every step of a level from the coarser level where a coarser
 // leaf lies (coarse-to-fine, amr/Coupling.hpp), or they are boundary cells whose flags the
@@ -47,13 +47,13 @@
 
 namespace boreas {
 
-// The cell layout shared by every block of every level. N is a power of two (4, 8, 16): interior
+// The cell numbering shared by every block of every level. N is a power of two (4, 8, 16): interior
 // numbers decode with shifts, not divisions (which cost the leaf step a third of its time).
-// A block's cells are stored interior first (x fastest, cell number i at place i), then its ghost
-// ring in ring order (z, y, x). Were the ring stored around the interior (rows of N + 2 cells), a
-// 4^3 leaf's cells would spread over about 3x the cache lines of the same cells in a dense box, and
-// the leaf step, which waits on memory, would run at 0.4x the dense kernel (perf/README); this way
-// a leaf's interior is 8 whole cache lines per direction and the pulls from its ring a few more.
+// A block's cells are numbered interior first (x fastest, cell number i), then its ghost ring in
+// ring order (z, y, x); a level stores the interiors of its blocks apart from their rings
+// (LevelPlaces). Were the ring stored around the interior (rows of N + 2 cells), a 4^3 leaf's
+// cells would spread over about 3x the cache lines of the same cells in a dense box; this way a
+// leaf's interior is 8 whole cache lines per direction.
 // Cell indices are not linear in the coordinates: neighbours are found through cell(x, y, z).
 struct LeafShape {
   int n = 4;           // cells per axis (1 along z in 2D)
@@ -139,18 +139,40 @@ struct LeafShape {
   KOKKOS_INLINE_FUNCTION long number_in_block(long i) const { return i & ((1L << log_interior) - 1); }
   // The x row (y + n z) of interior cell number i of block b, numbered over all blocks.
   KOKKOS_INLINE_FUNCTION long row_of(long b, long i) const { return (b << (log_interior - log_n)) + (i >> log_n); }
-  // The offset of population 0 of the cell at `offset` (block * cells + cell) in a lattice of Q
-  // populations per cell, in per-block structure-of-arrays order.
-  KOKKOS_INLINE_FUNCTION long population(long offset, int Q) const { return (offset / cells) * Q * cells + offset % cells; }
+};
+
+// Where a level keeps the cells of its blocks (slots): the interiors of all blocks first (block b's
+// interior cell i at b I + i), then their rings (block b's ghost g at B I + b R + g), B blocks of
+// I interior and R ring cells; population q of the cell at place p at p + q T, and the per-cell
+// arrays (flags, CSM velocities, wall links) at p, T places per level. A sweep over leaves then
+// streams each population's interiors as a dense box does: with each block's ring stored after
+// its interior, per population, a 4^3 leaf step read 64 cells and skipped 152 (the ring) and ran
+// at 0.37x the dense kernel (perf/README, perf/ring_gap_stream.cpp). T is B (I + R) rounded up to
+// 4 KiB plus one cache line, as the dense field's direction planes (lbm/field/DenseField.hpp):
+// populations a multiple of 4 KiB apart would share cache sets (16^3 leaves ran at 0.8x dense
+// so, 1.0x with the ring inside each block); the places past B (I + R) hold walls.
+struct LevelPlaces {
+  long interior = 0, ring = 0;
+  long rings_at = 0;  // B I
+  long total = 0;     // T
+  LevelPlaces() = default;
+  LevelPlaces(const LeafShape& shape, long blocks, int real_bytes)
+      : interior(shape.interior()), ring(shape.cells - shape.interior()), rings_at(blocks * shape.interior()) {
+    const long page = 4096 / real_bytes;
+    total = (blocks * shape.cells + page - 1) / page * page + 64 / real_bytes;
+  }
+  // Cell `cell` (LeafShape::cell numbering) of block b.
+  KOKKOS_INLINE_FUNCTION long of(long b, long cell) const {
+    return cell < interior ? b * interior + cell : rings_at + b * ring + (cell - interior);
+  }
 };
 
 // Where a leaf's step reads the cells of one region (dx + 1) + 3 (dy + 1) + 9 (dz + 1) of its
 // ghost ring, or (13) its interior: cell (x, y, z) of the region (in the leaf's coordinates) at
-// population offset base + x + y sy + z sz (add q S), and at cell_base + x + y sy + z sz in the
-// per-cell arrays (flags, CSM velocities). Every region's cells are affine in their coordinates,
-// in a same-level block's interior as in the ring.
+// place base + x + y sy + z sz (LevelPlaces: add q T for population q). Every region's cells are
+// affine in their coordinates, in a same-level block's interior as in the ring.
 struct LeafRegion {
-  long base = 0, cell_base = 0;
+  long base = 0;
   int sy = 0, sz = 0;
   KOKKOS_INLINE_FUNCTION long along(int x, int y, int z) const { return x + long(y) * sy + long(z) * sz; }
 };
@@ -159,8 +181,9 @@ struct LeafRegion {
 // same-level neighbours (neighbour_slots, 27 per block; -1 where none is held): a leaf reads a
 // same-level neighbour's values in place, the rest (ghosts interpolated from the coarser level,
 // boundaries, CRMT's unfilled ghosts) from its ring.
-inline std::vector<LeafRegion> leaf_regions(const LeafShape& shape, int Q, const std::vector<int>& neighbour_slots) {
-  const long per_block = long(Q) * shape.cells, n = shape.n;
+inline std::vector<LeafRegion> leaf_regions(const LeafShape& shape, const LevelPlaces& places,
+                                            const std::vector<int>& neighbour_slots) {
+  const long n = shape.n;
   const long ring_plane = long(shape.gz) * shape.sx * shape.sy;  // ghosts below the interior
   std::vector<LeafRegion> regions(neighbour_slots.size());
   for (std::size_t i = 0; i < regions.size(); ++i) {
@@ -170,23 +193,22 @@ inline std::vector<LeafRegion> leaf_regions(const LeafShape& shape, int Q, const
     const int s = r == 13 ? int(k) : neighbour_slots[i];
     if (s >= 0) {  // an interior: coordinates wrapped by n along the region's axes
       const long wrap = rx * n + ry * n * n + rz * n * n * n;
-      region = {s * per_block - wrap, s * shape.cells - wrap, int(n), int(n * n)};
+      region = {places.of(s, 0) - wrap, int(n), int(n * n)};
       continue;
     }
     // The ring (LeafShape::cell), x fastest in its rows.
     long base;
     if (rz != 0) {
       base = (rz < 0 ? 0 : ring_plane + shape.nz * shape.plane_ghosts()) + shape.sx + 1;
-      region = {0, 0, shape.sx, 0};
+      region = {0, shape.sx, 0};
     } else if (ry != 0) {
       base = ring_plane + (ry < 0 ? 0 : shape.sx + 2 * n) + 1;
-      region = {0, 0, 0, int(shape.plane_ghosts())};
+      region = {0, 0, int(shape.plane_ghosts())};
     } else {  // an x face: x = -1 or n, two cells per interior row
       base = ring_plane + shape.sx + (rx < 0 ? 1 : 1 - n);
-      region = {0, 0, 2, int(shape.plane_ghosts())};
+      region = {0, 2, int(shape.plane_ghosts())};
     }
-    region.base = k * per_block + shape.interior() + base;
-    region.cell_base = k * shape.cells + shape.interior() + base;
+    region.base = places.of(k, shape.interior()) + base;
   }
   return regions;
 }
@@ -203,11 +225,12 @@ inline DeviceView<LeafRegion* [27]> region_view(const std::vector<LeafRegion>& r
 // A ghost cell filled from the coarser level: the coarse cell holding it and, per axis, side and
 // distance (1, 2 coarse cells), where the interpolation stencil reads (kind 0: nowhere; 1: a
 // coarse cell; 2: the first of a refined coarse cell's children on the fine level itself).
-// Population offsets when made; stepping tables then hold the coarse cells as places in
-// AmrLevel::stencil_cells and the refined ones as places in AmrLevel::children_groups.
+// Forest offsets (block * Q * S + cell) when made, then places (LevelPlaces); stepping tables then
+// hold the coarse cells as places in AmrLevel::stencil_cells and the refined ones as places in
+// AmrLevel::children_groups.
 struct InterpPoint {
-  long dst = 0;     // population offset (block * Q * S + cell) of the ghost on the fine level
-  long centre = 0;  // population offset of the coarse cell on the coarse level
+  long dst = 0;     // the ghost on the fine level
+  long centre = 0;  // the coarse cell on the coarse level
   long side[3][2][2] = {};  // [axis][side -, +][distance 1, 2]
   std::int8_t kind[3][2][2] = {};
   std::int8_t delta[3] = {};  // -1 / +1: the ghost's centre at -1/4 / +1/4 coarse cell
@@ -267,6 +290,7 @@ KOKKOS_INLINE_FUNCTION void slope_and_curvature(Real c, const Real (&v)[4], cons
 template <class L, class Real>
 struct AmrLevel {
   int blocks = 0;  // held on this rank (AmrLattice::held_)
+  LevelPlaces places;
   DeviceView<Real*> f[2];
   DeviceView<std::uint8_t*> flags;
   DeviceView<int*> origin;  // per held block: its first interior cell in this level's cells (x, y, z)
@@ -277,7 +301,7 @@ struct AmrLevel {
   // CRMT on leaves: the leaves held of other ranks (stepped between exchanges; the blocks each
   // exchange receives), the ghosts of those whose source this rank does not hold and the refined
   // cells they read whose children it does not hold (both stale between exchanges; NaN in the
-  // validity trial), as population offsets.
+  // validity trial), as places.
   DeviceView<int*> halo_leaves;
   DeviceView<long*> unfilled, unrestricted;
   int since_exchange = 0;  // steps of this level since its last exchange
@@ -290,7 +314,7 @@ struct AmrLevel {
   // only these; outputs and regrids restrict every refined cell first (restrict_all).
   DeviceView<long*> restrict_read;
   DeviceView<std::uint32_t*> restrict_pulled;  // per restrict_read cell: the populations copies read
-  // The fine cells restrict_read reads (slot * Q * S + cell of level l + 1), their moments per
+  // The fine cells restrict_read reads (places on level l + 1), their moments per
   // restriction, and per restrict_read cell where its children and next layers are among them.
   DeviceView<long*> restrict_fine_cells;
   DeviceView<Real* [4]> restrict_fine_moments;
@@ -305,7 +329,7 @@ struct AmrLevel {
   // Ghosts at the place of an interpolated one (same fit and offset), copied from it after each fill.
   DeviceView<long*> twin_dst, twin_src;
   DeviceView<std::uint32_t*> twin_pulled;
-  // The coarse cells the interpolation reads (level l - 1 population offsets) and their density
+  // The coarse cells the interpolation reads (level l - 1 places) and their density
   // and momentum at t and t + 1 of the coarse step (4 + 4), computed once before both fills: each
   // cell serves several ghosts, which would otherwise each sum its Q populations in both lattices.
   DeviceView<long*> stencil_cells;
@@ -317,7 +341,7 @@ struct AmrLevel {
   // One ghost's stencil per coarse cell holding ghosts (InterpPoint::fit), and their fits.
   DeviceView<InterpPoint*> fit_stencils;
   DeviceView<CoarseFit<Real>*> fits;
-  // Per cell of the held blocks (slot * S + cell): the per-link data of obstacles with interpolated
+  // Per place of the held blocks: the per-link data of obstacles with interpolated
   // bounce-back or rotation (lbm/field/WallLinks.hpp), for the interior cells of held leaves.
   WallLinks walls;
   // The coherent-structure model: the velocity of every fluid cell of the held blocks, ghosts
@@ -354,6 +378,7 @@ struct AmrLeafStep {
   DeviceView<const std::uint8_t*> flags, plain_rows;
   DeviceView<const int*> leaves;
   LeafShape shape;
+  LevelPlaces places;
   CollisionParams<Real> params;
   BoundaryValues<Real> bc;
   DeviceView<const int*> origin;  // AmrLevel::origin, read by profiled inlets
@@ -361,16 +386,11 @@ struct AmrLeafStep {
   CellVelocity<Real> velocity;     // AmrLevel::velocity (CSM)
   DeviceView<const LeafRegion* [27]> regions;  // AmrLevel::regions (leaf_regions)
 
-  // The population offset (block * Q * S + cell: add q * S) the leaf in slot b reads for its cell
-  // (x, y, z), each in [-1, n] (z in [-gz, nz + gz)): no branch, a table entry.
+  // The place (add q T for population q) the leaf in slot b reads for its cell (x, y, z), each in
+  // [-1, n] (z in [-gz, nz + gz)): no branch, a table entry.
   KOKKOS_INLINE_FUNCTION long source_cell(int b, int x, int y, int z) const {
     const LeafRegion& region = region_of(b, x, y, z);
     return region.base + region.along(x, y, z);
-  }
-  // The same cell in the per-cell arrays (flags, CSM velocities: block * S + cell).
-  KOKKOS_INLINE_FUNCTION long source_place(int b, int x, int y, int z) const {
-    const LeafRegion& region = region_of(b, x, y, z);
-    return region.cell_base + region.along(x, y, z);
   }
   KOKKOS_INLINE_FUNCTION const LeafRegion& region_of(int b, int x, int y, int z) const {
     const int rx = (x >= shape.n) - (x < 0), ry = (y >= shape.n) - (y < 0), rz = (z >= shape.nz) - (z < 0);
@@ -382,19 +402,19 @@ struct AmrLeafStep {
     const long number = shape.number_in_block(i), cell = number;
     int p[3];
     shape.coordinates(number, p);
-    const auto at = [&](int dx, int dy, int dz) { return shape.cell(p[0] + dx, p[1] + dy, p[2] + dz); };
+    // The flags of the leaf's own ring (which are its same-level neighbours' own).
+    const auto at = [&](int dx, int dy, int dz) { return places.of(b, shape.cell(p[0] + dx, p[1] + dy, p[2] + dz)); };
     const auto from = [&](int dx, int dy, int dz) { return source_cell(b, p[0] + dx, p[1] + dy, p[2] + dz); };
-    const long fbase = long(b) * shape.cells;
-    const long base = fbase * L::Q;
+    const long own = places.of(b, cell), T = places.total;
     Real f[L::Q];
     if (plain_rows(shape.row_of(b, number))) {
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
-        f[q] = src(from(-L::c(q, 0), -L::c(q, 1), -L::c(q, 2)) + q * shape.cells);
+        f[q] = src(from(-L::c(q, 0), -L::c(q, 1), -L::c(q, 2)) + q * T);
       });
     } else {
-      if (flags(fbase + cell) != flag::fluid) return;
-      const auto own_post = [&](int k) { return src(base + k * shape.cells + cell); };
+      if (flags(own) != flag::fluid) return;
+      const auto own_post = [&](int k) { return src(own + k * T); };
       // Inlet and outlet faces stay on level 0 (amr/AmrSolver.cpp), so a profiled inlet cell's
       // coordinates are level-0 cells, which the profile takes.
       const auto where = [&](int (&o)[3]) {
@@ -403,24 +423,24 @@ struct AmrLeafStep {
       static_for<L::Q>([&](auto qc) {
         constexpr int q = decltype(qc)::value;
         constexpr int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
-        const std::uint8_t fl = flags(fbase + at(-cx, -cy, -cz));
-        const int row = fl == flag::wall && walls.any() ? walls.row(fbase + cell) : -1;
+        const std::uint8_t fl = flags(at(-cx, -cy, -cz));
+        const int row = fl == flag::wall && walls.any() ? walls.row(own) : -1;
         if (fl == flag::fluid) {
-          f[q] = src(from(-cx, -cy, -cz) + q * shape.cells);
+          f[q] = src(from(-cx, -cy, -cz) + q * T);
         } else if (row >= 0) {
           // Interpolated bounce-back as the uniform grid's (lbm/scheme/PullStep.hpp), linear: the
           // node behind lies in the leaf, a same-level neighbour or the ring, at this step's time;
           // the ring is one cell deep, too shallow for the quadratic rule (refused with AMR, core/Deck.cpp).
           f[q] = interpolated_bounce_back<L, q>(Real(walls.fraction(row, q)), Real(walls.momentum(row, q)), false,
-                                                flags(fbase + at(cx, cy, cz)) == flag::fluid ? 1 : 0, own_post,
-                                                [&](int h, int k) { return src(from(h * cx, h * cy, h * cz) + k * shape.cells); });
+                                                flags(at(cx, cy, cz)) == flag::fluid ? 1 : 0, own_post,
+                                                [&](int h, int k) { return src(from(h * cx, h * cy, h * cz) + k * T); });
         } else if (flag::kind(fl) == flag::free_slip) {
           // Specular reflection as the uniform grid's (lbm/scheme/PullStep.hpp): from the cell
           // beside, in the leaf, a neighbour or the ring; bounced back where that cell is not fluid.
           const int axes = flag::index(fl);
           const int sx = axes & 1 ? 0 : -cx, sy = axes & 2 ? 0 : -cy, sz = axes & 4 ? 0 : -cz;
-          f[q] = flags(fbase + at(sx, sy, sz)) == flag::fluid
-                     ? src(from(sx, sy, sz) + reflected_direction<L, q>(axes) * shape.cells)
+          f[q] = flags(at(sx, sy, sz)) == flag::fluid
+                     ? src(from(sx, sy, sz) + reflected_direction<L, q>(axes) * T)
                      : own_post(opposite<L>(q));
         } else if (flag::kind(fl) == flag::outflow) {
           // The convective outflow as the uniform grid's (lbm/physics/Boundary.hpp): from the cell
@@ -428,9 +448,9 @@ struct AmrLeafStep {
           const int face = flag::index(fl);
           int n[3];
           outward_normal(face, n);
-          const Real own = own_post(q);
+          const Real own_value = own_post(q);
           f[q] = convective_outflow(
-              own, flags(fbase + at(-n[0], -n[1], -n[2])) == flag::fluid ? src(from(-n[0], -n[1], -n[2]) + q * shape.cells) : own,
+              own_value, flags(at(-n[0], -n[1], -n[2])) == flag::fluid ? src(from(-n[0], -n[1], -n[2]) + q * T) : own_value,
               bc.convective[face]);
         } else {
           f[q] = incoming_from_boundary<L, q>(fl, own_post, bc, params, where);
@@ -438,15 +458,15 @@ struct AmrLeafStep {
       });
     }
     if (params.has_csm)  // the neighbours' velocities where they lie, as their populations
-      Collision::template collide<L>(f, csm_params<L::D>(params, fbase + cell, flags, velocity, [&](int a, int side) {
-                                       return source_place(b, p[0] + side * (a == 0), p[1] + side * (a == 1),
-                                                           p[2] + side * (a == 2));
+      Collision::template collide<L>(f, csm_params<L::D>(params, own, flags, velocity, [&](int a, int side) {
+                                       return source_cell(b, p[0] + side * (a == 0), p[1] + side * (a == 1),
+                                                          p[2] + side * (a == 2));
                                      }));
     else
       Collision::template collide<L>(f, params);
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
-      dst(base + q * shape.cells + cell) = f[q];
+      dst(own + q * T) = f[q];
     });
   }
 
@@ -460,7 +480,7 @@ struct AmrLeafStep {
     constexpr int q = decltype(qc)::value;
     constexpr int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
     const int y = int((first >> shape.log_n) & (Width - 1)) - cy, z = int(first >> (2 * shape.log_n)) - cz;
-    const Real* in = src.data() + q * shape.cells;
+    const Real* in = src.data() + q * places.total;
     const int middle = 13 + 3 * ((y >= Width) - (y < 0)) + 9 * ((z >= shape.nz) - (z < 0));
     const auto at = [&](int r, int x) { return in + regions(b, r).base + regions(b, r).along(x, y, z); };
     if constexpr (cx == 0) {
@@ -482,16 +502,14 @@ struct AmrLeafStep {
   template <int Rows, int Width>
   KOKKOS_INLINE_FUNCTION void plain_rows_of(int b, long first, long sweep) const {
     const long next = sweep + BulkRows<L, Real, Collision>::ahead;
-    const long at = long(b) * shape.cells * L::Q;
+    const long at = places.of(b, first), T = places.total;
     const auto load = [&](auto qc, int k, Real* out) { pull_row<Width>(qc, b, first + long(k) * Width, out); };
-    const auto target = [&](auto qc, int k) -> Real* {
-      return dst.data() + at + decltype(qc)::value * shape.cells + first + long(k) * Width;
-    };
+    const auto target = [&](auto qc, int k) -> Real* { return dst.data() + at + decltype(qc)::value * T + long(k) * Width; };
     const bool has_next = shape.block_of(next) < long(leaves.extent(0));
-    const long next_at = has_next ? long(leaves(shape.block_of(next))) * shape.cells * L::Q + shape.number_in_block(next) : 0;
+    const long next_at = has_next ? places.of(leaves(shape.block_of(next)), shape.number_in_block(next)) : 0;
     const auto ahead = [&](auto qc) {
       if (!has_next) return;
-      const long cells = next_at + decltype(qc)::value * shape.cells;
+      const long cells = next_at + decltype(qc)::value * T;
       BOREAS_PREFETCH_SPAN(src.data() + cells, Rows * Width * sizeof(Real), 0);
       BOREAS_PREFETCH_SPAN(dst.data() + cells, Rows * Width * sizeof(Real), 1);
     };
@@ -552,7 +570,7 @@ struct AmrGhostCopy {
   DeviceView<Real*> f;
   DeviceView<const long*> dst, src;
   DeviceView<const std::uint32_t*> pulled;
-  long cells = 0;  // LeafShape::cells
+  long total = 0;  // LevelPlaces::total
   // Over the set bits only (5 of 19 on a face ghost, 1 on an edge): the lowest set bit's number
   // through a de Bruijn sequence, the same on every backend.
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
@@ -561,7 +579,7 @@ struct AmrGhostCopy {
     const long to = dst(i), from = src(i);
     for (std::uint32_t mask = pulled(i) & ((1u << L::Q) - 1); mask != 0; mask &= mask - 1) {  // all: ~0u
       const long q = bit_of[((mask & (0u - mask)) * 0x077CB531u) >> 27];
-      f(to + q * cells) = f(from + q * cells);
+      f(to + q * total) = f(from + q * total);
     }
   }
 };
@@ -569,36 +587,35 @@ struct AmrGhostCopy {
 // The post-collision velocity (u = (sum c f* - F / 2) / rho, the previous step's) of every fluid
 // cell of a level's held blocks, which the coherent-structure model differentiates
 // (lbm/scheme/PullScheme.hpp update_velocity on the uniform grid); the step reads same-level
-// neighbours' velocities in their blocks (AmrLeafStep::source_place), the ring's where it
-// holds interpolated ghosts.
+// neighbours' velocities in their blocks (AmrLeafStep::source_cell), the ring's where it
+// holds interpolated ghosts. Over the level's places.
 template <class L, class Real>
 struct AmrCellVelocity {
   DeviceView<const Real*> f;
   DeviceView<const std::uint8_t*> flags;
   CellVelocity<Real> velocity;
   CollisionParams<Real> params;
-  LeafShape shape;
+  long total;  // LevelPlaces::total
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     if (flags(i) != flag::fluid) return;
-    const long at = shape.population(i, L::Q);
     Real u[3];
-    post_collision_velocity<L>([&](int q) { return f(at + q * shape.cells); }, params, u);
+    post_collision_velocity<L>([&](int q) { return f(i + q * total); }, params, u);
     for (int d = 0; d < 3; ++d) velocity(d, i) = u[d];
   }
 };
 
-// Density and momentum (post_collision_moments) of the cells at `cells` (slot * S + cell).
+// Density and momentum (post_collision_moments) of the cells at places `cells`.
 template <class L, class Real>
 struct AmrCellMoments {
   DeviceView<const Real*> f;
-  DeviceView<const long*> cells;  // population offsets (block * Q * S + cell): no division here
+  DeviceView<const long*> cells;
   DeviceView<Real* [4]> moments;
-  LeafShape shape;
+  long total;  // LevelPlaces::total
   Real force[3];
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const long at = cells(i);
     Real rho, j[3];
-    moments_at<L>([&](int q) { return f(at + q * shape.cells); }, force, rho, j);
+    moments_at<L>([&](int q) { return f(at + q * total); }, force, rho, j);
     moments(i, 0) = rho;
     for (int d = 0; d < 3; ++d) moments(i, 1 + d) = j[d];
   }
@@ -611,31 +628,29 @@ struct AmrLeafMoments {
   DeviceView<const Real*> f;
   DeviceView<const std::uint8_t*> flags;
   DeviceView<const int*> leaves;
-  LeafShape shape;
+  LevelPlaces places;
   Real force[3];
   CellMoments moments;
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const int b = leaves(i / shape.interior());
-    const long cell = i % shape.interior();
+    const long at = places.of(leaves(i / places.interior), i % places.interior);
     Real rho = 0, j[3] = {0, 0, 0};
-    if (flags(long(b) * shape.cells + cell) == flag::fluid)
-      moments_at<L>([&](int q) { return f((long(b) * L::Q + q) * shape.cells + cell); }, force, rho, j);
+    if (flags(at) == flag::fluid) moments_at<L>([&](int q) { return f(at + q * places.total); }, force, rho, j);
     moments(i, 0) = double(rho);
     for (int d = 0; d < 3; ++d) moments(i, 1 + d) = rho != Real(0) ? double(j[d] / rho) : 0.0;
   }
 };
 
-// Adds shift[q] to population q of every fluid cell of a level's held blocks (AmrLattice::restore_mass).
+// Adds shift[q] to population q of every fluid cell of a level's held blocks (AmrLattice::restore_mass),
+// over the level's places.
 template <class L, class Real>
 struct AmrShiftDensity {
   DeviceView<Real*> f;
   DeviceView<const std::uint8_t*> flags;
-  LeafShape shape;
+  long total;  // LevelPlaces::total
   Kokkos::Array<Real, L::Q> shift;
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     if (flags(i) != flag::fluid) return;
-    const long at = shape.population(i, L::Q);
-    for (int q = 0; q < L::Q; ++q) f(at + q * shape.cells) += shift[q];
+    for (int q = 0; q < L::Q; ++q) f(i + q * total) += shift[q];
   }
 };
 
@@ -644,16 +659,16 @@ template <class L, class Real>
 struct AmrStencilMoments {
   DeviceView<Real* [8]> moments;
   DeviceView<const Real*> coarse_t, coarse_next;
-  DeviceView<const long*> cells;
-  long S;
+  DeviceView<const long*> cells;  // places
+  long total;                      // the coarse level's LevelPlaces::total
   Real force[3];
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
     const long at = cells(i);
     Real rho, j[3];
-    moments_at<L>([&](int q) { return coarse_t(at + q * S); }, force, rho, j);
+    moments_at<L>([&](int q) { return coarse_t(at + q * total); }, force, rho, j);
     moments(i, 0) = rho;
     for (int d = 0; d < 3; ++d) moments(i, 1 + d) = j[d];
-    moments_at<L>([&](int q) { return coarse_next(at + q * S); }, force, rho, j);
+    moments_at<L>([&](int q) { return coarse_next(at + q * total); }, force, rho, j);
     moments(i, 4) = rho;
     for (int d = 0; d < 3; ++d) moments(i, 5 + d) = j[d];
   }
@@ -662,13 +677,14 @@ struct AmrStencilMoments {
 // Coarse-to-fine: linear interpolation of density and momentum (the 2^D ghosts of one coarse
 // cell average to it exactly), slopes of the velocity for the strain rate, coarse moments
 // blended in time by alpha. Coarse cells come as places in `moments` (stepping), or, where it is
-// empty (regrid), as population offsets in coarse_t.
+// empty (regrid), as places in coarse_t.
 template <class L, class Real>
 struct AmrCoarseToFine {
   DeviceView<Real*> fine;  // fine level, current lattice: ghosts written, children read
   DeviceView<const Real*> coarse_t, coarse_next;
   DeviceView<const InterpPoint*> points;
   LeafShape shape;
+  long coarse_total, fine_total;  // the levels' LevelPlaces::total
   Real alpha;
   Real coarse_force[3], fine_force[3];
   CouplingRates<Real> fine_rates;
@@ -677,14 +693,13 @@ struct AmrCoarseToFine {
   DeviceView<const Real* [4]> children_means;  // stepping: per refined stencil cell, per fill (AmrChildrenMeans)
 
   KOKKOS_INLINE_FUNCTION void sample(int kind, long offset, Real& rho, Real (&j)[3]) const {
-    const long S = shape.cells;
     if (kind == 1 && moments.extent(0) > 0) {
       rho = (Real(1) - alpha) * moments(offset, 0) + alpha * moments(offset, 4);
       for (int d = 0; d < 3; ++d) j[d] = (Real(1) - alpha) * moments(offset, 1 + d) + alpha * moments(offset, 5 + d);
       return;
     }
     if (kind == 1) {
-      moments_at<L>([&](int q) { return (Real(1) - alpha) * coarse_t(offset + q * S) + alpha * coarse_next(offset + q * S); },
+      moments_at<L>([&](int q) { return (Real(1) - alpha) * coarse_t(offset + q * coarse_total) + alpha * coarse_next(offset + q * coarse_total); },
                     coarse_force, rho, j);
       return;
     }
@@ -694,11 +709,10 @@ struct AmrCoarseToFine {
     for (int d = 0; d < 3; ++d) j[d] = children_means(offset, 1 + d);
   }
 
-  // The mean of the 2^D children whose first is at population offset `offset` of the fine level:
-  // their populations summed first (a moment is linear), then one moment. The children are
-  // interior cells of one block (cell numbers x fastest).
+  // The mean of the 2^D children whose first is at place `offset` of the fine level: their
+  // populations summed first (a moment is linear), then one moment. The children are interior
+  // cells of one block (cell numbers x fastest, places too).
   KOKKOS_INLINE_FUNCTION void children_mean(long offset, Real& rho, Real (&j)[3]) const {
-    const long S = shape.cells;
     const int nz = L::D == 3 ? 2 : 1;
     Real sum[L::Q];
     static_for<L::Q>([&](auto qc) {
@@ -706,7 +720,8 @@ struct AmrCoarseToFine {
       Real s = 0;
       for (int oz = 0; oz < nz; ++oz)
         for (int oy = 0; oy < 2; ++oy)
-          for (int ox = 0; ox < 2; ++ox) s += fine(offset + ox + (oy << shape.log_n) + (oz << (2 * shape.log_n)) + q * S);
+          for (int ox = 0; ox < 2; ++ox)
+            s += fine(offset + ox + (oy << shape.log_n) + (oz << (2 * shape.log_n)) + q * fine_total);
       sum[q] = s;
     });
     const Real none[3] = {0, 0, 0};
@@ -790,7 +805,7 @@ struct AmrCoarseToFine {
     Real f[L::Q];
     rebuild_post_collision<L>(rho, u, G, flow, fine_rates, f, p.pulled);
     for (int q = 0; q < L::Q; ++q)
-      if (p.pulled >> q & 1u) fine(p.dst + q * shape.cells) = f[q];
+      if (p.pulled >> q & 1u) fine(p.dst + q * fine_total) = f[q];
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
@@ -838,6 +853,7 @@ struct AmrFineToCoarse {
   DeviceView<const int*> refined;
   DeviceView<const int* [8]> children;
   LeafShape shape;
+  LevelPlaces coarse_places, fine_places;
   Real fine_force[3];
   CouplingRates<Real> coarse_rates;
 
@@ -860,20 +876,21 @@ struct AmrFineToCoarse {
       for (int d = 0; d < 3; ++d) j[d] = fine_moments(place, 1 + d);
       return true;
     }
-    if (fine_flags(long(child) * shape.cells + at) != flag::fluid) return false;
-    const long base = long(child) * shape.cells * L::Q + at;
-    moments_at<L>([&](int q) { return fine(base + q * shape.cells); }, fine_force, rho, j);
+    const long place = fine_places.of(child, at);
+    if (fine_flags(place) != flag::fluid) return false;
+    moments_at<L>([&](int q) { return fine(place + q * fine_places.total); }, fine_force, rho, j);
     return true;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(long k) const {
     const long i = subset.extent(0) > 0 ? subset(k) : k;
-    const long cell = shape.number_in_block(i), S = shape.cells;
+    const long cell = shape.number_in_block(i);
     const int r = int(shape.block_of(i)), b = refined(r);
+    const long place = coarse_places.of(b, cell);
     int p[3];
     shape.coordinates(cell, p);
     const int x = p[0], y = p[1], z = p[2];
-    if (coarse_flags(long(b) * S + cell) != flag::fluid) return;
+    if (coarse_flags(place) != flag::fluid) return;
     const int h = shape.n / 2;
     const int child = children(r, (x >= h) + 2 * (y >= h) + 4 * (z >= h));
     const int fx = 2 * (x % h), fy = 2 * (y % h), fz = L::D == 3 ? 2 * (z % h) : 0;
@@ -945,9 +962,24 @@ struct AmrFineToCoarse {
     Real f[L::Q];
     const std::uint32_t wanted = subset.extent(0) > 0 ? subset_pulled(k) : ~0u;
     rebuild_post_collision<L>(rho / Real(count), u, G, flow, coarse_rates, f, wanted);
-    const long base = long(b) * S * L::Q + cell;
     for (int q = 0; q < L::Q; ++q)
-      if (wanted >> q & 1u) coarse(base + q * S) = f[q];
+      if (wanted >> q & 1u) coarse(place + q * coarse_places.total) = f[q];
+  }
+};
+
+// Whole blocks (interiors and rings, every population) from one lattice to another of other
+// places (LevelPlaces): pairs (to, from) of slots (regrids, replicas).
+template <class Real>
+struct AmrBlockCopy {
+  DeviceView<Real*> to;
+  DeviceView<const Real*> from;
+  DeviceView<const int* [2]> pairs;
+  LevelPlaces to_places, from_places;
+  long cells;  // LeafShape::cells
+  int Q;
+  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+    const long cell = i % cells, q = i / cells % Q, p = i / cells / Q;
+    to(to_places.of(pairs(p, 0), cell) + q * to_places.total) = from(from_places.of(pairs(p, 1), cell) + q * from_places.total);
   }
 };
 
@@ -1018,11 +1050,11 @@ class AmrLattice final : public AmrSolver {
   void interpolate_ghosts(int l, Real alpha) const;
   // Collides and streams the leaves `which` of level l into its next lattice.
   void step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
-  // CRMT's validity trial: the populations at `offsets` (every q) set to NaN, as what this rank
-  // cannot recompute between exchanges; the interior cells of blocks `which` set to 1, as an
-  // exchange brings them.
-  void mark_stale(const DeviceView<Real*>& lattice, const DeviceView<long*>& offsets) const;
-  void mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which) const;
+  // CRMT's validity trial, on a lattice of level l: the populations at places `offsets` (every q)
+  // set to NaN, as what this rank cannot recompute between exchanges; the interior cells of blocks
+  // `which` set to 1, as an exchange brings them.
+  void mark_stale(int l, const DeviceView<Real*>& lattice, const DeviceView<long*>& offsets) const;
+  void mark_received(int l, const DeviceView<Real*>& lattice, const DeviceView<int*>& which) const;
   // The fluid cells of level l's owned leaves with a population that is not finite (finite()).
   long long non_finite_leaf_cells(int l) const;
 
@@ -1072,6 +1104,8 @@ class AmrLattice final : public AmrSolver {
   bool wrap_cell(int l, std::array<int, 3>& p) const;
   // The level-l block holding level-l cell p (wrapped) and p's cell index there; -1 if none.
   int locate(int l, const std::array<int, 3>& p, long& cell) const;
+  // The place on level l (LevelPlaces) of forest offset block * Q * S + cell, in a held block.
+  long place_of(int l, long offset) const;
   // The coarse-to-fine stencil of level-l cell p (wrapped) on level l - 1: its coarse cell and the
   // neighbours at 1 and 2 coarse cells per axis and side, refined ones as children groups when
   // `children_groups` (stepping) or as their own cells (regrid), as offsets block * Q * S + cell
@@ -1098,7 +1132,7 @@ class AmrLattice final : public AmrSolver {
   // at the first sample or load.
   std::vector<RunningStatistics> statistics_;
   // probe_values(): per level, the owned leaves' fluid cells inside the probes' level-0 cells (cell
-  // populations slot * Q * S + cell, and the probe of each), for the probes they were made for.
+  // places, and the probe of each), for the probes they were made for.
   struct ProbeCells {
     DeviceView<long*> cells;
     std::vector<int> probe;

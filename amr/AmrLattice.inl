@@ -248,6 +248,8 @@ void AmrLattice<L, Real>::build(int lattices) {
         slot_[l][b] = int(held_[l].size());
         held_[l].push_back(b);
       }
+    levels_[l].blocks = int(held_[l].size());
+    levels_[l].places = LevelPlaces(shape_, levels_[l].blocks, sizeof(Real));
   }
 
   // CRMT: the held leaves of others are stepped too, their ghosts filled from what this rank holds;
@@ -296,28 +298,22 @@ void AmrLattice<L, Real>::build(int lattices) {
     std::sort(cells.begin(), cells.end());
     cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
   }
-  const auto to_slot = [&](int l, long offset) {
-    const int s = slot_[l][offset / QS];
-    if (s < 0) throw std::logic_error("AMR: a table reads a block this rank does not hold");
-    return long(s) * QS + offset % QS;
-  };
+  const auto to_slot = [&](int l, long offset) { return place_of(l, offset); };
 
   halos_.assign(levels, {});
   std::size_t max_messages = 0;
-  std::vector<long> interior_values;  // what a leaf sent as its interior carries
-  for (int q = 0; q < L::Q; ++q)
-    for (long i = 0; i < shape_.interior(); ++i) interior_values.push_back(q * S + i);
   for (int l = 0; l < levels; ++l) {
     AmrLevel<L, Real>& lv = levels_[l];
     const auto& blocks = forest_.level(l);
     Tables& t = tables[l];
-    lv.blocks = int(held_[l].size());
     for (int k = 0; k < lattices; ++k)
-      lv.f[k] = DeviceView<Real*>("amr level " + std::to_string(l), std::size_t(lv.blocks) * QS);
-    if (lv.params.has_csm) lv.velocity = CellVelocity<Real>("amr cell velocity", 3, std::size_t(lv.blocks) * S);
-    std::vector<std::uint8_t> flags(std::size_t(lv.blocks) * S);
-    for (int s = 0; s < lv.blocks; ++s)
+      lv.f[k] = DeviceView<Real*>("amr level " + std::to_string(l), std::size_t(lv.places.total) * L::Q);
+    if (lv.params.has_csm) lv.velocity = CellVelocity<Real>("amr cell velocity", 3, std::size_t(lv.places.total));
+    std::vector<std::uint8_t> flags(std::size_t(lv.blocks) * S), placed(lv.places.total, flag::wall);  // by slot, by place
+    for (int s = 0; s < lv.blocks; ++s) {
       std::copy_n(host_flags_[l].begin() + long(held_[l][s]) * S, S, flags.begin() + long(s) * S);
+      for (long c = 0; c < S; ++c) placed[lv.places.of(s, c)] = flags[s * S + c];
+    }
     for (long& o : t.copy_dst) o = to_slot(l, o);
     for (long& o : t.copy_src) o = to_slot(l, o);
     // Coarse cells by their place in stencil_cells, whose moments each fill reads.
@@ -424,7 +420,7 @@ void AmrLattice<L, Real>::build(int lattices) {
       const auto place = [&](int ox, int oy, int oz) {
         const long at = shape_.cell(first[0] + ox, first[1] + oy, first[2] + oz);
         if (host_flags_[l + 1][long(held_[l + 1][child]) * S + at] != flag::fluid) return -1;
-        const auto [it, fresh] = fine_place.emplace(long(child) * QS + at, int(fine_cells.size()));
+        const auto [it, fresh] = fine_place.emplace(levels_[l + 1].places.of(child, at), int(fine_cells.size()));
         if (fresh) fine_cells.push_back(it->first);
         return it->second;
       };
@@ -452,12 +448,12 @@ void AmrLattice<L, Real>::build(int lattices) {
       Kokkos::deep_copy(lv.restrict_sources, hs);
     }
     std::vector<long> stale_refined;
-    for (const auto& [b, i] : unrestricted[l]) stale_refined.push_back(long(slot_[l][b]) * QS + i);
+    for (const auto& [b, i] : unrestricted[l]) stale_refined.push_back(lv.places.of(slot_[l][b], i));
     lv.unrestricted = to_device_view("amr unrestricted", stale_refined);
     lv.unfilled = to_device_view("amr unfilled", unfilled[l]);
     lv.halo_leaves = to_device_view("amr halo leaves", halo_leaves[l]);
     lv.since_exchange = 0;
-    lv.flags = to_device_view("amr flags", flags);
+    lv.flags = to_device_view("amr flags", placed);
     std::vector<int> origin;
     for (int b : held_[l])
       for (int d = 0; d < 3; ++d) origin.push_back(forest_.box(blocks[b]).lo[d]);
@@ -482,7 +478,7 @@ void AmrLattice<L, Real>::build(int lattices) {
           const int nb = blocks[held_[l][k]].neighbours[r];
           neighbour_slots[27 * k + r] = nb >= 0 ? slot_[l][nb] : -1;  // -1 also where not held (CRMT)
         }
-      lv.regions = region_view(leaf_regions(shape_, L::Q, neighbour_slots));
+      lv.regions = region_view(leaf_regions(shape_, lv.places, neighbour_slots));
     }
     lv.leaves = to_device_view("amr leaves", t.leaves);
     lv.refined = to_device_view("amr refined", refined);
@@ -512,7 +508,10 @@ void AmrLattice<L, Real>::build(int lattices) {
       if (!wanted[r].empty()) receives.push_back({r, {}});
       for (int b : wanted[r]) receives.back().blocks.push_back(slot_[l][b]);
     }
-    halos_[l] = LeafHalo<Real>(sends, receives, QS, interior_values);
+    std::vector<long> interior_values;  // what a leaf sent as its interior carries
+    for (int q = 0; q < L::Q; ++q)
+      for (long i = 0; i < shape_.interior(); ++i) interior_values.push_back(q * lv.places.total + i);
+    halos_[l] = LeafHalo<Real>(sends, receives, shape_.interior(), interior_values);
 
     std::vector<char> boundary(lv.blocks, 0);
     for (std::size_t k = 0; k < sends.size(); ++k) {
@@ -556,6 +555,14 @@ int AmrLattice<L, Real>::locate(int l, const std::array<int, 3>& p, long& cell) 
   const Box box = forest_.box(forest_.level(l)[b]);
   cell = shape_.cell(p[0] - box.lo[0], p[1] - box.lo[1], p[2] - box.lo[2]);
   return b;
+}
+
+template <class L, class Real>
+long AmrLattice<L, Real>::place_of(int l, long offset) const {
+  const long QS = long(L::Q) * shape_.cells;
+  const int s = slot_[l][offset / QS];
+  if (s < 0) throw std::logic_error("AMR: a table reads a block this rank does not hold");
+  return levels_[l].places.of(s, offset % QS);
 }
 
 template <class L, class Real>
@@ -643,7 +650,7 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
         for (int d = 0; d < 3; ++d) ur[d] = Real(u[d]);
         Real f[L::Q];
         rebuild_post_collision<L>(Real(rho), ur, G, lv.rates, f);
-        for (int q = 0; q < L::Q; ++q) host((long(slot) * L::Q + q) * S + cell) = f[q];
+        for (int q = 0; q < L::Q; ++q) host(lv.places.of(slot, cell) + q * lv.places.total) = f[q];
       }
     }
     Kokkos::deep_copy(lv.f[lv.cur], host);
@@ -725,21 +732,27 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
         std::array<int, 3> p{box.lo[0] + int(i % shape_.n), box.lo[1] + int(i / shape_.n % shape_.n),
                              box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
         InterpPoint ip;
-        ip.dst = long(b) * L::Q * S + cell;
-        if (coarse_stencil(l, p, false, ip)) points.push_back(ip);  // not curved: linear, conservative
+        ip.dst = place_of(l, long(b) * L::Q * S + cell);
+        if (!coarse_stencil(l, p, false, ip)) continue;
+        ip.centre = place_of(l - 1, ip.centre);
+        for (int a = 0; a < 3; ++a)
+          for (int s = 0; s < 2; ++s)
+            for (int d = 0; d < 2; ++d)
+              if (ip.kind[a][s][d] != 0) ip.side[a][s][d] = place_of(l - 1, ip.side[a][s][d]);  // kind 1 only
+        points.push_back(ip);  // not curved: linear, conservative
       }
     }
-    const long per_block = long(L::Q) * S;
     if (!to.empty()) {
       const DeviceView<int* [2]> d = block_pairs("amr regrid pairs", to, from);
       const AmrLevel<L, Real>& old_level = old.levels_[l];
-      Kokkos::parallel_for("amr regrid copy", Kokkos::RangePolicy<ExecSpace>(0, long(d.extent(0)) * per_block),
-                           WholeBlockCopy<Real>{lv.f[lv.cur], old_level.f[old_level.cur], d, per_block});
+      Kokkos::parallel_for("amr regrid copy", Kokkos::RangePolicy<ExecSpace>(0, long(d.extent(0)) * L::Q * S),
+                           AmrBlockCopy<Real>{lv.f[lv.cur], old_level.f[old_level.cur], d, lv.places, old_level.places, S, L::Q});
     }
     if (!points.empty()) {
       const AmrLevel<L, Real>& coarse = levels_[l - 1];
       AmrCoarseToFine<L, Real> c2f{lv.f[lv.cur], coarse.f[coarse.cur], coarse.f[coarse.cur],
-                                   to_device_view("amr regrid points", points), shape_, Real(0), {}, {}, lv.rates};
+                                   to_device_view("amr regrid points", points), shape_, coarse.places.total,
+                                   lv.places.total, Real(0), {}, {}, lv.rates};
       for (int d = 0; d < 3; ++d) {
         c2f.coarse_force[d] = coarse.params.force[d];
         c2f.fine_force[d] = lv.params.force[d];
@@ -772,8 +785,8 @@ void AmrLattice<L, Real>::restore_mass() {
   Kokkos::Array<Real, L::Q> shift;
   for (int q = 0; q < L::Q; ++q) shift[q] = Real(L::w(q) * delta);
   for (const AmrLevel<L, Real>& lv : levels_)
-    Kokkos::parallel_for("amr mass restoration", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * shape_.cells),
-                         AmrShiftDensity<L, Real>{lv.f[lv.cur], lv.flags, shape_, shift});
+    Kokkos::parallel_for("amr mass restoration", Kokkos::RangePolicy<ExecSpace>(0, lv.places.total),
+                         AmrShiftDensity<L, Real>{lv.f[lv.cur], lv.flags, lv.places.total, shift});
   Kokkos::fence();
 }
 
@@ -784,7 +797,7 @@ void AmrLattice<L, Real>::fill_ghosts(int l, Real alpha) {
     interpolate_ghosts(l, alpha);
   }
   const AmrLevel<L, Real>& lv = levels_[l];
-  if (trial_) mark_stale(lv.f[lv.cur], lv.unfilled);
+  if (trial_) mark_stale(l, lv.f[lv.cur], lv.unfilled);
 }
 
 template <class L, class Real>
@@ -792,7 +805,7 @@ void AmrLattice<L, Real>::copy_ghosts(int l) const {
   const AmrLevel<L, Real>& lv = levels_[l];
   if (lv.copy_dst.extent(0) > 0)
     Kokkos::parallel_for("amr ghost copy", Kokkos::RangePolicy<ExecSpace>(0, lv.copy_dst.extent(0)),
-                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.copy_dst, lv.copy_src, lv.copy_pulled, shape_.cells});
+                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.copy_dst, lv.copy_src, lv.copy_pulled, lv.places.total});
 }
 
 template <class L, class Real>
@@ -803,10 +816,11 @@ void AmrLattice<L, Real>::interpolate_ghosts(int l, Real alpha) const {
   if (alpha == Real(0))  // both coarse lattices are final for both fills of this coarse step
     Kokkos::parallel_for("amr stencil moments", Kokkos::RangePolicy<ExecSpace>(0, lv.stencil_cells.extent(0)),
                          AmrStencilMoments<L, Real>{lv.stencil_moments, coarse.f[coarse.cur], coarse.f[1 - coarse.cur],
-                                                    lv.stencil_cells, shape_.cells,
+                                                    lv.stencil_cells, coarse.places.total,
                                                     {coarse.params.force[0], coarse.params.force[1], coarse.params.force[2]}});
   AmrCoarseToFine<L, Real> c2f{lv.f[lv.cur], coarse.f[coarse.cur], coarse.f[1 - coarse.cur], lv.interp, shape_,
-                               alpha, {}, {}, lv.rates, lv.stencil_moments, lv.fits};
+                               coarse.places.total, lv.places.total, alpha, {}, {}, lv.rates, lv.stencil_moments,
+                               lv.fits};
   for (int d = 0; d < 3; ++d) {
     c2f.coarse_force[d] = coarse.params.force[d];
     c2f.fine_force[d] = lv.params.force[d];
@@ -820,7 +834,7 @@ void AmrLattice<L, Real>::interpolate_ghosts(int l, Real alpha) const {
   Kokkos::parallel_for("amr coarse to fine", Kokkos::RangePolicy<ExecSpace>(0, lv.interp.extent(0)), c2f);
   if (lv.twin_dst.extent(0) > 0)
     Kokkos::parallel_for("amr twin ghosts", Kokkos::RangePolicy<ExecSpace>(0, lv.twin_dst.extent(0)),
-                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.twin_dst, lv.twin_src, lv.twin_pulled, shape_.cells});
+                         AmrGhostCopy<L, Real>{lv.f[lv.cur], lv.twin_dst, lv.twin_src, lv.twin_pulled, lv.places.total});
 }
 
 template <class L, class Real>
@@ -829,8 +843,8 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   fill_ghosts(l, alpha);
   if (lv.params.has_csm) {
     auto t = timers_.scope("LBM");
-    Kokkos::parallel_for("amr cell velocity", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * shape_.cells),
-                         AmrCellVelocity<L, Real>{lv.f[lv.cur], lv.flags, lv.velocity, lv.params, shape_});
+    Kokkos::parallel_for("amr cell velocity", Kokkos::RangePolicy<ExecSpace>(0, lv.places.total),
+                         AmrCellVelocity<L, Real>{lv.f[lv.cur], lv.flags, lv.velocity, lv.params, lv.places.total});
   }
   step_and_exchange(l);
   if (l + 1 < int(levels_.size())) {
@@ -850,7 +864,7 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
   dispatch_collision<L>(collision_, [&](auto coll) {
     using Collision = decltype(coll);
     const AmrLeafStep<L, Real, Collision> step{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.plain_rows,
-                                               which, shape_, lv.params, bc_, lv.origin, lv.walls, lv.velocity,
+                                               which, shape_, lv.places, lv.params, bc_, lv.origin, lv.walls, lv.velocity,
                                                lv.regions};
     const long cells = long(which.extent(0)) * shape_.interior();
     if constexpr (exec_is_host)
@@ -876,7 +890,7 @@ void AmrLattice<L, Real>::step_and_exchange(int l) {
     lv.since_exchange = 0;
     if (trial_) {
       step_leaves(l, lv.leaves);
-      mark_received(next, lv.halo_leaves);
+      mark_received(l, next, lv.halo_leaves);
       return;
     }
   }
@@ -938,8 +952,8 @@ template <class L, class Real>
 void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, bool all) const {
   const AmrLevel<L, Real>& lv = levels_[l];
   const AmrLevel<L, Real>& fine = levels_[l + 1];
-  AmrFineToCoarse<L, Real> f2c{into,          fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children,
-                               shape_,        {},               lv.rates,  {}};
+  AmrFineToCoarse<L, Real> f2c{into,      fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children, shape_,
+                               lv.places, fine.places,      {},       lv.rates,   {}};
   for (int d = 0; d < 3; ++d) f2c.fine_force[d] = fine.params.force[d];
   if (!all) {
     f2c.subset = lv.restrict_read;
@@ -949,31 +963,31 @@ void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, b
     if (lv.restrict_fine_cells.extent(0) > 0)
       Kokkos::parallel_for("amr restriction moments", Kokkos::RangePolicy<ExecSpace>(0, lv.restrict_fine_cells.extent(0)),
                            AmrCellMoments<L, Real>{fine.f[fine.cur], lv.restrict_fine_cells, lv.restrict_fine_moments,
-                                                   shape_, {fine.params.force[0], fine.params.force[1], fine.params.force[2]}});
+                                                   fine.places.total,
+                                                   {fine.params.force[0], fine.params.force[1], fine.params.force[2]}});
   }
   const long n = all ? long(lv.refined.extent(0)) * shape_.interior() : long(lv.restrict_read.extent(0));
   if (n > 0) Kokkos::parallel_for("amr fine to coarse", Kokkos::RangePolicy<ExecSpace>(0, n), f2c);
-  if (trial_) mark_stale(into, lv.unrestricted);
+  if (trial_) mark_stale(l, into, lv.unrestricted);
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::mark_stale(const DeviceView<Real*>& lattice, const DeviceView<long*>& offsets) const {
-  const long S = shape_.cells;
+void AmrLattice<L, Real>::mark_stale(int l, const DeviceView<Real*>& lattice, const DeviceView<long*>& offsets) const {
+  const long T = levels_[l].places.total;
   const Real nan = std::numeric_limits<Real>::quiet_NaN();
   Kokkos::parallel_for(
       "amr mark stale", Kokkos::RangePolicy<ExecSpace>(0, long(offsets.extent(0)) * L::Q),
-      KOKKOS_LAMBDA(long i) { lattice(offsets(i / L::Q) + (i % L::Q) * S) = nan; });
+      KOKKOS_LAMBDA(long i) { lattice(offsets(i / L::Q) + (i % L::Q) * T) = nan; });
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::mark_received(const DeviceView<Real*>& lattice, const DeviceView<int*>& which) const {
-  const LeafShape shape = shape_;
-  const long S = shape.cells, per_block = shape.interior();
+void AmrLattice<L, Real>::mark_received(int l, const DeviceView<Real*>& lattice, const DeviceView<int*>& which) const {
+  const LevelPlaces places = levels_[l].places;
   Kokkos::parallel_for(
-      "amr mark received", Kokkos::RangePolicy<ExecSpace>(0, long(which.extent(0)) * per_block),
+      "amr mark received", Kokkos::RangePolicy<ExecSpace>(0, long(which.extent(0)) * places.interior),
       KOKKOS_LAMBDA(long i) {
-        const long cell = i % per_block;
-        for (int q = 0; q < L::Q; ++q) lattice((long(which(i / per_block)) * L::Q + q) * S + cell) = Real(1);
+        const long at = places.of(which(i / places.interior), i % places.interior);
+        for (int q = 0; q < L::Q; ++q) lattice(at + q * places.total) = Real(1);
       });
 }
 
@@ -983,17 +997,16 @@ long long AmrLattice<L, Real>::non_finite_leaf_cells(int l) const {
   const DeviceView<const Real*> f = lv.f[lv.cur];
   const DeviceView<const std::uint8_t*> flags = lv.flags;
   const DeviceView<const int*> leaves = lv.leaves;
-  const LeafShape shape = shape_;
+  const LevelPlaces places = lv.places;
   long long stale = 0;
   Kokkos::parallel_reduce(
-      "amr non-finite cells", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
+      "amr non-finite cells", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * places.interior),
       KOKKOS_LAMBDA(long i, long long& count) {
-        const int b = leaves(shape.block_of(i));
-        const long cell = shape.number_in_block(i);
-        if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
+        const long at = places.of(leaves(i / places.interior), i % places.interior);
+        if (flags(at) != flag::fluid) return;
         bool finite = true;
         for (int q = 0; q < L::Q; ++q) {
-          const Real v = f((long(b) * L::Q + q) * shape.cells + cell);
+          const Real v = f(at + q * places.total);
           finite = finite && v - v == Real(0);  // false for NaN and infinities
         }
         count += !finite;
@@ -1055,16 +1068,15 @@ double AmrLattice<L, Real>::mass() const {
     const DeviceView<const Real*> f = lv.f[lv.cur];
     const DeviceView<const std::uint8_t*> flags = lv.flags;
     const DeviceView<const int*> leaves = lv.leaves;
-    const LeafShape shape = shape_;
+    const LevelPlaces places = lv.places;
     const double volume = std::ldexp(1.0, -L::D * l);  // a power of 2: the products are exact
     ExactSum level_mass;
     Kokkos::parallel_reduce(
-        "amr mass", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * shape.interior()),
+        "amr mass", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * places.interior),
         KOKKOS_LAMBDA(long i, ExactSum& sum) {
-          const int b = leaves(i / shape.interior());
-          const long cell = i % shape.interior();
-          if (flags(long(b) * shape.cells + cell) != flag::fluid) return;
-          for (int q = 0; q < L::Q; ++q) sum.add(volume * double(f((long(b) * L::Q + q) * shape.cells + cell)));
+          const long at = places.of(leaves(i / places.interior), i % places.interior);
+          if (flags(at) != flag::fluid) return;
+          for (int q = 0; q < L::Q; ++q) sum.add(volume * double(f(at + q * places.total)));
         },
         level_mass);
     total += level_mass;
@@ -1084,7 +1096,7 @@ void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double 
   const long S = shape_.cells;
   for (int l = 0; l < int(levels_.size()); ++l) {
     AmrLevel<L, Real>& lv = levels_[l];
-    WallLinkRows<L> rows(long(lv.blocks) * S);
+    WallLinkRows<L> rows(lv.places.total);
     for (int s = 0; s < lv.blocks; ++s) {
       const int b = held_[l][s];
       if (!forest_.level(l)[b].leaf()) continue;
@@ -1099,7 +1111,7 @@ void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double 
         const auto upwind_wall = [&](int q) {
           return fl[shape_.cell(x[0] - L::c(q, 0), x[1] - L::c(q, 1), x[2] - L::c(q, 2))] == flag::wall;
         };
-        rows.add(long(s) * S + cell, domain, p, l, rho0, upwind_wall);
+        rows.add(lv.places.of(s, cell), domain, p, l, rho0, upwind_wall);
       }
     }
     lv.walls = rows.upload();
@@ -1116,7 +1128,7 @@ template <class L, class Real>
 void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
   bodies_ = domain.bodies();
   if (bodies_ > 256) throw Error("forces: " + std::to_string(bodies_) + " bodies; at most 256 are told apart");
-  const long S = shape_.cells, QS = long(L::Q) * S;
+  const long S = shape_.cells;
   body_links_.assign(levels_.size(), BodyLinks{});
   body_links_read_ghosts_.assign(levels_.size(), 0);
   for (int l = 0; l < int(levels_.size()); ++l) {
@@ -1140,7 +1152,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
         const auto along = [&](int q, int hops) {
           return shape_.cell(local[0] + hops * L::c(q, 0), local[1] + hops * L::c(q, 1), local[2] + hops * L::c(q, 2));
         };
-        const int row = wall_row.extent(0) > 0 ? wall_row(long(s) * S + cell) : -1;
+        const int row = wall_row.extent(0) > 0 ? wall_row(lv.places.of(s, cell)) : -1;
         for (int q = 1; q < L::Q; ++q) {
           // The cell the link ends in: x + c_q, or where a free-slip face reflects it (the cell
           // beside x + c_q, along which the link then pushes the body in the reflected direction).
@@ -1175,7 +1187,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
               r,
               [&](int t) {
                 const ReturnedMomentum::Term& term = r.terms[t];
-                return long(s) * QS + (term.opposite ? opposite<L>(q) : q) * S + along(q, -term.hops);
+                return lv.places.of(s, along(q, -term.hops)) + (term.opposite ? opposite<L>(q) : q) * lv.places.total;
               },
               direction, body);
         }
@@ -1233,7 +1245,7 @@ std::vector<AmrBlockSample> AmrLattice<L, Real>::sample() const {
         Real rho = 0, j[3] = {0, 0, 0};
         if (flag == flag::fluid) {
           Real pops[L::Q];  // plain host code: no lambda through the device-callable moments_at
-          for (int q = 0; q < L::Q; ++q) pops[q] = f((long(b) * L::Q + q) * S + cell);
+          for (int q = 0; q < L::Q; ++q) pops[q] = f(lv.places.of(b, cell) + q * lv.places.total);
           post_collision_moments<L>(pops, force, rho, j);
         }
         s.density.push_back(flag == flag::fluid ? double(rho) : 0.0);
@@ -1264,7 +1276,8 @@ std::uint64_t AmrLattice<L, Real>::fields_hash() const {
                             z = box.lo[2] + i / (long(shape_.n) * shape_.n);
         // Levels apart in the top byte: a level's grid has fewer than 2^56 cells.
         const std::uint64_t key = (std::uint64_t(l) << 56) + (z * ny + y) * nx + x;
-        hash += field_detail::cell_hash<L::Q>(key, [&](int q) { return f((long(slot) * L::Q + q) * S + cell); });
+        const long at = lv.places.of(slot, cell);
+        hash += field_detail::cell_hash<L::Q>(key, [&](int q) { return f(at + q * lv.places.total); });
       }
     }
   }
@@ -1277,7 +1290,7 @@ std::vector<unsigned char> AmrLattice<L, Real>::populations() const {
   // Refined cells that no coarser leaf reads keep stale values between outputs; restricted, every
   // refined cell holds its children's average and runs at one step have equal populations.
   restrict_all();
-  const long S = shape_.cells, N = shape_.interior();
+  const long N = shape_.interior();
   std::vector<unsigned char> out;
   for (const AmrLevel<L, Real>& lv : levels_) {
     auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
@@ -1285,7 +1298,7 @@ std::vector<unsigned char> AmrLattice<L, Real>::populations() const {
     for (int b = 0; b < lv.blocks; ++b)
       for (long i = 0; i < N; ++i)
         for (int q = 0; q < L::Q; ++q)
-          values[(std::size_t(b) * N + i) * L::Q + q] = f((long(b) * L::Q + q) * S + i);
+          values[(std::size_t(b) * N + i) * L::Q + q] = f(lv.places.of(b, i) + q * lv.places.total);
     const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
     out.insert(out.end(), bytes, bytes + values.size() * sizeof(Real));
   }
@@ -1301,7 +1314,7 @@ void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& byt
     step_ = step;
     return;
   }
-  const long S = shape_.cells, N = shape_.interior();
+  const long N = shape_.interior();
   std::size_t expected = 0;
   for (const AmrLevel<L, Real>& lv : levels_) expected += std::size_t(lv.blocks) * N * cell_bytes();
   if (bytes.size() != expected)
@@ -1315,7 +1328,7 @@ void AmrLattice<L, Real>::load_populations(const std::vector<unsigned char>& byt
         for (int q = 0; q < L::Q; ++q, at += sizeof(Real)) {
           Real v;
           std::memcpy(&v, bytes.data() + at, sizeof(Real));
-          f((long(b) * L::Q + q) * S + i) = v;
+          f(lv.places.of(b, i) + q * lv.places.total) = v;
         }
     Kokkos::deep_copy(lv.f[lv.cur], f);
   }
@@ -1353,37 +1366,39 @@ AmrLattice<L, Real>& AmrLattice<L, Real>::gathered() const {
   if (!replica_) replica_.reset(new AmrLattice(*this, Replica{}));
   AmrLattice* whole = replica_.get();
   whole->step_ = step_;
-  const long QS = long(L::Q) * shape_.cells;
+  const long S = shape_.cells, QS = long(L::Q) * S;
   const int me = comm_.rank();
-  std::vector<unsigned char> mine;
+  std::vector<Real> mine;  // blocks whole, population by population
   for (int l = 0; l < int(levels_.size()); ++l) {
     const AmrLevel<L, Real>& lv = levels_[l];
     auto f = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv.f[lv.cur]);
     for (int b : held_[l])
-      if (partition_.owner[l][b] == me) {
-        const auto* bytes = reinterpret_cast<const unsigned char*>(f.data() + long(slot_[l][b]) * QS);
-        mine.insert(mine.end(), bytes, bytes + QS * sizeof(Real));
-      }
+      if (partition_.owner[l][b] == me)
+        for (int q = 0; q < L::Q; ++q)
+          for (long c = 0; c < S; ++c) mine.push_back(f(lv.places.of(slot_[l][b], c) + q * lv.places.total));
   }
-  const std::vector<unsigned char> all = comm_.allgather(mine);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(mine.data());
+  const std::vector<unsigned char> all = comm_.allgather(std::vector<unsigned char>(bytes, bytes + mine.size() * sizeof(Real)));
   // Rank by rank, each rank's owned blocks level by level in forest order.
   std::vector<decltype(Kokkos::create_mirror_view(whole->levels_[0].f[0]))> hosts;
   for (int l = 0; l < int(levels_.size()); ++l) hosts.push_back(Kokkos::create_mirror_view(whole->levels_[l].f[0]));
   std::size_t at = 0;
   for (int r = 0; r < comm_.size(); ++r)
-    for (int l = 0; l < int(levels_.size()); ++l)
+    for (int l = 0; l < int(levels_.size()); ++l) {
+      const LevelPlaces& places = whole->levels_[l].places;
       for (int b = 0; b < int(forest_.level(l).size()); ++b)
         if (partition_.owner[l][b] == r) {
-          std::memcpy(hosts[l].data() + long(b) * QS, all.data() + at, QS * sizeof(Real));
-          at += QS * sizeof(Real);
+          for (long k = 0; k < QS; ++k, at += sizeof(Real))
+            std::memcpy(&hosts[l](places.of(b, k % S) + k / S * places.total), all.data() + at, sizeof(Real));
         }
+    }
   for (int l = 0; l < int(levels_.size()); ++l) Kokkos::deep_copy(whole->levels_[l].f[0], hosts[l]);
   return *whole;
 }
 
 template <class L, class Real>
 void AmrLattice<L, Real>::take_blocks(const AmrLattice& replica) {
-  const long QS = long(L::Q) * shape_.cells;
+  const long S = shape_.cells;
   for (int l = 0; l < int(levels_.size()); ++l) {
     AmrLevel<L, Real>& lv = levels_[l];
     const AmrLevel<L, Real>& from = replica.levels_[l];
@@ -1392,8 +1407,8 @@ void AmrLattice<L, Real>::take_blocks(const AmrLattice& replica) {
     const DeviceView<int* [2]> pairs = block_pairs("amr held blocks", to, held_[l]);
     for (int k = 0; k < 2; ++k)
       if (lv.blocks > 0 && from.f[k].extent(0) > 0)  // a replica holds one lattice
-        Kokkos::parallel_for("amr take blocks", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * QS),
-                             WholeBlockCopy<Real>{lv.f[k], from.f[k], pairs, QS});
+        Kokkos::parallel_for("amr take blocks", Kokkos::RangePolicy<ExecSpace>(0, long(lv.blocks) * L::Q * S),
+                             AmrBlockCopy<Real>{lv.f[k], from.f[k], pairs, lv.places, from.places, S, L::Q});
     lv.cur = from.cur;
     lv.since_exchange = 0;  // every held block as its owner has it
   }
@@ -1430,7 +1445,7 @@ std::vector<double> AmrLattice<L, Real>::probe_values(const std::vector<Probe>& 
               for (int x = lo[0]; x < hi[0]; ++x) {
                 const long cell = shape_.cell(x - box.lo[0], y - box.lo[1], z - box.lo[2]);
                 if (host_flags_[l][long(b) * S + cell] != flag::fluid) continue;
-                cells.push_back(long(s) * L::Q * S + cell);
+                cells.push_back(levels_[l].places.of(s, cell));
                 probe_cells_[l].probe.push_back(int(p));
               }
         }
@@ -1447,7 +1462,7 @@ std::vector<double> AmrLattice<L, Real>::probe_values(const std::vector<Probe>& 
     const AmrLevel<L, Real>& lv = levels_[l];
     const DeviceView<Real* [4]> moments("amr probe moments", n);
     Kokkos::parallel_for("amr probe moments", Kokkos::RangePolicy<ExecSpace>(0, n),
-                         AmrCellMoments<L, Real>{lv.f[lv.cur], pc.cells, moments, shape_,
+                         AmrCellMoments<L, Real>{lv.f[lv.cur], pc.cells, moments, lv.places.total,
                                                  {lv.params.force[0], lv.params.force[1], lv.params.force[2]}});
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), moments);
     const double weight = std::ldexp(1.0, -L::D * l);
@@ -1484,7 +1499,7 @@ void AmrLattice<L, Real>::add_statistics_sample() {
     const AmrLevel<L, Real>& lv = levels_[l];
     const long cells = long(lv.leaves.extent(0)) * shape_.interior();
     if (cells == 0) continue;
-    AmrLeafMoments<L, Real> m{lv.f[lv.cur], lv.flags, lv.leaves, shape_, {}, CellMoments("amr statistics sample", cells, 4)};
+    AmrLeafMoments<L, Real> m{lv.f[lv.cur], lv.flags, lv.leaves, lv.places, {}, CellMoments("amr statistics sample", cells, 4)};
     for (int d = 0; d < 3; ++d) m.force[d] = lv.params.force[d];
     Kokkos::parallel_for("amr statistics sample", Kokkos::RangePolicy<ExecSpace>(0, cells), m);
     statistics_[l].add(m.moments);

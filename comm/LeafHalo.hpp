@@ -17,20 +17,6 @@
 
 namespace boreas {
 
-// Whole blocks of `per_block` values from one array to another: pairs (to, from) of block indices
-// (the AMR regrid and the gathering of blocks).
-template <class Real>
-struct WholeBlockCopy {
-  DeviceView<Real*> to;
-  DeviceView<const Real*> from;
-  DeviceView<const int* [2]> pairs;
-  long per_block;
-  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const long k = i % per_block, p = i / per_block;
-    to(pairs(p, 0) * per_block + k) = from(pairs(p, 1) * per_block + k);
-  }
-};
-
 // A device list of block pairs (to, from).
 inline DeviceView<int* [2]> block_pairs(const char* label, const std::vector<int>& to, const std::vector<int>& from) {
   DeviceView<int* [2]> d(std::string(label), to.size());

@@ -296,25 +296,48 @@ TEST(LeafShape, InteriorFirstThenRing) {
 
 // Every region of every block read from its ring (no same-level neighbour in place).
 DeviceView<LeafRegion* [27]> ring_regions(const LeafShape& shape, int blocks) {
-  return region_view(leaf_regions(shape, D3Q19::Q, std::vector<int>(27 * std::size_t(blocks), -1)));
+  return region_view(leaf_regions(shape, LevelPlaces(shape, blocks, sizeof(double)), std::vector<int>(27 * std::size_t(blocks), -1)));
 }
 
-// leaf_regions addresses every place of a block, in the populations and in the per-cell arrays:
-// its interior, the ring where a region has no neighbour in place, and where one does the
-// neighbour's interior cell at the wrapped place (as the ghost copies take it), for blocks whose
-// regions are all rings, all neighbours, or mixed.
+// A level's places (LevelPlaces) are one to one with its blocks' cells, each block's interior
+// numbered as its cells and all interiors before all rings; populations are not 4 KiB apart.
+TEST(LevelPlaces, EveryCellOncePopulationsApart) {
+  for (bool two_d : {false, true})
+    for (int n : {4, 8, 16}) {
+      const LeafShape shape(n, two_d);
+      const int blocks = 5;
+      const LevelPlaces places(shape, blocks, sizeof(double));
+      std::vector<int> seen(std::size_t(places.total), 0);
+      for (int b = 0; b < blocks; ++b)
+        for (long c = 0; c < shape.cells; ++c) {
+          const long at = places.of(b, c);
+          ASSERT_GE(at, 0);
+          ASSERT_LT(at, places.total);
+          ++seen[at];
+          if (c < shape.interior()) EXPECT_EQ(at, places.of(b, 0) + c);
+          EXPECT_EQ(c < shape.interior(), at < blocks * shape.interior());
+        }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), blocks * shape.cells) << "n " << n << " 2D " << two_d;
+      EXPECT_EQ(places.total * sizeof(double) % 4096, 64u);  // populations in different cache sets
+    }
+}
+
+// leaf_regions addresses every place of a block (LevelPlaces): its interior, the ring where a
+// region has no neighbour in place, and where one does the neighbour's interior cell at the
+// wrapped place (as the ghost copies take it), for blocks whose regions are all rings, all
+// neighbours, or mixed.
 TEST(LeafShape, RegionsAddressInteriorRingAndNeighbours) {
   for (bool two_d : {false, true})
     for (int n : {4, 8, 16}) {
       const LeafShape shape(n, two_d);
-      const int Q = 19, zlo = two_d ? 0 : -1, zhi = two_d ? 0 : n;
-      const long per_block = Q * shape.cells;
+      const int zlo = two_d ? 0 : -1, zhi = two_d ? 0 : n;
+      const LevelPlaces places(shape, 3, sizeof(double));
       std::vector<int> slots(27 * 3, -1);
       for (int r = 0; r < 27; ++r) {
         slots[27 + r] = 2;
         slots[54 + r] = r % 3 == 2 ? -1 : r % 3;  // not symmetric under r <-> 26 - r
       }
-      const std::vector<LeafRegion> regions = leaf_regions(shape, Q, slots);
+      const std::vector<LeafRegion> regions = leaf_regions(shape, places, slots);
       const auto wrap = [&](int v, int size) { return (v + size) % size; };
       long checked = 0;
       for (int k = 0; k < 3; ++k)
@@ -327,9 +350,7 @@ TEST(LeafShape, RegionsAddressInteriorRingAndNeighbours) {
               const long block = s >= 0 ? s : k;
               const LeafRegion& region = regions[27 * k + r];
               const long along = x + long(y) * region.sy + long(z) * region.sz;
-              ASSERT_EQ(region.base + along, block * per_block + cell)
-                  << "n " << n << " 2D " << two_d << " block " << k << " at " << x << ' ' << y << ' ' << z;
-              ASSERT_EQ(region.cell_base + along, block * shape.cells + cell)  // flags, CSM velocities
+              ASSERT_EQ(region.base + along, places.of(block, cell))
                   << "n " << n << " 2D " << two_d << " block " << k << " at " << x << ' ' << y << ' ' << z;
               ++checked;
             }
@@ -348,16 +369,18 @@ TEST(AmrLeafStep, NeighboursInPlaceEqualCopiesInTheRing) {
     const LeafShape shape(n, false);
     const int blocks = 27, Q = D3Q19::Q;
     const long S = shape.cells, rows = shape.interior() / n;
+    const LevelPlaces places(shape, blocks, sizeof(double));
+    const auto pop = [&](int b, int q, long c) { return std::size_t(places.of(b, c) + q * places.total); };
     const auto neighbour = [](int b, int dx, int dy, int dz) {
       return (b % 3 + dx + 3) % 3 + 3 * ((b / 3 % 3 + dy + 3) % 3) + 9 * ((b / 9 + dz + 3) % 3);
     };
     std::mt19937 random(5);
     std::uniform_real_distribution<double> jitter(0.99, 1.01);
-    std::vector<double> copies(std::size_t(blocks) * Q * S), in_place(copies.size(), std::nan(""));
+    std::vector<double> copies(std::size_t(places.total) * Q), in_place(copies.size(), std::nan(""));
     for (int b = 0; b < blocks; ++b)
       for (int q = 0; q < Q; ++q)
         for (long c = 0; c < shape.interior(); ++c)
-          copies[(std::size_t(b) * Q + q) * S + c] = in_place[(std::size_t(b) * Q + q) * S + c] = D3Q19::w(q) * jitter(random);
+          copies[pop(b, q, c)] = in_place[pop(b, q, c)] = D3Q19::w(q) * jitter(random);
     std::vector<int> slots(27 * blocks);
     for (int b = 0; b < blocks; ++b)
       for (int r = 0; r < 27; ++r) slots[27 * b + r] = neighbour(b, r % 3 - 1, r / 3 % 3 - 1, r / 9 - 1);
@@ -372,25 +395,26 @@ TEST(AmrLeafStep, NeighboursInPlaceEqualCopiesInTheRing) {
             const int from = neighbour(b, dx, dy, dz);
             const long at = shape.cell(x, y, z), source = shape.cell(x - dx * n, y - dy * n, z - dz * n);
             for (int q = 0; q < Q; ++q) {
-              const double v = copies[(std::size_t(from) * Q + q) * S + source];
-              copies[(std::size_t(b) * Q + q) * S + at] = v;
-              if (b == 0 && (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1) == ring_face) in_place[(std::size_t(b) * Q + q) * S + at] = v;
+              const double v = copies[pop(from, q, source)];
+              copies[pop(b, q, at)] = v;
+              if (b == 0 && (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1) == ring_face) in_place[pop(b, q, at)] = v;
             }
           }
     std::vector<std::uint8_t> plain(blocks * rows, 1);
     for (long r = 0; r < rows; r += 3) plain[3 * rows + r] = 0;
-    const std::vector<std::uint8_t> flags(blocks * S, flag::fluid);
+    const std::vector<std::uint8_t> flags(places.total, flag::fluid);
     std::vector<int> all(blocks);
     for (int b = 0; b < blocks; ++b) all[b] = b;
     const auto params = CollisionParams<double>::make(0.7, 0.25, {1e-5, -2e-5, 3e-5}, 0.0);
     std::vector<std::vector<double>> results;
     for (bool neighbours_in_place : {false, true}) {
       const DeviceView<double*> src = to_device_view("src", neighbours_in_place ? in_place : copies);
-      const auto regions = neighbours_in_place ? region_view(leaf_regions(shape, Q, slots)) : ring_regions(shape, blocks);
+      const auto regions = neighbours_in_place ? region_view(leaf_regions(shape, places, slots)) : ring_regions(shape, blocks);
       for (bool by_rows : {false, true}) {
         DeviceView<double*> out("out", copies.size());
-        const AmrLeafStep<D3Q19, double, TRT> step{src,    out,    to_device_view("flags", flags), to_device_view("plain", plain),
-                                                   to_device_view("leaves", all), shape, params, {}, {}, {}, {}, regions};
+        const AmrLeafStep<D3Q19, double, TRT> step{src,   out,    to_device_view("flags", flags), to_device_view("plain", plain),
+                                                   to_device_view("leaves", all), shape, places, params, {}, {}, {}, {},
+                                                   regions};
         if (by_rows)
           Kokkos::parallel_for("groups", Kokkos::RangePolicy<ExecSpace>(0, (blocks * rows) >> shape.log_group),
                                AmrLeafRows<D3Q19, double, TRT>{step});
@@ -421,18 +445,19 @@ TEST(AmrLeafStep, RowsEqualCells) {
     const LeafShape shape(n, false);
     const int blocks = 3;
     const long rows = shape.interior() / shape.n, S = shape.cells;
-    std::vector<std::uint8_t> flags(blocks * S, flag::fluid), plain(blocks * rows, 1);
-    flags[1 * S + shape.cell(2, 1, 3)] = flag::wall;
+    const LevelPlaces places(shape, blocks, sizeof(double));
+    std::vector<std::uint8_t> flags(places.total, flag::fluid), plain(blocks * rows, 1);
+    flags[places.of(1, shape.cell(2, 1, 3))] = flag::wall;
     for (int z = -1; z <= n; ++z)
-      for (int x = -1; x <= n; ++x) flags[1 * S + shape.cell(x, -1, z)] = flag::wall;
+      for (int x = -1; x <= n; ++x) flags[places.of(1, shape.cell(x, -1, z))] = flag::wall;
     for (long r = 0; r < rows; ++r) plain[1 * rows + r] = 0;
     for (long r = 0; r < rows; r += 3) plain[2 * rows + r] = 0;
     std::mt19937 random(7);
     std::uniform_real_distribution<double> jitter(0.99, 1.01);
-    std::vector<double> f(std::size_t(blocks) * D3Q19::Q * S);
+    std::vector<double> f(std::size_t(places.total) * D3Q19::Q);
     for (int b = 0; b < blocks; ++b)
       for (int q = 0; q < D3Q19::Q; ++q)
-        for (long c = 0; c < S; ++c) f[(std::size_t(b) * D3Q19::Q + q) * S + c] = D3Q19::w(q) * jitter(random);
+        for (long c = 0; c < S; ++c) f[places.of(b, c) + q * places.total] = D3Q19::w(q) * jitter(random);
     const DeviceView<double*> src = to_device_view("src", f);
     DeviceView<double*> by_cells("by cells", f.size()), by_rows("by rows", f.size());
     const std::vector<int> all{0, 1, 2};
@@ -441,7 +466,7 @@ TEST(AmrLeafStep, RowsEqualCells) {
                                CollisionParams<double>::make(0.62, 0.05, {0.0, 0.0, 0.0}, 0.0)}) {
       const auto step = [&](const DeviceView<double*>& dst) {
         return AmrLeafStep<D3Q19, double, TRT>{src,   dst,    to_device_view("flags", flags), to_device_view("plain", plain),
-                                               to_device_view("leaves", all), shape, params, {}, {}, {}, {},
+                                               to_device_view("leaves", all), shape, places, params, {}, {}, {}, {},
                                                ring_regions(shape, blocks)};
       };
       Kokkos::parallel_for("cells", Kokkos::RangePolicy<ExecSpace>(0, blocks * shape.interior()), step(by_cells));
@@ -470,40 +495,48 @@ TEST(AmrGhostCopy, PulledPopulationsGiveTheStepItsBits) {
   for (int n : {4, 8}) {
     const LeafShape shape(n, false);
     const long S = shape.cells, QS = D3Q19::Q * S;
+    const LevelPlaces places(shape, 2, sizeof(double));  // block 0 the leaf (its ghosts stale), block 1 the source
     std::mt19937 random(11);
     std::uniform_real_distribution<double> jitter(0.99, 1.01);
-    std::vector<double> f(2 * QS);  // block 0 the leaf (its ghosts stale), block 1 the source
-    for (long i = 0; i < 2 * QS; ++i) f[i] = D3Q19::w(int(i / S % D3Q19::Q)) * jitter(random);
+    std::vector<double> f(std::size_t(places.total) * D3Q19::Q);
+    for (std::size_t i = 0; i < f.size(); ++i) f[i] = D3Q19::w(int(i / places.total)) * jitter(random);
     std::vector<long> dst, src;
     std::vector<std::uint32_t> whole, pulled;
     for (int z = -1; z <= n; ++z)
       for (int y = -1; y <= n; ++y)
         for (int x = -1; x <= n; ++x)
           if (x < 0 || x >= n || y < 0 || y >= n || z < 0 || z >= n) {
-            dst.push_back(shape.cell(x, y, z));
-            src.push_back(QS + shape.cell(x, y, z));
+            dst.push_back(places.of(0, shape.cell(x, y, z)));
+            src.push_back(places.of(1, shape.cell(x, y, z)));
             whole.push_back(~0u);
             pulled.push_back(pulled_from_ghost<D3Q19>(shape, x, y, z));
           }
     const DeviceView<long*> dst_view = to_device_view("dst", dst), src_view = to_device_view("src", src);
-    const std::vector<std::uint8_t> flags(2 * S, flag::fluid), plain(2 * shape.interior() / n, 1);
+    const std::vector<std::uint8_t> flags(places.total, flag::fluid), plain(2 * shape.interior() / n, 1);
     const std::vector<int> leaf{0};
     std::vector<std::vector<double>> ghosts, stepped;
     for (bool pulled_only : {false, true}) {
       const DeviceView<double*> lattice = to_device_view("lattice", f);
       Kokkos::parallel_for("copies", Kokkos::RangePolicy<ExecSpace>(0, long(dst.size())),
                            AmrGhostCopy<D3Q19, double>{lattice, dst_view, src_view,
-                                                       to_device_view("pulled", pulled_only ? pulled : whole), S});
+                                                       to_device_view("pulled", pulled_only ? pulled : whole),
+                                                       places.total});
       DeviceView<double*> out("out", f.size());
       Kokkos::parallel_for("step", Kokkos::RangePolicy<ExecSpace>(0, shape.interior()),
                            AmrLeafStep<D3Q19, double, TRT>{lattice, out, to_device_view("flags", flags),
                                                            to_device_view("plain", plain), to_device_view("leaf", leaf),
-                                                           shape, CollisionParams<double>::make(0.7, 0.25, {1e-5, 0, 0}, 0.0), {},
-                                                           {}, {}, {}, ring_regions(shape, 2)});
+                                                           shape, places,
+                                                           CollisionParams<double>::make(0.7, 0.25, {1e-5, 0, 0}, 0.0), {}, {},
+                                                           {}, {}, ring_regions(shape, 2)});
       const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lattice);
       const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-      ghosts.emplace_back(a.data(), a.data() + QS);
-      stepped.emplace_back(b.data(), b.data() + QS);
+      ghosts.emplace_back();
+      stepped.emplace_back();
+      for (int q = 0; q < D3Q19::Q; ++q)  // the leaf's values
+        for (long c = 0; c < S; ++c) {
+          ghosts.back().push_back(a(places.of(0, c) + q * places.total));
+          stepped.back().push_back(b(places.of(0, c) + q * places.total));
+        }
     }
     long step_differs = 0, ghost_differs = 0;
     for (long i = 0; i < QS; ++i) {
