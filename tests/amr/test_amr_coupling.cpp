@@ -368,7 +368,7 @@ TEST(AmrLeafStep, NeighboursInPlaceEqualCopiesInTheRing) {
   for (int n : {4, 8}) {
     const LeafShape shape(n, false);
     const int blocks = 27, Q = D3Q19::Q;
-    const long S = shape.cells, rows = shape.interior() / n;
+    const long rows = shape.interior() / n;
     const LevelPlaces places(shape, blocks, sizeof(double));
     const auto pop = [&](int b, int q, long c) { return std::size_t(places.of(b, c) + q * places.total); };
     const auto neighbour = [](int b, int dx, int dy, int dz) {
