@@ -344,9 +344,11 @@ struct AmrLevel {
   // Per place of the held blocks: the per-link data of obstacles with interpolated
   // bounce-back or rotation (lbm/field/WallLinks.hpp), for the interior cells of held leaves.
   WallLinks walls;
-  // The coherent-structure model: the velocity of every fluid cell of the held blocks, ghosts
-  // included, from the current lattice after its ghosts are filled (AmrCellVelocity).
+  // The coherent-structure model: the velocity of the fluid cells of the held blocks that steps
+  // read, from the current lattice after its ghosts are filled (AmrCellVelocity): interiors, and
+  // the ring places of regions read from the ring (no same-level block in place), velocity_ring.
   CellVelocity<Real> velocity;
+  DeviceView<long*> velocity_ring;
   CollisionParams<Real> params;
   CouplingRates<Real> rates;
   double tau = 1;
@@ -584,19 +586,23 @@ struct AmrGhostCopy {
   }
 };
 
-// The post-collision velocity (u = (sum c f* - F / 2) / rho, the previous step's) of every fluid
-// cell of a level's held blocks, which the coherent-structure model differentiates
-// (lbm/scheme/PullScheme.hpp update_velocity on the uniform grid); the step reads same-level
-// neighbours' velocities in their blocks (AmrLeafStep::source_cell), the ring's where it
-// holds interpolated ghosts. Over the level's places.
+// The post-collision velocity (u = (sum c f* - F / 2) / rho, the previous step's) of the fluid
+// cells of a level's held blocks that the coherent-structure model differentiates
+// (lbm/scheme/PullScheme.hpp update_velocity on the uniform grid): every interior, and the ring
+// cells the step reads from the ring (AmrLevel::velocity_ring); same-level neighbours'
+// velocities it reads in their interiors (AmrLeafStep::source_cell). Item k < interiors is
+// place k.
 template <class L, class Real>
 struct AmrCellVelocity {
   DeviceView<const Real*> f;
   DeviceView<const std::uint8_t*> flags;
   CellVelocity<Real> velocity;
   CollisionParams<Real> params;
-  long total;  // LevelPlaces::total
-  KOKKOS_INLINE_FUNCTION void operator()(long i) const {
+  long total;      // LevelPlaces::total
+  long interiors;  // LevelPlaces::rings_at
+  DeviceView<const long*> ring;
+  KOKKOS_INLINE_FUNCTION void operator()(long k) const {
+    const long i = k < interiors ? k : ring(k - interiors);
     if (flags(i) != flag::fluid) return;
     Real u[3];
     post_collision_velocity<L>([&](int q) { return f(i + q * total); }, params, u);

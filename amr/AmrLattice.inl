@@ -479,6 +479,17 @@ void AmrLattice<L, Real>::build(int lattices) {
           neighbour_slots[27 * k + r] = nb >= 0 ? slot_[l][nb] : -1;  // -1 also where not held (CRMT)
         }
       lv.regions = region_view(leaf_regions(shape_, lv.places, neighbour_slots));
+      std::vector<long> velocity_ring;
+      for (int k = 0; k < lv.blocks && lv.params.has_csm; ++k)
+        for (int z = -shape_.gz; z < shape_.nz + shape_.gz; ++z)
+          for (int y = -1; y <= n; ++y)
+            for (int x = -1; x <= n; ++x) {
+              const int r = (x >= 0) + (x >= n) + 3 * ((y >= 0) + (y >= n)) + 9 * ((z >= 0) + (z >= shape_.nz));
+              const long cell = shape_.cell(x, y, z);
+              if (r != 13 && neighbour_slots[27 * k + r] < 0 && flags[k * S + cell] == flag::fluid)
+                velocity_ring.push_back(lv.places.of(k, cell));
+            }
+      lv.velocity_ring = to_device_view("amr velocity ring", velocity_ring);
     }
     lv.leaves = to_device_view("amr leaves", t.leaves);
     lv.refined = to_device_view("amr refined", refined);
@@ -843,8 +854,10 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   fill_ghosts(l, alpha);
   if (lv.params.has_csm) {
     auto t = timers_.scope("LBM");
-    Kokkos::parallel_for("amr cell velocity", Kokkos::RangePolicy<ExecSpace>(0, lv.places.total),
-                         AmrCellVelocity<L, Real>{lv.f[lv.cur], lv.flags, lv.velocity, lv.params, lv.places.total});
+    Kokkos::parallel_for("amr cell velocity",
+                         Kokkos::RangePolicy<ExecSpace>(0, lv.places.rings_at + long(lv.velocity_ring.extent(0))),
+                         AmrCellVelocity<L, Real>{lv.f[lv.cur], lv.flags, lv.velocity, lv.params, lv.places.total,
+                                                  lv.places.rings_at, lv.velocity_ring});
   }
   step_and_exchange(l);
   if (l + 1 < int(levels_.size())) {
