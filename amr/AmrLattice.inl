@@ -316,28 +316,36 @@ void AmrLattice<L, Real>::build(int lattices) {
     }
     for (long& o : t.copy_dst) o = to_slot(l, o);
     for (long& o : t.copy_src) o = to_slot(l, o);
-    // Coarse cells by their place in stencil_cells, whose moments each fill reads.
-    std::map<long, long> stencil_index;
-    std::vector<long> stencil_cells;
-    // Refined coarse cells by their place in children_groups, whose means each fill computes.
-    std::map<long, long> group_index;
-    std::vector<long> children_groups;
-    const auto place_in = [](std::map<long, long>& index, std::vector<long>& list, long offset) {
-      const auto [it, fresh] = index.emplace(offset, long(list.size()));
-      if (fresh) list.push_back(it->first);
-      return it->second;
-    };
-    const auto coarse_index = [&](long offset) { return place_in(stencil_index, stencil_cells, to_slot(l - 1, offset)); };
-    const auto children_index = [&](long offset) { return place_in(group_index, children_groups, to_slot(l, offset)); };
-    for (InterpPoint& ip : t.points) {
-      ip.dst = to_slot(l, ip.dst);
-      ip.centre = coarse_index(ip.centre);
+    // Coarse cells by their place in stencil_cells, whose moments each fill reads, and refined
+    // coarse cells by their place in children_groups, whose means each fill computes, both in the
+    // order of their places, so that those sweeps read each direction's plane in order (the
+    // restriction's moments took 16 % less time sorted so on amr_nested).
+    std::map<long, long> stencil_index, group_index;
+    const auto for_each_source = [](InterpPoint& ip, auto&& visit) {
+      visit(1, ip.centre);
       for (int a = 0; a < 3; ++a)
         for (int s = 0; s < 2; ++s)
           for (int d = 0; d < 2; ++d)
-            if (ip.kind[a][s][d] != 0)
-              ip.side[a][s][d] = ip.kind[a][s][d] == 1 ? coarse_index(ip.side[a][s][d]) : children_index(ip.side[a][s][d]);
+            if (ip.kind[a][s][d] != 0) visit(ip.kind[a][s][d], ip.side[a][s][d]);
+    };
+    for (InterpPoint& ip : t.points) {
+      ip.dst = to_slot(l, ip.dst);
+      for_each_source(ip, [&](int kind, long& offset) {
+        offset = to_slot(kind == 1 ? l - 1 : l, offset);
+        (kind == 1 ? stencil_index : group_index)[offset] = 0;
+      });
     }
+    const auto numbered = [](std::map<long, long>& index) {
+      std::vector<long> places;
+      for (auto& [place, number] : index) {
+        number = long(places.size());
+        places.push_back(place);
+      }
+      return places;
+    };
+    const std::vector<long> stencil_cells = numbered(stencil_index), children_groups = numbered(group_index);
+    for (InterpPoint& ip : t.points)
+      for_each_source(ip, [&](int kind, long& offset) { offset = (kind == 1 ? stencil_index : group_index).at(offset); });
     // Ghosts in one coarse cell share its stencil, hence its fit.
     std::map<std::vector<long>, long> fit_index;
     std::vector<InterpPoint> fit_stencils;
@@ -437,6 +445,16 @@ void AmrLattice<L, Real>::build(int lattices) {
             entry[8 + 4 * a + 2 * w + v] = place(o[0], o[1], o[2]);
           }
       sources.push_back(entry);
+    }
+    {  // in the order of their places, as the stencil cells
+      std::vector<int> sorted(fine_cells.size());
+      int k = 0;
+      for (const auto& [place, index] : fine_place) sorted[index] = k++;
+      for (auto& entry : sources)
+        for (int& e : entry)
+          if (e >= 0) e = sorted[e];
+      k = 0;
+      for (const auto& [place, index] : fine_place) fine_cells[k++] = place;
     }
     lv.restrict_fine_cells = to_device_view("amr restrict fine cells", fine_cells);
     lv.restrict_fine_moments = DeviceView<Real* [4]>("amr restrict fine moments", fine_cells.size());
