@@ -346,18 +346,23 @@ void AmrLattice<L, Real>::build(int lattices) {
     const std::vector<long> stencil_cells = numbered(stencil_index), children_groups = numbered(group_index);
     for (InterpPoint& ip : t.points)
       for_each_source(ip, [&](int kind, long& offset) { offset = (kind == 1 ? stencil_index : group_index).at(offset); });
-    // Ghosts in one coarse cell share its stencil, hence its fit.
-    std::map<std::vector<long>, long> fit_index;
-    std::vector<InterpPoint> fit_stencils;
-    for (InterpPoint& ip : t.points) {
+    // Ghosts in one coarse cell share its stencil, hence its fit; fits numbered in the order of
+    // their coarse cells' places, as the moments they read.
+    const auto stencil_key = [](const InterpPoint& ip) {
       std::vector<long> key{ip.centre};
       for (int a = 0; a < 3; ++a)
         for (int s = 0; s < 2; ++s)
           for (int d = 0; d < 2; ++d) key.insert(key.end(), {ip.kind[a][s][d], ip.side[a][s][d]});
-      const auto [it, fresh] = fit_index.emplace(std::move(key), long(fit_stencils.size()));
-      if (fresh) fit_stencils.push_back(ip);
-      ip.fit = it->second;
+      return key;
+    };
+    std::map<std::vector<long>, long> fit_index;  // key -> a point with it, then -> fit number
+    for (std::size_t k = 0; k < t.points.size(); ++k) fit_index.emplace(stencil_key(t.points[k]), long(k));
+    std::vector<InterpPoint> fit_stencils;
+    for (auto& [key, number] : fit_index) {
+      fit_stencils.push_back(t.points[number]);
+      number = long(fit_stencils.size()) - 1;
     }
+    for (InterpPoint& ip : t.points) ip.fit = fit_index.at(stencil_key(ip));
     // Ghosts of neighbouring leaves at one place (a face ghost of one, an edge ghost of the next)
     // share fit and offset, hence their values: one is rebuilt with the populations all of them
     // pull, the others copy it afterwards (a rebuilt population does not depend on the others).
