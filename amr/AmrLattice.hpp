@@ -319,6 +319,17 @@ struct AmrLevel {
   DeviceView<long*> restrict_fine_cells;
   DeviceView<Real* [4]> restrict_fine_moments;
   DeviceView<int* [20]> restrict_sources;
+  // Of those, the ones this rank's leaves do not step (received, or refined): their moments are
+  // taken from the lattice (AmrCellMoments into their rows of restrict_fine_moments); the step of
+  // level l + 1 takes the others' as it writes them (its step_moments).
+  DeviceView<long*> restrict_fallback_cells;
+  DeviceView<int*> restrict_fallback_rows;
+  // As a fine level: per block row (as plain_rows) whether it holds cells whose moments the
+  // coarser level's restriction reads, their rows there per place (-1 elsewhere), and that table
+  // (the coarser level's restrict_fine_moments). Empty on the finest level.
+  DeviceView<std::uint8_t*> moment_rows;
+  DeviceView<int*> moment_slots;
+  DeviceView<Real* [4]> step_moments;
   // Per held block and region of its ghost ring, where the step reads (leaf_regions).
   DeviceView<LeafRegion* [27]> regions;
   // Same-level ghosts as copies into the ring, for the body forces' links, which read the ring
@@ -387,6 +398,25 @@ struct AmrLeafStep {
   WallLinks walls;                 // AmrLevel::walls
   CellVelocity<Real> velocity;     // AmrLevel::velocity (CSM)
   DeviceView<const LeafRegion* [27]> regions;  // AmrLevel::regions (leaf_regions)
+  // AmrLevel::moment_rows, moment_slots, step_moments: the moments of the cells the coarser
+  // level's restriction reads, from the populations the step writes (the same values
+  // AmrCellMoments would read back, summed alike), so that the restriction need not gather them.
+  DeviceView<const std::uint8_t*> moment_rows;
+  DeviceView<const int*> moment_slots;
+  DeviceView<Real* [4]> moments;
+
+  // Cell `place` of row `row` (plain_rows numbering), just written: its moments where the
+  // restriction reads them, from `load(q)`.
+  template <class Load>
+  KOKKOS_INLINE_FUNCTION void keep_moments(long row, long place, const Load& load) const {
+    if (moment_rows.extent(0) == 0 || !moment_rows(row)) return;
+    const int slot = moment_slots(place);
+    if (slot < 0) return;
+    Real rho, j[3];
+    moments_at<L>(load, params.force, rho, j);
+    moments(slot, 0) = rho;
+    for (int d = 0; d < 3; ++d) moments(slot, 1 + d) = j[d];
+  }
 
   // The place (add q T for population q) the leaf in slot b reads for its cell (x, y, z), each in
   // [-1, n] (z in [-gz, nz + gz)): no branch, a table entry.
@@ -470,6 +500,7 @@ struct AmrLeafStep {
       constexpr int q = decltype(qc)::value;
       dst(own + q * T) = f[q];
     });
+    keep_moments(shape.row_of(b, number), own, [&](int q) { return f[q]; });
   }
 
   // Direction q (an integral_constant) of the row of interior cell number `first` (x = 0) of the
@@ -516,6 +547,13 @@ struct AmrLeafStep {
       BOREAS_PREFETCH_SPAN(dst.data() + cells, Rows * Width * sizeof(Real), 1);
     };
     BulkRows<L, Real, Collision>::template collide_rows<Rows, Width>(params, load, target, ahead);
+    if (moment_rows.extent(0) == 0) return;
+    for (int k = 0; k < Rows; ++k)
+      if (moment_rows(shape.row_of(b, first) + k))
+        for (int x = 0; x < Width; ++x) {
+          const long place = at + long(k) * Width + x;
+          keep_moments(shape.row_of(b, first) + k, place, [&](int q) { return dst(place + q * T); });
+        }
   }
 
   // Row r of the sweep (its n cells along x), on host backends: a plain row in one chunk, other
@@ -618,12 +656,13 @@ struct AmrCellMoments {
   DeviceView<Real* [4]> moments;
   long total;  // LevelPlaces::total
   Real force[3];
+  DeviceView<const int*> rows;  // the row of moments per cell; empty: cell i's is row i
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
-    const long at = cells(i);
+    const long at = cells(i), row = rows.extent(0) > 0 ? rows(i) : i;
     Real rho, j[3];
     moments_at<L>([&](int q) { return f(at + q * total); }, force, rho, j);
-    moments(i, 0) = rho;
-    for (int d = 0; d < 3; ++d) moments(i, 1 + d) = j[d];
+    moments(row, 0) = rho;
+    for (int d = 0; d < 3; ++d) moments(row, 1 + d) = j[d];
   }
 };
 
@@ -1100,8 +1139,9 @@ class AmrLattice final : public AmrSolver {
   int derive_exchange_period();
 
   // Fine-to-coarse of level l + 1 into level l's lattice `into`: the cells coarser leaves read,
-  // or every refined cell (all).
-  void restrict_level(int l, const DeviceView<Real*>& into, bool all) const;
+  // or every refined cell (all). `stepped`: right after level l + 1's second step, whose leaves
+  // kept the moments of the fine cells they wrote (AmrLeafStep::keep_moments).
+  void restrict_level(int l, const DeviceView<Real*>& into, bool all, bool stepped = false) const;
   // Every refined cell of every level from its children, finest first (before output and regrid).
   void restrict_all() const;
   // Fills this solver's current lattices from `old` (regridded(); one rank, or replicas).
@@ -1163,6 +1203,7 @@ class AmrLattice final : public AmrSolver {
   bool crmt_ = false;    // amr.crmt and several ranks
   int period_ = 1;       // CRMT: steps of a level between its exchanges
   bool trial_ = false;   // derive_exchange_period() is running
+  bool second_substep_ = false;  // the level being stepped makes its second step of the coarser one's
   std::unique_ptr<ExecInstances> instances_;  // one per message of the busiest level (streams)
   mutable std::unique_ptr<AmrLattice> replica_;  // gathered()
   long step_ = 0;

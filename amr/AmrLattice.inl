@@ -463,6 +463,29 @@ void AmrLattice<L, Real>::build(int lattices) {
     }
     lv.restrict_fine_cells = to_device_view("amr restrict fine cells", fine_cells);
     lv.restrict_fine_moments = DeviceView<Real* [4]>("amr restrict fine moments", fine_cells.size());
+    if (!fine_cells.empty()) {  // which of them level l + 1's step keeps (in leaves this rank owns)
+      AmrLevel<L, Real>& fine = levels_[l + 1];
+      std::vector<int> slots(std::size_t(fine.places.total), -1);
+      std::vector<std::uint8_t> rows(std::size_t(fine.blocks) * (shape_.interior() / n), 0);
+      std::vector<long> fallback;
+      std::vector<int> fallback_rows;
+      for (std::size_t k = 0; k < fine_cells.size(); ++k) {
+        const long place = fine_cells[k], slot = place / shape_.interior();
+        const int b = place < fine.places.rings_at ? held_[l + 1][slot] : -1;
+        if (b >= 0 && owned(l + 1, b) && forest_.level(l + 1)[b].leaf()) {
+          slots[place] = int(k);
+          rows[shape_.row_of(slot, place % shape_.interior())] = 1;
+        } else {
+          fallback.push_back(place);
+          fallback_rows.push_back(int(k));
+        }
+      }
+      fine.moment_slots = to_device_view("amr moment slots", slots);
+      fine.moment_rows = to_device_view("amr moment rows", rows);
+      fine.step_moments = lv.restrict_fine_moments;
+      lv.restrict_fallback_cells = to_device_view("amr restrict fallback cells", fallback);
+      lv.restrict_fallback_rows = to_device_view("amr restrict fallback rows", fallback_rows);
+    }
     lv.restrict_sources = DeviceView<int* [20]>("amr restrict sources", sources.size());
     {
       auto hs = Kokkos::create_mirror_view(lv.restrict_sources);
@@ -875,6 +898,7 @@ template <class L, class Real>
 void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   AmrLevel<L, Real>& lv = levels_[l];
   fill_ghosts(l, alpha);
+  second_substep_ = alpha != Real(0);
   if (lv.params.has_csm) {
     auto t = timers_.scope("LBM");
     Kokkos::parallel_for("amr cell velocity",
@@ -887,7 +911,7 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
     advance_level(l + 1, Real(0));
     advance_level(l + 1, Real(0.5));
     auto t = timers_.scope("AMR restriction");
-    restrict_level(l, lv.f[1 - lv.cur], false);
+    restrict_level(l, lv.f[1 - lv.cur], false, true);
   }
   lv.cur = 1 - lv.cur;
 }
@@ -899,9 +923,14 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
   auto t = timers_.scope("LBM");
   dispatch_collision<L>(collision_, [&](auto coll) {
     using Collision = decltype(coll);
-    const AmrLeafStep<L, Real, Collision> step{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.plain_rows,
+    AmrLeafStep<L, Real, Collision> step{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.plain_rows,
                                                which, shape_, lv.places, lv.params, bc_, lv.origin, lv.walls, lv.velocity,
                                                lv.regions};
+    if (second_substep_) {  // what the restriction after it reads
+      step.moment_rows = lv.moment_rows;
+      step.moment_slots = lv.moment_slots;
+      step.moments = lv.step_moments;
+    }
     const long cells = long(which.extent(0)) * shape_.interior();
     if constexpr (exec_is_host)
       Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(space, 0, cells >> (shape_.log_n + shape_.log_group)),
@@ -985,7 +1014,7 @@ void AmrLattice<L, Real>::step_and_exchange(int l) {
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, bool all) const {
+void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, bool all, bool stepped) const {
   const AmrLevel<L, Real>& lv = levels_[l];
   const AmrLevel<L, Real>& fine = levels_[l + 1];
   AmrFineToCoarse<L, Real> f2c{into,      fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children, shape_,
@@ -996,11 +1025,12 @@ void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, b
     f2c.subset_pulled = lv.restrict_pulled;
     f2c.sources = lv.restrict_sources;
     f2c.fine_moments = lv.restrict_fine_moments;
-    if (lv.restrict_fine_cells.extent(0) > 0)
-      Kokkos::parallel_for("amr restriction moments", Kokkos::RangePolicy<ExecSpace>(0, lv.restrict_fine_cells.extent(0)),
-                           AmrCellMoments<L, Real>{fine.f[fine.cur], lv.restrict_fine_cells, lv.restrict_fine_moments,
-                                                   fine.places.total,
-                                                   {fine.params.force[0], fine.params.force[1], fine.params.force[2]}});
+    const DeviceView<long*>& cells = stepped ? lv.restrict_fallback_cells : lv.restrict_fine_cells;
+    if (cells.extent(0) > 0)
+      Kokkos::parallel_for("amr restriction moments", Kokkos::RangePolicy<ExecSpace>(0, cells.extent(0)),
+                           AmrCellMoments<L, Real>{fine.f[fine.cur], cells, lv.restrict_fine_moments, fine.places.total,
+                                                   {fine.params.force[0], fine.params.force[1], fine.params.force[2]},
+                                                   stepped ? lv.restrict_fallback_rows : DeviceView<int*>()});
   }
   const long n = all ? long(lv.refined.extent(0)) * shape_.interior() : long(lv.restrict_read.extent(0));
   if (n > 0) Kokkos::parallel_for("amr fine to coarse", Kokkos::RangePolicy<ExecSpace>(0, n), f2c);
