@@ -241,6 +241,18 @@ struct InterpPoint {
   std::uint32_t pulled = ~0u;  // the populations written (pulled_from_ghost; all for regrids)
 };
 
+// The cells interpolation point `ip` (const or not) reads: visit(kind, offset) for its coarse cell
+// (kind 1) and each stencil cell (kind 1: a coarse cell; 2: children on the fine level), offset
+// being ip's own member.
+template <class Point, class Visit>
+void for_each_source(Point& ip, Visit&& visit) {
+  visit(1, ip.centre);
+  for (int a = 0; a < 3; ++a)
+    for (int s = 0; s < 2; ++s)
+      for (int d = 0; d < 2; ++d)
+        if (ip.kind[a][s][d] != 0) visit(int(ip.kind[a][s][d]), ip.side[a][s][d]);
+}
+
 // The populations a leaf's pull reads from its ghost (x, y, z) (in the leaf's cells, -1 or n on
 // the ghost's axes): bit q where (x, y, z) + c_q lies in the leaf. A face ghost of D3Q19 gives at
 // most 5 of 19, an edge ghost 1, a corner none. Where no rule reads neighbours
@@ -548,12 +560,8 @@ struct AmrLeafStep {
     };
     BulkRows<L, Real, Collision>::template collide_rows<Rows, Width>(params, load, target, ahead);
     if (moment_rows.extent(0) == 0) return;
-    for (int k = 0; k < Rows; ++k)
-      if (moment_rows(shape.row_of(b, first) + k))
-        for (int x = 0; x < Width; ++x) {
-          const long place = at + long(k) * Width + x;
-          keep_moments(shape.row_of(b, first) + k, place, [&](int q) { return dst(place + q * T); });
-        }
+    for (long k = 0; k < Rows * Width; ++k)
+      keep_moments(shape.row_of(b, first + k), at + k, [&](int q) { return dst(at + k + q * T); });
   }
 
   // Row r of the sweep (its n cells along x), on host backends: a plain row in one chunk, other

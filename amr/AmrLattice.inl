@@ -164,11 +164,7 @@ void AmrLattice<L, Real>::build(int lattices) {
   };
   // The blocks (level, forest offset) an interpolation point reads.
   const auto interp_sources = [&](int l, const InterpPoint& ip, auto&& visit) {
-    visit(l - 1, ip.centre);
-    for (int a = 0; a < 3; ++a)
-      for (int s = 0; s < 2; ++s)
-        for (int d = 0; d < 2; ++d)
-          if (ip.kind[a][s][d] != 0) visit(ip.kind[a][s][d] == 1 ? l - 1 : l, ip.side[a][s][d]);
+    for_each_source(ip, [&](int kind, long offset) { visit(kind == 1 ? l - 1 : l, offset); });
   };
   for (int l = 0; l < levels; ++l) {
     const auto& blocks = forest_.level(l);
@@ -298,8 +294,6 @@ void AmrLattice<L, Real>::build(int lattices) {
     std::sort(cells.begin(), cells.end());
     cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
   }
-  const auto to_slot = [&](int l, long offset) { return place_of(l, offset); };
-
   halos_.assign(levels, {});
   std::size_t max_messages = 0;
   for (int l = 0; l < levels; ++l) {
@@ -314,24 +308,17 @@ void AmrLattice<L, Real>::build(int lattices) {
       std::copy_n(host_flags_[l].begin() + long(held_[l][s]) * S, S, flags.begin() + long(s) * S);
       for (long c = 0; c < S; ++c) placed[lv.places.of(s, c)] = flags[s * S + c];
     }
-    for (long& o : t.copy_dst) o = to_slot(l, o);
-    for (long& o : t.copy_src) o = to_slot(l, o);
+    for (long& o : t.copy_dst) o = place_of(l, o);
+    for (long& o : t.copy_src) o = place_of(l, o);
     // Coarse cells by their place in stencil_cells, whose moments each fill reads, and refined
     // coarse cells by their place in children_groups, whose means each fill computes, both in the
     // order of their places, so that those sweeps read each direction's plane in order (the
     // restriction's moments took 16 % less time sorted so on amr_nested).
     std::map<long, long> stencil_index, group_index;
-    const auto for_each_source = [](InterpPoint& ip, auto&& visit) {
-      visit(1, ip.centre);
-      for (int a = 0; a < 3; ++a)
-        for (int s = 0; s < 2; ++s)
-          for (int d = 0; d < 2; ++d)
-            if (ip.kind[a][s][d] != 0) visit(ip.kind[a][s][d], ip.side[a][s][d]);
-    };
     for (InterpPoint& ip : t.points) {
-      ip.dst = to_slot(l, ip.dst);
+      ip.dst = place_of(l, ip.dst);
       for_each_source(ip, [&](int kind, long& offset) {
-        offset = to_slot(kind == 1 ? l - 1 : l, offset);
+        offset = place_of(kind == 1 ? l - 1 : l, offset);
         (kind == 1 ? stencil_index : group_index)[offset] = 0;
       });
     }
@@ -394,7 +381,7 @@ void AmrLattice<L, Real>::build(int lattices) {
     lv.children_means = DeviceView<Real* [4]>("amr children means", children_groups.size());
     for (int& b : t.leaves) b = slot_[l][b];
     for (int& b : halo_leaves[l]) b = slot_[l][b];
-    for (long& o : unfilled[l]) o = to_slot(l, o);
+    for (long& o : unfilled[l]) o = place_of(l, o);
 
     std::vector<int> refined, children;
     std::vector<int> refined_position(blocks.size(), -1);
@@ -420,9 +407,8 @@ void AmrLattice<L, Real>::build(int lattices) {
     lv.restrict_read = to_device_view("amr restrict read", restrict_read);
     lv.restrict_pulled = to_device_view("amr restrict pulled", restrict_pulled);
     // The fine cells those read (AmrFineToCoarse::sources), each once.
-    std::map<long, int> fine_place;
-    std::vector<long> fine_cells;
-    std::vector<std::array<int, 20>> sources;
+    std::map<long, long> fine_index;
+    std::vector<std::array<long, 20>> sources;  // places (-1: not fluid), then places in fine_cells
     for (const long k : restrict_read) {
       int p[3];
       shape_.coordinates(k % shape_.interior(), p);
@@ -432,12 +418,12 @@ void AmrLattice<L, Real>::build(int lattices) {
       const int first[3] = {2 * (p[0] % h), 2 * (p[1] % h), L::D == 3 ? 2 * (p[2] % h) : 0};
       const auto place = [&](int ox, int oy, int oz) {
         const long at = shape_.cell(first[0] + ox, first[1] + oy, first[2] + oz);
-        if (host_flags_[l + 1][long(held_[l + 1][child]) * S + at] != flag::fluid) return -1;
-        const auto [it, fresh] = fine_place.emplace(levels_[l + 1].places.of(child, at), int(fine_cells.size()));
-        if (fresh) fine_cells.push_back(it->first);
-        return it->second;
+        if (host_flags_[l + 1][long(held_[l + 1][child]) * S + at] != flag::fluid) return -1L;
+        const long fine_place = levels_[l + 1].places.of(child, at);
+        fine_index[fine_place] = 0;
+        return fine_place;
       };
-      std::array<int, 20> entry;
+      std::array<long, 20> entry;
       entry.fill(-1);
       for (int o = 0; o < (L::D == 3 ? 8 : 4); ++o) entry[o] = place(o & 1, (o >> 1) & 1, o >> 2);
       for (int a = 0; a < L::D; ++a)
@@ -451,16 +437,10 @@ void AmrLattice<L, Real>::build(int lattices) {
           }
       sources.push_back(entry);
     }
-    {  // in the order of their places, as the stencil cells
-      std::vector<int> sorted(fine_cells.size());
-      int k = 0;
-      for (const auto& [place, index] : fine_place) sorted[index] = k++;
-      for (auto& entry : sources)
-        for (int& e : entry)
-          if (e >= 0) e = sorted[e];
-      k = 0;
-      for (const auto& [place, index] : fine_place) fine_cells[k++] = place;
-    }
+    const std::vector<long> fine_cells = numbered(fine_index);  // in the order of their places, as the stencil cells
+    for (auto& entry : sources)
+      for (long& e : entry)
+        if (e >= 0) e = fine_index.at(e);
     lv.restrict_fine_cells = to_device_view("amr restrict fine cells", fine_cells);
     lv.restrict_fine_moments = DeviceView<Real* [4]>("amr restrict fine moments", fine_cells.size());
     if (!fine_cells.empty()) {  // which of them level l + 1's step keeps (in leaves this rank owns)
@@ -490,7 +470,7 @@ void AmrLattice<L, Real>::build(int lattices) {
     {
       auto hs = Kokkos::create_mirror_view(lv.restrict_sources);
       for (std::size_t k = 0; k < sources.size(); ++k)
-        for (int e = 0; e < 20; ++e) hs(k, e) = sources[k][e];
+        for (int e = 0; e < 20; ++e) hs(k, e) = int(sources[k][e]);
       Kokkos::deep_copy(lv.restrict_sources, hs);
     }
     std::vector<long> stale_refined;
@@ -791,11 +771,7 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
         InterpPoint ip;
         ip.dst = place_of(l, long(b) * L::Q * S + cell);
         if (!coarse_stencil(l, p, false, ip)) continue;
-        ip.centre = place_of(l - 1, ip.centre);
-        for (int a = 0; a < 3; ++a)
-          for (int s = 0; s < 2; ++s)
-            for (int d = 0; d < 2; ++d)
-              if (ip.kind[a][s][d] != 0) ip.side[a][s][d] = place_of(l - 1, ip.side[a][s][d]);  // kind 1 only
+        for_each_source(ip, [&](int, long& offset) { offset = place_of(l - 1, offset); });  // kind 1 only
         points.push_back(ip);  // not curved: linear, conservative
       }
     }
