@@ -515,19 +515,25 @@ struct AmrLeafStep {
     keep_moments(shape.row_of(b, number), own, [&](int q) { return f[q]; });
   }
 
-  // Direction q (an integral_constant) of the row of interior cell number `first` (x = 0) of the
-  // leaf in slot b: its Width = n pulled values into out. The row it pulls from lies in the leaf
-  // or a same-level neighbour (source_cell: n - 1 cells of one block, one x-face cell of another
-  // where c_x != 0) or in the ring, which stores its rows' cells in a row too. Sizes known at
-  // compile time keep the copies inline.
-  template <int Width, class Q>
-  KOKKOS_INLINE_FUNCTION void pull_row(Q qc, int b, long first, Real* out) const {
+  // Direction q (an integral_constant) of row Row (a compile-time number) of `Rows` rows of the
+  // leaf whose regions are `region` (regions(b, 0)), from interior cell number `first` (x = 0) on:
+  // its Width = n pulled values into out. The row it pulls from lies in the leaf or a same-level
+  // neighbour (source_cell: n - 1 cells of one block, one x-face cell of another where c_x != 0)
+  // or in the ring, which stores its rows' cells in a row too. Groups of rows start at y = 0 (and
+  // at z = 0 where they are whole leaves), so that a grouped row's y and z, and with them the
+  // regions it reads, are known at compile time: the row's address is then a region's base plus
+  // a constant times its strides, the same few regions serving every row (computing each row's
+  // regions at run time cost about 45 instructions per row and direction, more than the collision
+  // of its cells). Sizes known at compile time keep the copies inline.
+  template <int Rows, int Width, int Row, class Q>
+  KOKKOS_INLINE_FUNCTION void pull_row(Q qc, const LeafRegion* region, long first, Real* out) const {
     constexpr int q = decltype(qc)::value;
     constexpr int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
-    const int y = int((first >> shape.log_n) & (Width - 1)) - cy, z = int(first >> (2 * shape.log_n)) - cz;
+    const int y = (Rows == 1 ? int((first >> shape.log_n) & (Width - 1)) : Row % Width) - cy;
+    const int z = (L::D == 2 ? 0 : Rows == Width * Width ? Row / Width : int(first >> (2 * shape.log_n)) + Row / Width) - cz;
     const Real* in = src.data() + q * places.total;
     const int middle = 13 + 3 * ((y >= Width) - (y < 0)) + 9 * ((z >= shape.nz) - (z < 0));
-    const auto at = [&](int r, int x) { return in + regions(b, r).base + regions(b, r).along(x, y, z); };
+    const auto at = [&](int r, int x) { return in + region[r].base + region[r].along(x, y, z); };
     if constexpr (cx == 0) {
       std::memcpy(out, at(middle, 0), Width * sizeof(Real));
     } else if constexpr (cx > 0) {
@@ -548,7 +554,8 @@ struct AmrLeafStep {
   KOKKOS_INLINE_FUNCTION void plain_rows_of(int b, long first, long sweep) const {
     const long next = sweep + BulkRows<L, Real, Collision>::ahead;
     const long at = places.of(b, first), T = places.total;
-    const auto load = [&](auto qc, int k, Real* out) { pull_row<Width>(qc, b, first + long(k) * Width, out); };
+    const LeafRegion* region = &regions(b, 0);
+    const auto load = [&](auto qc, auto row, Real* out) { pull_row<Rows, Width, decltype(row)::value>(qc, region, first, out); };
     const auto target = [&](auto qc, int k) -> Real* { return dst.data() + at + decltype(qc)::value * T + long(k) * Width; };
     const bool has_next = shape.block_of(next) < long(leaves.extent(0));
     const long next_at = has_next ? places.of(leaves(shape.block_of(next)), shape.number_in_block(next)) : 0;

@@ -141,7 +141,7 @@ struct BulkRows {
   }
 
   // Rows x Width bulk cells from `Rows` rows in one chunk (load(q, r, out) puts row r's Width
-  // values of direction q into out; target(q, r): row r's first cell in direction q's stream):
+  // values of direction q into out, q and r integral_constants; target(q, r): row r's first cell in direction q's stream):
   // rows of AMR leaves, whose pulls are not one stream, collide together, each cell with the
   // operations collide_chunk performs. ahead(q) follows direction q's loads (the caller
   // prefetches what it collides next: the hardware prefetchers lose 2Q streams of a few lines).
@@ -152,7 +152,7 @@ struct BulkRows {
     Real f[L::Q][chunk];
     static_for<L::Q>([&](auto qc) {
       constexpr int q = decltype(qc)::value;
-      for (int r = 0; r < Rows; ++r) load(qc, r, &f[q][r * Width]);
+      static_for<Rows>([&](auto rc) { load(qc, rc, &f[q][decltype(rc)::value * Width]); });
       ahead(qc);
     });
     collide_buffer(f, Rows * Width, params);
