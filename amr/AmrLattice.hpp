@@ -772,18 +772,18 @@ struct AmrCoarseToFine {
   // The mean of the 2^D children whose first is at place `offset` of the fine level: their
   // populations summed first (a moment is linear), then one moment. The children are interior
   // cells of one block (cell numbers x fastest, places too).
+  // The children outer, the populations inner: the Q sums are independent, where summing one
+  // population's children after another chained 2^D dependent additions Q times (the same sums in
+  // the same order either way).
   KOKKOS_INLINE_FUNCTION void children_mean(long offset, Real& rho, Real (&j)[3]) const {
     const int nz = L::D == 3 ? 2 : 1;
-    Real sum[L::Q];
-    static_for<L::Q>([&](auto qc) {
-      constexpr int q = decltype(qc)::value;
-      Real s = 0;
-      for (int oz = 0; oz < nz; ++oz)
-        for (int oy = 0; oy < 2; ++oy)
-          for (int ox = 0; ox < 2; ++ox)
-            s += fine(offset + ox + (oy << shape.log_n) + (oz << (2 * shape.log_n)) + q * fine_total);
-      sum[q] = s;
-    });
+    Real sum[L::Q] = {};
+    for (int oz = 0; oz < nz; ++oz)
+      for (int oy = 0; oy < 2; ++oy)
+        for (int ox = 0; ox < 2; ++ox) {
+          const long child = offset + ox + (oy << shape.log_n) + (oz << (2 * shape.log_n));
+          static_for<L::Q>([&](auto qc) { sum[decltype(qc)::value] += fine(child + decltype(qc)::value * fine_total); });
+        }
     const Real none[3] = {0, 0, 0};
     post_collision_moments<L>(sum, none, rho, j);
     const Real inv = Real(1) / Real(2 * 2 * nz);
