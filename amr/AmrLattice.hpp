@@ -771,10 +771,9 @@ struct AmrCoarseToFine {
 
   // The mean of the 2^D children whose first is at place `offset` of the fine level: their
   // populations summed first (a moment is linear), then one moment. The children are interior
-  // cells of one block (cell numbers x fastest, places too).
-  // The children outer, the populations inner: the Q sums are independent, where summing one
-  // population's children after another chained 2^D dependent additions Q times (the same sums in
-  // the same order either way).
+  // cells of one block (cell numbers x fastest, places too). Children outer, populations inner:
+  // Q independent sums, where one population's children after another chained 2^D dependent
+  // additions Q times (the same sums in the same order either way).
   KOKKOS_INLINE_FUNCTION void children_mean(long offset, Real& rho, Real (&j)[3]) const {
     const int nz = L::D == 3 ? 2 : 1;
     Real sum[L::Q] = {};

@@ -141,9 +141,9 @@ struct BulkRows {
   }
 
   // Rows x Width bulk cells from `Rows` rows in one chunk (load(q, r, out) puts row r's Width
-  // values of direction q into out, q and r integral_constants; target(q, r): row r's first cell in direction q's stream):
-  // rows of AMR leaves, whose pulls are not one stream, collide together, each cell with the
-  // operations collide_chunk performs. ahead(q) follows direction q's loads (the caller
+  // values of direction q into out, q and r integral_constants; target(q, r): row r's first cell
+  // in direction q's stream): rows of AMR leaves, whose pulls are not one stream, collide
+  // together, each cell with the operations collide_chunk performs. ahead(q) follows direction q's loads (the caller
   // prefetches what it collides next: the hardware prefetchers lose 2Q streams of a few lines).
   template <int Rows, int Width, class Load, class Target, class Ahead>
   BOREAS_FLATTEN KOKKOS_INLINE_FUNCTION static void collide_rows(const CollisionParams<Real>& params, const Load& load,
