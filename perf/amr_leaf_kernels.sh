@@ -4,11 +4,12 @@
 # tiled into leaves of 4^3, 8^3 and 16^3 cells on one AMR level (no interfaces: what is timed is
 # the leaf step and the same-level ghost copies), once as the uniform grid through the same driver
 # (ab_pull), and boreas-bench's ab_pull on the same box with the STREAM-copy bandwidth that run
-# measures. ROUNDS interleaved rounds; prints a table of medians, raw lines go to OUT.jsonl.
+# measures. ROUNDS interleaved rounds; prints a table of medians, raw lines go to OUT.jsonl
+# (perf/amr_leaf_plot.py OUT.jsonl OUT.png plots them).
 #   perf/amr_leaf_kernels.sh BUILD_DIR [OUT.jsonl]   (BUILD_DIR holds bin/boreas and bin/boreas-bench)
 # Env: ROUNDS (3), SIZE (64), STEPS (50), OMP_NUM_THREADS (as set).
 set -euo pipefail
-[[ $# -ge 1 ]] || { sed -n '2,9p' "$0"; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,10p' "$0"; exit 2; }
 BIN=$1/bin OUT=${2:-/dev/null} ROUNDS=${ROUNDS:-3} SIZE=${SIZE:-64} STEPS=${STEPS:-50}
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
 tmp=$(mktemp -d)
@@ -33,11 +34,11 @@ $periodic
 vtk = false
 EOF
 record() {  # case, report.json
-  python3 - "$1" "$2" >> "$tmp/runs.jsonl" <<'PY'
+  python3 - "$1" "$2" "$SIZE" >> "$tmp/runs.jsonl" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[2]))
 t = r["timing_s"]
-print(json.dumps({"case": sys.argv[1], "steps": r["steps"], "wall_s": r["wall_time_s"], "mlups": r["mlups"],
+print(json.dumps({"case": sys.argv[1], "size": int(sys.argv[3]), "steps": r["steps"], "wall_s": r["wall_time_s"], "mlups": r["mlups"],
                   "lbm_s": t["lbm"], "halo_copies_s": t.get("halo_copies", 0.0), "timing_s": t,
                   "load": open("/proc/loadavg").read().split()[:3]}))
 PY
@@ -56,7 +57,7 @@ for round in $(seq 1 "$ROUNDS"); do
     python3 -c 'import json,sys
 for l in sys.stdin:
     d = json.loads(l)
-    if d.get("kind") == "kernel": print(json.dumps({"case": "bench_ab_pull", "mlups": d["mlups"], "stream_copy_gbs": d["stream_copy_gbs"], "copy_fraction": d["copy_fraction"]}))' \
+    if d.get("kind") == "kernel": print(json.dumps({"case": "bench_ab_pull", "size": d["cells"][0], "mlups": d["mlups"], "stream_copy_gbs": d["stream_copy_gbs"], "copy_fraction": d["copy_fraction"]}))' \
     >> "$tmp/runs.jsonl"
 done
 [[ $OUT == /dev/null ]] || cp "$tmp/runs.jsonl" "$OUT"
