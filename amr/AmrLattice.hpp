@@ -122,6 +122,12 @@ struct LeafShape {
       p[0] = int(k - sx - 2 * n) - 1;
     }
   }
+  // The region of a block's cell (x, y, z), each in [-1, n] (z in [-gz, nz + gz)): (dx + 1) +
+  // 3 (dy + 1) + 9 (dz + 1) with d -1 below the interior, 0 in it, 1 above; 13 is the interior
+  // (leaf_regions).
+  KOKKOS_INLINE_FUNCTION int region(int x, int y, int z) const {
+    return (x >= 0) + (x >= n) + 3 * ((y >= 0) + (y >= n)) + 9 * ((z >= 0) + (z >= nz));
+  }
   // The cell at offset (dx, dy, dz) from cell c.
   KOKKOS_INLINE_FUNCTION long neighbour(long c, int dx, int dy, int dz) const {
     int p[3];
@@ -437,8 +443,7 @@ struct AmrLeafStep {
     return region.base + region.along(x, y, z);
   }
   KOKKOS_INLINE_FUNCTION const LeafRegion& region_of(int b, int x, int y, int z) const {
-    const int rx = (x >= shape.n) - (x < 0), ry = (y >= shape.n) - (y < 0), rz = (z >= shape.nz) - (z < 0);
-    return regions(b, (rx + 1) + 3 * (ry + 1) + 9 * (rz + 1));
+    return regions(b, shape.region(x, y, z));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(long i) const {
@@ -1107,8 +1112,10 @@ class AmrLattice final : public AmrSolver {
   // const: ghosts are filled before they are read, they are not state.
   void copy_ghosts(int l) const;
   void interpolate_ghosts(int l, Real alpha) const;
-  // Collides and streams the leaves `which` of level l into its next lattice.
-  void step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
+  // Collides and streams the leaves `which` of level l into its next lattice; keep_moments: the
+  // step is level l's second of the coarser one's, which the restriction follows
+  // (AmrLeafStep::keep_moments).
+  void step_leaves(int l, bool keep_moments, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
   // CRMT's validity trial, on a lattice of level l: the populations at places `offsets` (every q)
   // set to NaN, as what this rank cannot recompute between exchanges; the interior cells of blocks
   // `which` set to 1, as an exchange brings them.
@@ -1143,9 +1150,9 @@ class AmrLattice final : public AmrSolver {
   // Both lattices of every held block from `replica`, a replica of this forest.
   void take_blocks(const AmrLattice& replica);
   bool distributed() const { return comm_.size() > 1; }
-  // Level l's step and the exchange of its leaves under parallel.overlap (all write the same values);
-  // with CRMT, between exchanges the held leaves of others are stepped here instead.
-  void step_and_exchange(int l);
+  // Level l's step (step_leaves) and the exchange of its leaves under parallel.overlap (all write
+  // the same values); with CRMT, between exchanges the held leaves of others are stepped here instead.
+  void step_and_exchange(int l, bool keep_moments);
   // CRMT's exchange period: the longest k <= N - 1 (N cells per leaf) for which a trial run, with
   // the populations this rank cannot have recomputed marked NaN, keeps every owned leaf finite on
   // every rank over two periods (so every stencil reach counts, whatever the coupling reads); 1 if
@@ -1217,7 +1224,6 @@ class AmrLattice final : public AmrSolver {
   bool crmt_ = false;    // amr.crmt and several ranks
   int period_ = 1;       // CRMT: steps of a level between its exchanges
   bool trial_ = false;   // derive_exchange_period() is running
-  bool second_substep_ = false;  // the level being stepped makes its second step of the coarser one's
   std::unique_ptr<ExecInstances> instances_;  // one per message of the busiest level (streams)
   mutable std::unique_ptr<AmrLattice> replica_;  // gathered()
   long step_ = 0;

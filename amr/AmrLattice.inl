@@ -343,13 +343,15 @@ void AmrLattice<L, Real>::build(int lattices) {
       return key;
     };
     std::map<std::vector<long>, long> fit_index;  // key -> a point with it, then -> fit number
-    for (std::size_t k = 0; k < t.points.size(); ++k) fit_index.emplace(stencil_key(t.points[k]), long(k));
+    std::vector<decltype(fit_index)::iterator> fit_of;  // per point, its key's entry
+    for (std::size_t k = 0; k < t.points.size(); ++k)
+      fit_of.push_back(fit_index.emplace(stencil_key(t.points[k]), long(k)).first);
     std::vector<InterpPoint> fit_stencils;
     for (auto& [key, number] : fit_index) {
       fit_stencils.push_back(t.points[number]);
       number = long(fit_stencils.size()) - 1;
     }
-    for (InterpPoint& ip : t.points) ip.fit = fit_index.at(stencil_key(ip));
+    for (std::size_t k = 0; k < t.points.size(); ++k) t.points[k].fit = fit_of[k]->second;
     // Ghosts of neighbouring leaves at one place (a face ghost of one, an edge ghost of the next)
     // share fit and offset, hence their values: one is rebuilt with the populations all of them
     // pull, the others copy it afterwards (a rebuilt population does not depend on the others).
@@ -510,7 +512,7 @@ void AmrLattice<L, Real>::build(int lattices) {
         for (int z = -shape_.gz; z < shape_.nz + shape_.gz; ++z)
           for (int y = -1; y <= n; ++y)
             for (int x = -1; x <= n; ++x) {
-              const int r = (x >= 0) + (x >= n) + 3 * ((y >= 0) + (y >= n)) + 9 * ((z >= 0) + (z >= shape_.nz));
+              const int r = shape_.region(x, y, z);
               const long cell = shape_.cell(x, y, z);
               if (r != 13 && neighbour_slots[27 * k + r] < 0 && flags[k * S + cell] == flag::fluid)
                 velocity_ring.push_back(lv.places.of(k, cell));
@@ -874,7 +876,6 @@ template <class L, class Real>
 void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
   AmrLevel<L, Real>& lv = levels_[l];
   fill_ghosts(l, alpha);
-  second_substep_ = alpha != Real(0);
   if (lv.params.has_csm) {
     auto t = timers_.scope("LBM");
     Kokkos::parallel_for("amr cell velocity",
@@ -882,7 +883,7 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
                          AmrCellVelocity<L, Real>{lv.f[lv.cur], lv.flags, lv.velocity, lv.params, lv.places.total,
                                                   lv.places.rings_at, lv.velocity_ring});
   }
-  step_and_exchange(l);
+  step_and_exchange(l, alpha != Real(0));
   if (l + 1 < int(levels_.size())) {
     advance_level(l + 1, Real(0));
     advance_level(l + 1, Real(0.5));
@@ -893,7 +894,7 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, const ExecSpace& space) {
+void AmrLattice<L, Real>::step_leaves(int l, bool keep_moments, const DeviceView<int*>& which, const ExecSpace& space) {
   const AmrLevel<L, Real>& lv = levels_[l];
   if (which.extent(0) == 0) return;
   auto t = timers_.scope("LBM");
@@ -902,7 +903,7 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
     AmrLeafStep<L, Real, Collision> step{lv.f[lv.cur], lv.f[1 - lv.cur], lv.flags, lv.plain_rows,
                                                which, shape_, lv.places, lv.params, bc_, lv.origin, lv.walls, lv.velocity,
                                                lv.regions};
-    if (second_substep_) {  // what the restriction after it reads
+    if (keep_moments) {  // what the restriction after it reads
       step.moment_rows = lv.moment_rows;
       step.moment_slots = lv.moment_slots;
       step.moments = lv.step_moments;
@@ -917,20 +918,21 @@ void AmrLattice<L, Real>::step_leaves(int l, const DeviceView<int*>& which, cons
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::step_and_exchange(int l) {
+void AmrLattice<L, Real>::step_and_exchange(int l, bool keep_moments) {
   AmrLevel<L, Real>& lv = levels_[l];
+  const auto step = [&](const DeviceView<int*>& which) { step_leaves(l, keep_moments, which); };
   LeafHalo<Real>& halo = halos_[l];
   const DeviceView<Real*> next = lv.f[1 - lv.cur];
   if (crmt_) {
     // Between exchanges the held leaves of others are stepped here; an exchange brings them.
     if (++lv.since_exchange < period_) {
-      step_leaves(l, lv.halo_leaves);
-      step_leaves(l, lv.leaves);
+      step(lv.halo_leaves);
+      step(lv.leaves);
       return;
     }
     lv.since_exchange = 0;
     if (trial_) {
-      step_leaves(l, lv.leaves);
+      step(lv.leaves);
       mark_received(l, next, lv.halo_leaves);
       return;
     }
@@ -940,48 +942,48 @@ void AmrLattice<L, Real>::step_and_exchange(int l) {
     phase();
   };
   if (!distributed() || overlap_ == OverlapKind::None) {
-    step_leaves(l, lv.leaves);
+    step(lv.leaves);
     mpi([&] { halo.exchange(comm_, next, l); });
     return;
   }
   mpi([&] { halo.post_receives(comm_, l); });
   switch (overlap_) {
     case OverlapKind::NonBlocking:
-      step_leaves(l, lv.leaves);
+      step(lv.leaves);
       mpi([&] {
         for (std::size_t k = 0; k < halo.sends(); ++k) halo.send(comm_, next, k, l);
       });
       break;
     case OverlapKind::Interior:
-      step_leaves(l, lv.boundary_leaves);
+      step(lv.boundary_leaves);
       mpi([&] {
         for (std::size_t k = 0; k < halo.sends(); ++k) halo.send(comm_, next, k, l);
       });
       for (const DeviceView<int*>& chunk : lv.interior_chunks) {
-        step_leaves(l, chunk);
+        step(chunk);
         mpi([&] { halo.progress(next); });
       }
       break;
     case OverlapKind::Streams:
-      step_leaves(l, lv.boundary_leaves);
+      step(lv.boundary_leaves);
       Kokkos::fence();
       mpi([&] {
         for (std::size_t k = 0; k < halo.sends(); ++k) halo.pack(k, next, (*instances_)[k]);
       });
-      step_leaves(l, lv.interior_leaves);
+      step(lv.interior_leaves);
       mpi([&] {
         for (std::size_t k = 0; k < halo.sends(); ++k) halo.send_packed(comm_, k, l, (*instances_)[k]);
       });
       break;
     case OverlapKind::Systolic:
       for (std::size_t k = 0; k < halo.sends(); ++k) {
-        step_leaves(l, lv.message_leaves[k]);
+        step(lv.message_leaves[k]);
         mpi([&] {
           halo.send(comm_, next, k, l);
           halo.progress(next);
         });
       }
-      step_leaves(l, lv.interior_leaves);
+      step(lv.interior_leaves);
       break;
     case OverlapKind::None:
       break;
