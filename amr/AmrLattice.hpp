@@ -1115,7 +1115,7 @@ class AmrLattice final : public AmrSolver {
   // Collides and streams the leaves `which` of level l into its next lattice; keep_moments: the
   // step is level l's second of the coarser one's, which the restriction follows
   // (AmrLeafStep::keep_moments).
-  void step_leaves(int l, bool keep_moments, const DeviceView<int*>& which, const ExecSpace& space = ExecSpace());
+  void step_leaves(int l, bool keep_moments, const DeviceView<int*>& which);
   // CRMT's validity trial, on a lattice of level l: the populations at places `offsets` (every q)
   // set to NaN, as what this rank cannot recompute between exchanges; the interior cells of blocks
   // `which` set to 1, as an exchange brings them.

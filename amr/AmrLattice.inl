@@ -894,7 +894,7 @@ void AmrLattice<L, Real>::advance_level(int l, Real alpha) {
 }
 
 template <class L, class Real>
-void AmrLattice<L, Real>::step_leaves(int l, bool keep_moments, const DeviceView<int*>& which, const ExecSpace& space) {
+void AmrLattice<L, Real>::step_leaves(int l, bool keep_moments, const DeviceView<int*>& which) {
   const AmrLevel<L, Real>& lv = levels_[l];
   if (which.extent(0) == 0) return;
   auto t = timers_.scope("LBM");
@@ -910,10 +910,10 @@ void AmrLattice<L, Real>::step_leaves(int l, bool keep_moments, const DeviceView
     }
     const long cells = long(which.extent(0)) * shape_.interior();
     if constexpr (exec_is_host)
-      Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(space, 0, cells >> (shape_.log_n + shape_.log_group)),
+      Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(0, cells >> (shape_.log_n + shape_.log_group)),
                            AmrLeafRows<L, Real, Collision>{step});
     else
-      Kokkos::parallel_for("amr leaf step", Kokkos::RangePolicy<ExecSpace>(space, 0, cells), step);
+      Kokkos::parallel_for("amr leaf step", Kokkos::RangePolicy<ExecSpace>(0, cells), step);
   });
 }
 

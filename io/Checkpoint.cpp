@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/Error.hpp"
+#include "core/Mix64.hpp"
 
 namespace boreas {
 
@@ -32,26 +33,20 @@ std::uint64_t get_u64(const char* at) {
   return v;
 }
 
-std::uint64_t mix64(std::uint64_t z) {  // splitmix64's finaliser
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 // A cell's global index and bytes mixed 8 bytes at a time; cells combine by a (wrapping) sum, so
 // the order and the ranks that hold them do not matter.
 std::uint64_t cell_hash(std::uint64_t global, const unsigned char* bytes, int n) {
-  std::uint64_t h = mix64(global);
+  std::uint64_t h = splitmix_finalise(global);
   int i = 0;
   for (; i + 8 <= n; i += 8) {
     std::uint64_t word;
     std::memcpy(&word, bytes + i, 8);
-    h = mix64(h ^ word);
+    h = splitmix_finalise(h ^ word);
   }
   if (i < n) {
     std::uint64_t word = 0;
     std::memcpy(&word, bytes + i, std::size_t(n - i));
-    h = mix64(h ^ word);
+    h = splitmix_finalise(h ^ word);
   }
   return h;
 }

@@ -7,14 +7,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/Mix64.hpp"
+
 namespace boreas::field_detail {
 
-KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {  // splitmix64 finaliser
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) { return splitmix_finalise(z + kSplitmixGamma); }
 template <class Real>
 KOKKOS_INLINE_FUNCTION std::uint64_t bits_of(Real v) {
   if constexpr (sizeof(Real) == 8) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/Mix64.hpp"
 #include "lbm/field/FieldOps.hpp"
 
 namespace boreas {
@@ -39,10 +40,7 @@ namespace {
 
 // Deviates from a counter (splitmix64): the same numbers on every block, rank and platform.
 double unit_deviate(std::uint64_t n) {
-  std::uint64_t z = n * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
+  const std::uint64_t z = splitmix_finalise(n * kSplitmixGamma + 0x2545F4914F6CDD1Dull);
   return (double(z >> 11) + 0.5) * 0x1.0p-53;  // in (0, 1)
 }
 double normal_deviate(std::uint64_t n) {  // Box-Muller
