@@ -36,6 +36,7 @@
 #include "drivers/Report.hpp"
 #include "drivers/Simulation.hpp"
 #include "drivers/bench/FlopCount.hpp"
+#include "drivers/bench/LaunchBounds.hpp"
 #include "drivers/bench/Roofline.hpp"
 #include "drivers/bench/StreamReference.hpp"
 #include "io/Json.hpp"
@@ -338,6 +339,40 @@ std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, doubl
   return lines;
 }
 
+// --launch-bounds: the case's pull or push step (BGK) under each bound, one line per bound, with
+// its speed over Kokkos's default launch where that was measured too.
+std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings, const std::vector<std::string>& bounds,
+                                    long steps, int repeats, const Json& env) {
+  const Config config = periodic_box(c, kernel_settings);
+  const std::vector<bench::LaunchTiming> timings =
+      c.precision == Precision::Float ? bench::launch_bounds_mlups<float>(config, steps, repeats, bounds)
+                                      : bench::launch_bounds_mlups<double>(config, steps, repeats, bounds);
+  const int real_bytes = c.precision == Precision::Float ? 4 : 8, Q = lattice_q(c.lattice);
+  double default_mlups = 0;
+  for (const bench::LaunchTiming& t : timings)
+    if (t.bounds == "default") default_mlups = t.mlups;
+  std::vector<Json> lines;
+  for (const bench::LaunchTiming& t : timings) {
+    Json line = Json::object();
+    line["kind"] = "launch_bounds";
+    line["lattice"] = lattice_name(c.lattice);
+    line["kernel"] = scheme_name(config.kernel);
+    line["precision"] = c.precision == Precision::Float ? "float" : "double";
+    line["collision"] = "BGK";
+    line["cells"] = Json::array({c.cells[0], c.cells[1], c.cells[2]});
+    line["steps"] = steps;
+    line["repeats"] = repeats;
+    line["bounds"] = t.bounds;
+    line["mlups"] = t.mlups;
+    line["mlups_all"] = to_array(t.all);
+    line["gbs_moved"] = t.mlups * 1e6 * 2 * Q * real_bytes / 1e9;  // a two-lattice step on a GPU
+    if (default_mlups > 0) line["over_default"] = t.mlups / default_mlups;
+    merge(line, env);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
 // Asks the kernel to drop the file's cached pages (clean pages: no privileges needed), so that the
 // next read comes from the disk. Returns whether it could.
 bool drop_cached_pages(const std::string& path) {
@@ -420,6 +455,11 @@ int main(int argc, char** argv) {
   app.add_option("--read-voxels", voxel_file, "measure the parallel read of this voxel file instead (mpiexec)");
   app.add_option("--voxel-dims", voxel_dims, "its dims, NXxNYxNZ (with --read-voxels)");
   std::vector<double> porosities;
+  std::vector<std::string> launch_bounds;
+  app.add_option("--launch-bounds", launch_bounds,
+                 "device launch bounds of the D3Q19 BGK pull / push step, timed alone: default (Kokkos's), "
+                 "256x3 (<= 85 registers), 256x4 (<= 64) (list; device backends)")
+      ->check(CLI::IsMember(bench::launch_bound_names()));
   app.add_option("--porosity", porosities, "dense against sparse storage on porous media of these porosities (list)")
       ->check(CLI::Range(0.05, 0.95));
   SplitArguments args = split_kokkos_arguments(argc, argv);
@@ -491,6 +531,18 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   for (const Config& kernel_settings : settings)
     for (const auto& c : cases) {
+      if (!launch_bounds.empty()) {
+        try {
+          for (const Json& line : run_launch_bounds(c, kernel_settings, launch_bounds, steps, repeats, env)) {
+            std::printf("%s\n", line.dump(-1).c_str());
+            std::fflush(stdout);
+          }
+        } catch (const Error& e) {
+          std::fprintf(stderr, "boreas-bench: error: %s\n", e.what());
+          return 2;
+        }
+        continue;
+      }
       if (!porosities.empty()) {
         if (c.cells[0] != c.cells[1] || c.cells[1] != c.cells[2]) {
           std::fprintf(stderr, "boreas-bench: error: --porosity needs cubic 3D sizes (--size N)\n");

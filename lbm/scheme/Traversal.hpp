@@ -52,8 +52,10 @@ struct CellSweep {
 };
 
 // Calls f(cell_index) for every cell of the local box [lo, hi) (interior coordinates), or
-// f.row(first_cell, count) for every row of it on host backends when F offers row().
-template <class F, class Exec = ExecSpace>
+// f.row(first_cell, count) for every row of it on host backends when F offers row(). Bounds:
+// the device launch's Kokkos::LaunchBounds (boreas-bench --launch-bounds; by default Kokkos's
+// choice, no register cap).
+template <class F, class Exec = ExecSpace, class Bounds = Kokkos::LaunchBounds<>>
 void for_each_cell(const char* label, const DenseGeometry& geom, const std::array<int, 3>& lo,
                    const std::array<int, 3>& hi, const F& f, const Exec& exec = Exec()) {
   const int nx = hi[0] - lo[0], ny = hi[1] - lo[1], nz = hi[2] - lo[2];
@@ -62,7 +64,7 @@ void for_each_cell(const char* label, const DenseGeometry& geom, const std::arra
     Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, 0, static_cast<long>(ny) * nz),
                          RowSweep<F>{f, geom, nx, ny, lo[0], lo[1], lo[2]});
   } else {
-    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec>(exec, 0, static_cast<long>(nx) * ny * nz),
+    Kokkos::parallel_for(label, Kokkos::RangePolicy<Exec, Bounds>(exec, 0, static_cast<long>(nx) * ny * nz),
                          CellSweep<F>{f, geom, nx, ny, lo[0], lo[1], lo[2]});
   }
 }

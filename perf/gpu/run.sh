@@ -13,6 +13,8 @@
 #            Kokkos::deep_copy the same binary measures            -> bench.jsonl
 #   merged   the same for merged2, merged3, merged_aa2            -> bench.jsonl
 #   sweeps   merged3 tiles and AoSoA bundles, D3Q19 FP32 256^3     -> bench.jsonl
+#   bounds   the D3Q19 BGK pull and push steps, FP64/FP32 256^3, under each launch bound
+#            (boreas-bench --launch-bounds: Kokkos's, <= 85 and <= 64 registers) -> bench.jsonl
 #   cumulant D3Q27 BGK against cumulant at 192^3                   -> bench.jsonl
 #   deck     the default deck (inputs/cavity3d.toml) at 256^3      -> deck_report.json
 #   overlap  2 ranks on the one GPU, every overlap strategy       -> overlap.jsonl
@@ -99,6 +101,11 @@ phase_sweeps() {
     bench --lattice D3Q19 --precision float --size 256 --kernel merged3 --merge-form tiles --tile 4 8 16 32
     bench --lattice D3Q19 --precision float --size 256 --kernel ab_pull --layout aosoa --bundle 1 2 4 8
 }
+phase_bounds() {
+    log "bounds: D3Q19 BGK pull/push, FP64/FP32 256^3, launch bounds default 256x3 256x4"
+    bench --lattice D3Q19 --precision double float --size 256 --kernel ab_pull ab_push --launch-bounds default 256x3 256x4
+    log "bounds: $(grep -c '"kind":"launch_bounds"' "$out/bench.jsonl") results"
+}
 phase_cumulant() {
     log "cumulant: D3Q27 BGK against cumulant"
     for collision in BGK cumulant; do bench --lattice D3Q27 --precision double float --size 192 --kernel ab_pull --collision "$collision"; done
@@ -173,8 +180,8 @@ phase_profile() {
     log "profile: rc $?"
 }
 
-phases=("$@"); [[ ${phases[*]:-all} == all ]] && phases=(info tests bench merged sweeps cumulant deck overlap amr leaves hashes profile)
+phases=("$@"); [[ ${phases[*]:-all} == all ]] && phases=(info tests bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile)
 for p in "${phases[@]}"; do
-    declare -F "phase_$p" > /dev/null || { echo "unknown phase $p (info tests bench merged sweeps cumulant deck overlap amr leaves hashes profile all)" >&2; exit 2; }
+    declare -F "phase_$p" > /dev/null || { echo "unknown phase $p (info tests bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile all)" >&2; exit 2; }
     t0=$(date +%s); "phase_$p"; log "$p: $(( $(date +%s) - t0 )) s"
 done

@@ -66,6 +66,21 @@ def main(argv):
         expected = [("ab_pull", 4), ("ab_pull", 6), ("merged2", 4), ("merged2", 6)]
         check("boreas-bench --kernel/--tile lists run every combination in order",
               p.returncode == 0 and combos == expected and lines[0]["kind"] == "reference", f"{combos}")
+        # Launch bounds: one line per bound on a device backend; a clear refusal on a host one.
+        p = run([bench, "--launch-bounds", "128x9"])
+        check("boreas-bench unknown --launch-bounds exits 2", p.returncode == 2, f"exit {p.returncode}")
+        p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
+                 "--kernel", "ab_push", "--launch-bounds", "default", "256x4"])
+        lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        host = bool(lines) and lines[0]["backend"] in ("OpenMP", "Serial", "Threads")
+        if host:
+            check("boreas-bench --launch-bounds on a host backend exits 2 and says why",
+                  p.returncode == 2 and "device backends only" in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
+        else:
+            bounded = [(l["kernel"], l["bounds"]) for l in lines if l["kind"] == "launch_bounds"]
+            check("boreas-bench --launch-bounds times each bound",
+                  p.returncode == 0 and bounded == [("ab_push", "default"), ("ab_push", "256x4")]
+                  and all(l["mlups"] > 0 and "over_default" in l for l in lines[1:]), f"exit {p.returncode}, {bounded}")
 
     return check.exit_code()
 
