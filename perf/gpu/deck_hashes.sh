@@ -4,7 +4,7 @@
 # (perf/gpu/run.sh hashes), it shows whether and from which step the backends part. On an H200
 # (2026-11-28) amr_strong gave the host's hash after 20 steps, amr_nested not after 200.
 #   perf/gpu/deck_hashes.sh BUILD_DIR OUT.jsonl [REFERENCE.jsonl]
-# With REFERENCE, prints per case whether the hash is the reference's. Env: HASH_STEPS (amr_nested's
+# Also amr_nested's features apart (below). With REFERENCE, prints per case whether the hash is the reference's. Env: HASH_STEPS (amr_nested's
 # step counts, "1 10 99 100 101 200"), REPEAT (runs of each case, 1; 2 shows whether a backend
 # repeats itself).
 set -euo pipefail
@@ -32,6 +32,18 @@ PY
 }
 for steps in ${HASH_STEPS:-1 10 99 100 101 200}; do
   run "amr_nested_$steps" "$root/perf/amr_nested.toml" --set simulation.steps="$steps"
+done
+# amr_nested's features apart, each 101 steps (through one mass restoration): side faces periodic
+# (no interface meets a wall; amr_strong, which agreed, has none that does), two levels (no
+# level-2 slab), the level-2 slab away from the lid (the lid on level 1).
+nested=$root/perf/amr_nested.toml
+{ cat "$nested"; printf '[boundary.%s]\ntype = "periodic"\n' x_min x_max z_min z_max; } > "$tmp/nested_periodic_xz.toml"
+awk '/^\[\[amr.region\]\]/ {n++} /^\[[^[]/ && n {n = 99} n == 2 {next} {print}' "$nested" | sed 's/^max_level = 2/max_level = 1/' \
+    > "$tmp/nested_two_levels.toml"
+awk '/^\[\[amr.region\]\]/ {n++} /^\[[^[]/ && n {n = 99} n == 2 && /^lo =/ {$0 = "lo = [0, 18, 0]"} n == 2 && /^hi =/ {$0 = "hi = [31, 25, 31]"} {print}' \
+    "$nested" > "$tmp/nested_lid_on_level1.toml"
+for variant in periodic_xz two_levels lid_on_level1; do
+  run "amr_nested_${variant}_101" "$tmp/nested_$variant.toml" --set simulation.steps=101
 done
 run amr_strong_20 "$root/perf/scaling/amr_strong.toml"
 run cavity3d_64_100 "$root/inputs/cavity3d.toml" --set "domain.cells=[64,64,64]" --set physics.length=64 \
