@@ -6,6 +6,7 @@
 
 #include "core/Error.hpp"
 #include "core/Timers.hpp"
+#include "drivers/bench/StepTiming.hpp"
 #include "lbm/Block.hpp"
 #include "lbm/scheme/PullStep.hpp"
 #include "lbm/scheme/PushStep.hpp"
@@ -44,7 +45,8 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
     using L = D3Q19;
     if (config.lattice != LatticeKind::D3Q19) throw Error("--launch-bounds: D3Q19 only");
     const bool push = config.kernel.kind == StreamingKernel::ABPush;
-    if (!push && config.kernel.kind != StreamingKernel::ABPull) throw Error("--launch-bounds: ab_pull or ab_push only");
+    if (!push && config.kernel.kind != StreamingKernel::ABPull)
+      throw Error("--launch-bounds: ab_pull or ab_push only");
     const DomainGeometry domain(config);
     Block<L, Real> block(config, domain, Box{{0, 0, 0}, config.cells}, {1, 1, 1}, {});
     const DenseGeometry g = block.field().geom;
@@ -53,7 +55,8 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
     const Populations<Real> b("launch_bounds_lattice_b", a.layout);
     Kokkos::deep_copy(b.data, a.data);
     const BoundaryValues<Real> bc{};
-    const CollisionParams<Real> params = CollisionParams<Real>::make(config.tau, config.trt_magic, config.force);
+    const CollisionParams<Real> params =
+        CollisionParams<Real>::make(config.tau, config.trt_magic, config.force);
     const double cells = double(g.interior_cells());
     std::vector<LaunchTiming> timings;
     for (const std::string& name : bounds)
@@ -72,17 +75,8 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
                 "boreas::bench::pull_bounded", g, lo, hi,
                 PullStep<L, Real, BGK>{PullGather<L, Real>{src, flags, g, bc, params}, dst});
         };
-        one_step();  // warm-up
-        Kokkos::fence();
-        LaunchTiming t{name, 0, {}};
-        for (int r = 0; r < repeats; ++r) {
-          Kokkos::Timer timer;
-          for (long s = 0; s < steps; ++s) one_step();
-          Kokkos::fence();
-          t.all.push_back(cells * double(steps) / timer.seconds() / 1e6);
-        }
-        t.mlups = median(t.all);
-        timings.push_back(t);
+        const std::vector<double> all = step_mlups(one_step, cells, steps, repeats);
+        timings.push_back({name, median(all), all});
       });
     return timings;
   }

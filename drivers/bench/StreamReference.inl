@@ -13,6 +13,7 @@
 #include "lbm/scheme/SwapStep.hpp"
 #include "lbm/scheme/Traversal.hpp"
 
+#include "drivers/bench/StepTiming.hpp"
 #include "drivers/bench/StreamReference.hpp"
 
 namespace boreas::bench {
@@ -76,15 +77,7 @@ StreamReference stream_reference(Config config, long steps, int repeats) {
     }
     ++parity;
   };
-  one_step();  // warm-up
-  Kokkos::fence();
-  const double cells = double(g.interior_cells());
-  for (int r = 0; r < repeats; ++r) {
-    Kokkos::Timer timer;
-    for (long s = 0; s < steps; ++s) one_step();
-    Kokkos::fence();
-    ref.all.push_back(cells * double(steps) / timer.seconds() / 1e6);
-  }
+  ref.all = step_mlups(one_step, double(g.interior_cells()), steps, repeats);
   ref.mlups = median(ref.all) * (kind == StreamingKernel::Merged || kind == StreamingKernel::MergedAA ? k : 1);
   return ref;
 }

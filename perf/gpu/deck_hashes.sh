@@ -4,9 +4,9 @@
 # (perf/gpu/run.sh hashes), it shows whether and from which step the backends part. On an H200
 # (2026-11-28) amr_strong gave the host's hash after 20 steps, amr_nested not after 200.
 #   perf/gpu/deck_hashes.sh BUILD_DIR OUT.jsonl [REFERENCE.jsonl]
-# Also amr_nested's features apart (below). With REFERENCE, prints per case whether the hash is the reference's. Env: HASH_STEPS (amr_nested's
-# step counts, "1 10 99 100 101 200"), REPEAT (runs of each case, 1; 2 shows whether a backend
-# repeats itself).
+# Also amr_nested's features apart (below). With REFERENCE, prints per case whether the hash is
+# the reference's. Env: HASH_STEPS (amr_nested's step counts, "1 10 99 100 101 200"), REPEAT (runs
+# of each case, 1; 2 shows whether a backend repeats itself).
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n '2,9p' "$0"; exit 2; }
 boreas=$1/bin/boreas out=$2 reference=${3:-}
