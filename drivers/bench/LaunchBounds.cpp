@@ -15,8 +15,17 @@
 namespace boreas::bench {
 
 const std::vector<std::string>& launch_bound_names() {
-  static const std::vector<std::string> names{"default", "256x3", "256x4"};
+  static const std::vector<std::string> names{"default", "256x3", "256x4", "256x5", "256x6"};
   return names;
+}
+
+std::string team_size_problem(int team_size, const std::string& bound) {
+  if (team_size == 0) return {};
+  if (team_size < 32 || team_size > 1024 || team_size % 32 != 0)
+    return "team size " + std::to_string(team_size) + ": expected 0 (Kokkos's block) or a multiple of 32 up to 1024";
+  if (bound != "default" && team_size > 256)
+    return "team size " + std::to_string(team_size) + " exceeds bound " + bound + "'s 256 threads per block";
+  return {};
 }
 
 namespace {
@@ -30,15 +39,63 @@ void with_bounds(const std::string& name, Run&& run) {
     run(Kokkos::LaunchBounds<256, 3>{});
   else if (name == "256x4")
     run(Kokkos::LaunchBounds<256, 4>{});
+  else if (name == "256x5")
+    run(Kokkos::LaunchBounds<256, 5>{});
+  else if (name == "256x6")
+    run(Kokkos::LaunchBounds<256, 6>{});
   else
     throw Error("--launch-bounds: unknown bound '" + name + "'");
+}
+
+// Teams of fixed size (the block size Kokkos's RangePolicy launch would not choose, see
+// LaunchBounds.hpp). TeamMap::cells: a cell per thread in CellSweep's order (its 64-bit divisions
+// per cell); TeamMap::rows: a team per x row, its threads along the row, no division per cell.
+template <class F>
+struct TeamCellSweep {
+  CellSweep<F> sweep;
+  long cells;
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<ExecSpace>::member_type& team) const {
+    const long i = long(team.league_rank()) * team.team_size() + team.team_rank();
+    if (i < cells) sweep(i);
+  }
+};
+
+template <class F>
+struct TeamRowSweep {
+  F f;
+  DenseGeometry geom;
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<ExecSpace>::member_type& team) const {
+    const int row = team.league_rank();
+    const long base = geom.index(0, row % geom.n[1], row / geom.n[1]);
+    for (int x = team.team_rank(); x < geom.n[0]; x += team.team_size()) f(base + x);
+  }
+};
+
+// The whole box of g, in Kokkos's RangePolicy (team_size 0: for_each_cell) or in teams.
+template <class Bounds, class F>
+void sweep_box(const char* label, const DenseGeometry& g, int team_size, TeamMap map, const F& f) {
+  if (team_size == 0) {
+    for_each_cell<F, ExecSpace, Bounds>(label, g, {0, 0, 0}, {g.n[0], g.n[1], g.n[2]}, f);
+  } else if (map == TeamMap::rows) {
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace, Bounds>(g.n[1] * g.n[2], team_size), TeamRowSweep<F>{f, g});
+  } else {
+    const long cells = long(g.n[0]) * g.n[1] * g.n[2];
+    const CellSweep<F> sweep{f, g, g.n[0], g.n[1], 0, 0, 0};
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace, Bounds>(int((cells + team_size - 1) / team_size), team_size),
+                         TeamCellSweep<F>{sweep, cells});
+  }
 }
 
 }  // namespace
 
 template <class Real>
 std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, int repeats,
-                                              const std::vector<std::string>& bounds) {
+                                              const std::vector<std::string>& bounds,
+                                              const std::vector<int>& team_sizes, const std::vector<TeamMap>& maps) {
+  for (const std::string& name : bounds)
+    for (const int team_size : team_sizes)
+      if (const std::string problem = team_size_problem(team_size, name); !problem.empty())
+        throw Error("--team-size: " + problem);
   if constexpr (exec_is_host) {
     throw Error("--launch-bounds: device backends only (this boreas-bench runs on a host backend)");
   } else {
@@ -60,29 +117,31 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
     const double cells = double(g.interior_cells());
     std::vector<LaunchTiming> timings;
     for (const std::string& name : bounds)
-      with_bounds(name, [&](auto bound) {
-        using Bounds = decltype(bound);
-        const std::array<int, 3> lo{0, 0, 0}, hi{g.n[0], g.n[1], g.n[2]};
-        long parity = 0;
-        const auto one_step = [&]() {
-          const bool odd = parity++ % 2;
-          const Populations<Real> src = odd ? b : a, dst = odd ? a : b;
-          if (push)
-            for_each_cell<PushStep<L, Real, BGK>, ExecSpace, Bounds>(
-                "boreas::bench::push_bounded", g, lo, hi, PushStep<L, Real, BGK>{src, dst, flags, g, bc, params});
-          else
-            for_each_cell<PullStep<L, Real, BGK>, ExecSpace, Bounds>(
-                "boreas::bench::pull_bounded", g, lo, hi,
-                PullStep<L, Real, BGK>{PullGather<L, Real>{src, flags, g, bc, params}, dst});
-        };
-        const std::vector<double> all = step_mlups(one_step, cells, steps, repeats);
-        timings.push_back({name, median(all), all});
-      });
+      for (const int team_size : team_sizes)
+        for (const TeamMap map : team_size == 0 ? std::vector<TeamMap>{TeamMap::cells} : maps)
+          with_bounds(name, [&](auto bound) {
+            using Bounds = decltype(bound);
+            long parity = 0;
+            const auto one_step = [&]() {
+              const bool odd = parity++ % 2;
+              const Populations<Real> src = odd ? b : a, dst = odd ? a : b;
+              if (push)
+                sweep_box<Bounds>("boreas::bench::push_bounded", g, team_size, map,
+                                  PushStep<L, Real, BGK>{src, dst, flags, g, bc, params});
+              else
+                sweep_box<Bounds>("boreas::bench::pull_bounded", g, team_size, map,
+                                  PullStep<L, Real, BGK>{PullGather<L, Real>{src, flags, g, bc, params}, dst});
+            };
+            const std::vector<double> all = step_mlups(one_step, cells, steps, repeats);
+            timings.push_back({name, team_size, map, median(all), all});
+          });
     return timings;
   }
 }
 
-template std::vector<LaunchTiming> launch_bounds_mlups<float>(const Config&, long, int, const std::vector<std::string>&);
-template std::vector<LaunchTiming> launch_bounds_mlups<double>(const Config&, long, int, const std::vector<std::string>&);
+template std::vector<LaunchTiming> launch_bounds_mlups<float>(const Config&, long, int, const std::vector<std::string>&,
+                                                             const std::vector<int>&, const std::vector<TeamMap>&);
+template std::vector<LaunchTiming> launch_bounds_mlups<double>(const Config&, long, int, const std::vector<std::string>&,
+                                                              const std::vector<int>&, const std::vector<TeamMap>&);
 
 }  // namespace boreas::bench

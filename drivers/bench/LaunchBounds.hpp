@@ -1,8 +1,11 @@
 #pragma once
-// The D3Q19 BGK pull and push steps under several device launch bounds (issue 16): on an H200 the
+// The D3Q19 BGK pull and push steps under several device launch shapes (issue 16): on an H200 the
 // FP32 pull step used 76 registers per thread, which held it to 24 of 64 warps per SM, and was
 // latency-bound (perf/README.md, "the second GPU run"). Capping the registers trades spills for
-// warps; which way it pays only a GPU can tell, so the benchmark measures each cap in one process.
+// warps, and Kokkos 3.4 launches a RangePolicy in the smallest block of the best occupancy it
+// computes (32 threads for these steps), so that no cap can give more than 32 warps per SM (32
+// blocks per SM); explicit team sizes lift that limit. Which way it pays only a GPU can tell, so
+// the benchmark measures each shape in one process.
 #include <string>
 #include <vector>
 
@@ -11,21 +14,33 @@
 namespace boreas::bench {
 
 // "default" (Kokkos's launch, no cap), "256x3" (Kokkos::LaunchBounds<256, 3>: at most 85
-// registers, 24 warps per SM) and "256x4" (64 registers, 32 warps: Kokkos's 32-thread blocks
-// reach no more, at 32 blocks per SM).
+// registers), "256x4" (64), "256x5" (51) and "256x6" (42).
 const std::vector<std::string>& launch_bound_names();
+
+// A team size must be 0 (a RangePolicy: Kokkos picks the block) or a whole number of warps up to
+// 1024; with a bound, no larger than the bound's threads per block. Empty when it is valid, else why.
+std::string team_size_problem(int team_size, const std::string& bound);
+
+// How a team's threads map to cells: in CellSweep's linear order (only the block size differs from
+// Kokkos's launch) or along one x row per team (no index division per cell either).
+enum class TeamMap { cells, rows };
 
 struct LaunchTiming {
   std::string bounds;
+  int team_size = 0;         // 0: RangePolicy, Kokkos's block size
+  TeamMap map = TeamMap::cells;
   double mlups = 0;          // median of the repeats
   std::vector<double> all;
 };
 
 // `steps` steps of config.kernel (ab_pull or ab_push) with BGK on config's box (D3Q19), per bound
-// in `bounds`, each timed `repeats` times: kernel launches only, no periodic exchange. Device
-// backends only (launch bounds mean nothing to a host backend): throws Error elsewhere.
+// in `bounds`, team size in `team_sizes` (0: Kokkos's RangePolicy launch; n: a TeamPolicy of n
+// threads per team) and, for teams, map in `maps`, each timed `repeats` times: kernel launches only, no
+// periodic exchange. Device backends only (launch shapes mean nothing to a host backend): throws
+// Error elsewhere, and for a bound / team size pair team_size_problem refuses.
 template <class Real>
 std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, int repeats,
-                                              const std::vector<std::string>& bounds);
+                                              const std::vector<std::string>& bounds,
+                                              const std::vector<int>& team_sizes, const std::vector<TeamMap>& maps);
 
 }  // namespace boreas::bench

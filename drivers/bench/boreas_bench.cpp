@@ -24,6 +24,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -339,18 +340,19 @@ std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, doubl
   return lines;
 }
 
-// --launch-bounds: the case's pull or push step (BGK) under each bound, one line per bound, with
-// its speed over Kokkos's default launch where that was measured too.
+// --launch-bounds / --team-size / --team-map: the case's pull or push step (BGK) under each bound
+// and launch shape, one line each, with its speed over Kokkos's default launch where that was measured too.
 std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings, const std::vector<std::string>& bounds,
+                                    const std::vector<int>& team_sizes, const std::vector<bench::TeamMap>& maps,
                                     long steps, int repeats, const Json& env) {
   const Config config = periodic_box(c, kernel_settings);
   const std::vector<bench::LaunchTiming> timings =
-      c.precision == Precision::Float ? bench::launch_bounds_mlups<float>(config, steps, repeats, bounds)
-                                      : bench::launch_bounds_mlups<double>(config, steps, repeats, bounds);
+      c.precision == Precision::Float ? bench::launch_bounds_mlups<float>(config, steps, repeats, bounds, team_sizes, maps)
+                                      : bench::launch_bounds_mlups<double>(config, steps, repeats, bounds, team_sizes, maps);
   const int real_bytes = c.precision == Precision::Float ? 4 : 8, Q = lattice_q(c.lattice);
   double default_mlups = 0;
   for (const bench::LaunchTiming& t : timings)
-    if (t.bounds == "default") default_mlups = t.mlups;
+    if (t.bounds == "default" && t.team_size == 0) default_mlups = t.mlups;
   std::vector<Json> lines;
   for (const bench::LaunchTiming& t : timings) {
     Json line = Json::object();
@@ -363,6 +365,8 @@ std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings
     line["steps"] = steps;
     line["repeats"] = repeats;
     line["bounds"] = t.bounds;
+    line["team_size"] = t.team_size;
+    line["team_map"] = t.map == bench::TeamMap::rows ? "rows" : "cells";
     line["mlups"] = t.mlups;
     line["mlups_all"] = to_array(t.all);
     line["gbs_moved"] = t.mlups * 1e6 * 2 * Q * real_bytes / 1e9;  // a two-lattice step on a GPU
@@ -456,10 +460,23 @@ int main(int argc, char** argv) {
   app.add_option("--voxel-dims", voxel_dims, "its dims, NXxNYxNZ (with --read-voxels)");
   std::vector<double> porosities;
   std::vector<std::string> launch_bounds;
-  app.add_option("--launch-bounds", launch_bounds,
+  CLI::Option* bounds_option = app.add_option("--launch-bounds", launch_bounds,
                  "device launch bounds of the D3Q19 BGK pull / push step, timed alone: default (Kokkos's), "
-                 "256x3 (<= 85 registers), 256x4 (<= 64) (list; device backends)")
+                 "256x3 (<= 85 registers), 256x4 (<= 64), 256x5 (<= 51), 256x6 (<= 42) (list; device backends)")
       ->check(CLI::IsMember(bench::launch_bound_names()));
+  std::vector<int> team_sizes{0};
+  app.add_option("--team-size", team_sizes,
+                 "with --launch-bounds: threads per block, 0 for Kokkos's RangePolicy choice, else a "
+                 "TeamPolicy of that many (a multiple of 32; list)")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(bounds_option);
+  std::vector<bench::TeamMap> team_maps{bench::TeamMap::cells};
+  const std::map<std::string, bench::TeamMap> team_map_names{{"cells", bench::TeamMap::cells}, {"rows", bench::TeamMap::rows}};
+  app.add_option("--team-map", team_maps,
+                 "with --team-size: cells (a cell per thread in the RangePolicy's order) or rows (a team per "
+                 "x row, no index division per cell) (list)")
+      ->transform(CLI::CheckedTransformer(team_map_names))
+      ->needs(bounds_option);
   app.add_option("--porosity", porosities, "dense against sparse storage on porous media of these porosities (list)")
       ->check(CLI::Range(0.05, 0.95));
   SplitArguments args = split_kokkos_arguments(argc, argv);
@@ -533,7 +550,7 @@ int main(int argc, char** argv) {
     for (const auto& c : cases) {
       if (!launch_bounds.empty()) {
         try {
-          for (const Json& line : run_launch_bounds(c, kernel_settings, launch_bounds, steps, repeats, env)) {
+          for (const Json& line : run_launch_bounds(c, kernel_settings, launch_bounds, team_sizes, team_maps, steps, repeats, env)) {
             std::printf("%s\n", line.dump(-1).c_str());
             std::fflush(stdout);
           }

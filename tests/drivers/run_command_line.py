@@ -69,17 +69,30 @@ def main(argv):
         # Launch bounds: one line per bound on a device backend; a clear refusal on a host one.
         p = run([bench, "--launch-bounds", "128x9"])
         check("boreas-bench unknown --launch-bounds exits 2", p.returncode == 2, f"exit {p.returncode}")
+        p = run([bench, "--team-size", "256"])
+        check("boreas-bench --team-size without --launch-bounds exits 2", p.returncode == 2, f"exit {p.returncode}")
+        p = run([bench, "--launch-bounds", "default", "--team-size", "128", "--team-map", "columns"])
+        check("boreas-bench unknown --team-map exits 2", p.returncode == 2, f"exit {p.returncode}")
+        for teams, why in ((["100"], "multiple of 32"), (["512"], "exceeds bound 256x4")):
+            p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
+                     "--launch-bounds", "256x4", "--team-size"] + teams)
+            check(f"boreas-bench --team-size {teams[0]} with 256x4 exits 2 and says why",
+                  p.returncode == 2 and why in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
         p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
-                 "--kernel", "ab_push", "--launch-bounds", "default", "256x4"])
+                 "--kernel", "ab_push", "--launch-bounds", "default", "256x4", "--team-size", "0", "128",
+                 "--team-map", "cells", "rows"])
         lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
         host = bool(lines) and lines[0]["backend"] in ("OpenMP", "Serial", "Threads")
         if host:
             check("boreas-bench --launch-bounds on a host backend exits 2 and says why",
                   p.returncode == 2 and "device backends only" in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
         else:
-            bounded = [(l["kernel"], l["bounds"]) for l in lines if l["kind"] == "launch_bounds"]
-            check("boreas-bench --launch-bounds times each bound",
-                  p.returncode == 0 and bounded == [("ab_push", "default"), ("ab_push", "256x4")]
+            bounded = [(l["kernel"], l["bounds"], l["team_size"], l["team_map"])
+                       for l in lines if l["kind"] == "launch_bounds"]
+            expected = [("ab_push", b, t, m) for b in ("default", "256x4")
+                        for t, m in ((0, "cells"), (128, "cells"), (128, "rows"))]
+            check("boreas-bench --launch-bounds times each bound and launch shape",
+                  p.returncode == 0 and bounded == expected
                   and all(l["mlups"] > 0 and "over_default" in l for l in lines[1:]), f"exit {p.returncode}, {bounded}")
 
     return check.exit_code()
