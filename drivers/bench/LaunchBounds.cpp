@@ -54,7 +54,8 @@ template <class F>
 struct TeamCellSweep {
   CellSweep<F> sweep;
   long cells;
-  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<ExecSpace>::member_type& team) const {
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const long i = long(team.league_rank()) * team.team_size() + team.team_rank();
     if (i < cells) sweep(i);
   }
@@ -64,12 +65,24 @@ template <class F>
 struct TeamRowSweep {
   F f;
   DenseGeometry geom;
-  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<ExecSpace>::member_type& team) const {
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int row = team.league_rank();
     const long base = geom.index(0, row % geom.n[1], row / geom.n[1]);
     for (int x = team.team_rank(); x < geom.n[0]; x += team.team_size()) f(base + x);
   }
 };
+
+// Launches `sweep` in teams of team_size threads, refusing a size the kernel's registers do not
+// allow (Kokkos would abort the benchmark with its own exception).
+template <class Bounds, class Sweep>
+void launch_teams(const char* label, long teams, int team_size, const Sweep& sweep) {
+  const Kokkos::TeamPolicy<ExecSpace, Bounds> policy(int(teams), team_size);
+  if (const int most = policy.team_size_max(sweep, Kokkos::ParallelForTag()); team_size > most)
+    throw Error("--team-size " + std::to_string(team_size) + ": this step's registers allow at most " +
+                std::to_string(most) + " threads per team here");
+  Kokkos::parallel_for(label, policy, sweep);
+}
 
 // The whole box of g, in Kokkos's RangePolicy (team_size 0: for_each_cell) or in teams.
 template <class Bounds, class F>
@@ -77,12 +90,11 @@ void sweep_box(const char* label, const DenseGeometry& g, int team_size, TeamMap
   if (team_size == 0) {
     for_each_cell<F, ExecSpace, Bounds>(label, g, {0, 0, 0}, {g.n[0], g.n[1], g.n[2]}, f);
   } else if (map == TeamMap::rows) {
-    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace, Bounds>(g.n[1] * g.n[2], team_size), TeamRowSweep<F>{f, g});
+    launch_teams<Bounds>(label, long(g.n[1]) * g.n[2], team_size, TeamRowSweep<F>{f, g});
   } else {
     const long cells = long(g.n[0]) * g.n[1] * g.n[2];
-    const CellSweep<F> sweep{f, g, g.n[0], g.n[1], 0, 0, 0};
-    Kokkos::parallel_for(label, Kokkos::TeamPolicy<ExecSpace, Bounds>(int((cells + team_size - 1) / team_size), team_size),
-                         TeamCellSweep<F>{sweep, cells});
+    launch_teams<Bounds>(label, (cells + team_size - 1) / team_size, team_size,
+                         TeamCellSweep<F>{CellSweep<F>{f, g, g.n[0], g.n[1], 0, 0, 0}, cells});
   }
 }
 
@@ -139,9 +151,11 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
   }
 }
 
-template std::vector<LaunchTiming> launch_bounds_mlups<float>(const Config&, long, int, const std::vector<std::string>&,
+template std::vector<LaunchTiming> launch_bounds_mlups<float>(const Config&, long, int,
+                                                             const std::vector<std::string>&,
                                                              const std::vector<int>&, const std::vector<TeamMap>&);
-template std::vector<LaunchTiming> launch_bounds_mlups<double>(const Config&, long, int, const std::vector<std::string>&,
+template std::vector<LaunchTiming> launch_bounds_mlups<double>(const Config&, long, int,
+                                                              const std::vector<std::string>&,
                                                               const std::vector<int>&, const std::vector<TeamMap>&);
 
 }  // namespace boreas::bench

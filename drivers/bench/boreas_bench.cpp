@@ -342,13 +342,14 @@ std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, doubl
 
 // --launch-bounds / --team-size / --team-map: the case's pull or push step (BGK) under each bound
 // and launch shape, one line each, with its speed over Kokkos's default launch where that was measured too.
-std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings, const std::vector<std::string>& bounds,
-                                    const std::vector<int>& team_sizes, const std::vector<bench::TeamMap>& maps,
-                                    long steps, int repeats, const Json& env) {
+std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings,
+                                    const std::vector<std::string>& bounds, const std::vector<int>& team_sizes,
+                                    const std::vector<bench::TeamMap>& maps, long steps, int repeats, const Json& env) {
   const Config config = periodic_box(c, kernel_settings);
   const std::vector<bench::LaunchTiming> timings =
-      c.precision == Precision::Float ? bench::launch_bounds_mlups<float>(config, steps, repeats, bounds, team_sizes, maps)
-                                      : bench::launch_bounds_mlups<double>(config, steps, repeats, bounds, team_sizes, maps);
+      c.precision == Precision::Float
+          ? bench::launch_bounds_mlups<float>(config, steps, repeats, bounds, team_sizes, maps)
+          : bench::launch_bounds_mlups<double>(config, steps, repeats, bounds, team_sizes, maps);
   const int real_bytes = c.precision == Precision::Float ? 4 : 8, Q = lattice_q(c.lattice);
   double default_mlups = 0;
   for (const bench::LaunchTiming& t : timings)
@@ -366,7 +367,7 @@ std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings
     line["repeats"] = repeats;
     line["bounds"] = t.bounds;
     line["team_size"] = t.team_size;
-    line["team_map"] = t.map == bench::TeamMap::rows ? "rows" : "cells";
+    line["team_map"] = t.team_size == 0 ? "range" : t.map == bench::TeamMap::rows ? "rows" : "cells";
     line["mlups"] = t.mlups;
     line["mlups_all"] = to_array(t.all);
     line["gbs_moved"] = t.mlups * 1e6 * 2 * Q * real_bytes / 1e9;  // a two-lattice step on a GPU
@@ -465,22 +466,29 @@ int main(int argc, char** argv) {
                  "256x3 (<= 85 registers), 256x4 (<= 64), 256x5 (<= 51), 256x6 (<= 42) (list; device backends)")
       ->check(CLI::IsMember(bench::launch_bound_names()));
   std::vector<int> team_sizes{0};
-  app.add_option("--team-size", team_sizes,
+  CLI::Option* team_size_option = app.add_option("--team-size", team_sizes,
                  "with --launch-bounds: threads per block, 0 for Kokkos's RangePolicy choice, else a "
                  "TeamPolicy of that many (a multiple of 32; list)")
       ->check(CLI::NonNegativeNumber)
       ->needs(bounds_option);
   std::vector<bench::TeamMap> team_maps{bench::TeamMap::cells};
-  const std::map<std::string, bench::TeamMap> team_map_names{{"cells", bench::TeamMap::cells}, {"rows", bench::TeamMap::rows}};
+  const std::map<std::string, bench::TeamMap> team_map_names{{"cells", bench::TeamMap::cells},
+                                                              {"rows", bench::TeamMap::rows}};
   app.add_option("--team-map", team_maps,
                  "with --team-size: cells (a cell per thread in the RangePolicy's order) or rows (a team per "
                  "x row, no index division per cell) (list)")
       ->transform(CLI::CheckedTransformer(team_map_names))
-      ->needs(bounds_option);
+      ->needs(team_size_option);
   app.add_option("--porosity", porosities, "dense against sparse storage on porous media of these porosities (list)")
       ->check(CLI::Range(0.05, 0.95));
   SplitArguments args = split_kokkos_arguments(argc, argv);
   if (const int status = parse_command_line(app, args.app, true); status >= 0) return status;
+  for (const std::string& bound : launch_bounds)
+    for (const int team_size : team_sizes)
+      if (const std::string problem = bench::team_size_problem(team_size, bound); !problem.empty()) {
+        std::fprintf(stderr, "boreas-bench: error: --team-size: %s\n", problem.c_str());
+        return 2;
+      }
   if (!voxel_file.empty()) {
     try {
       const std::array<int, 3> dims = parse_size(voxel_dims, 3);
@@ -550,7 +558,8 @@ int main(int argc, char** argv) {
     for (const auto& c : cases) {
       if (!launch_bounds.empty()) {
         try {
-          for (const Json& line : run_launch_bounds(c, kernel_settings, launch_bounds, team_sizes, team_maps, steps, repeats, env)) {
+          for (const Json& line :
+               run_launch_bounds(c, kernel_settings, launch_bounds, team_sizes, team_maps, steps, repeats, env)) {
             std::printf("%s\n", line.dump(-1).c_str());
             std::fflush(stdout);
           }

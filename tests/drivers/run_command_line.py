@@ -73,6 +73,8 @@ def main(argv):
         check("boreas-bench --team-size without --launch-bounds exits 2", p.returncode == 2, f"exit {p.returncode}")
         p = run([bench, "--launch-bounds", "default", "--team-size", "128", "--team-map", "columns"])
         check("boreas-bench unknown --team-map exits 2", p.returncode == 2, f"exit {p.returncode}")
+        p = run([bench, "--launch-bounds", "default", "--team-map", "rows"])
+        check("boreas-bench --team-map without --team-size exits 2", p.returncode == 2, f"exit {p.returncode}")
         for teams, why in ((["100"], "multiple of 32"), (["512"], "exceeds bound 256x4")):
             p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
                      "--launch-bounds", "256x4", "--team-size"] + teams)
@@ -90,7 +92,7 @@ def main(argv):
             bounded = [(l["kernel"], l["bounds"], l["team_size"], l["team_map"])
                        for l in lines if l["kind"] == "launch_bounds"]
             expected = [("ab_push", b, t, m) for b in ("default", "256x4")
-                        for t, m in ((0, "cells"), (128, "cells"), (128, "rows"))]
+                        for t, m in ((0, "range"), (128, "cells"), (128, "rows"))]
             check("boreas-bench --launch-bounds times each bound and launch shape",
                   p.returncode == 0 and bounded == expected
                   and all(l["mlups"] > 0 and "over_default" in l for l in lines[1:]), f"exit {p.returncode}, {bounded}")
