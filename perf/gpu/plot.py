@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""GPU kernel figure from perf/gpu/run.sh's bench.jsonl: perf/gpu/plot.py BENCH.jsonl [OUT.png]
+"""GPU kernel figures from perf/gpu/run.sh's bench.jsonl: perf/gpu/plot.py BENCH.jsonl [OUT.png]
 
 Bars: median MLUPS per D3Q19 kernel, double and float. Lines: what the memory allows a kernel that
 moves 2 x 19 populations per update (MLUPS = bandwidth / bytes per update) at the bandwidth of
 the binary's own copy kernel and of Kokkos::deep_copy (cudaMemcpy), both measured by the same
 run, and issue 16's FP32 target (18,000 MLUPS on an H100). Prints the table it plots.
+Where the file holds `launch_bounds` lines (run.sh's `bounds` phase), also OUT-shapes.png: per
+step and precision, MLUPS per launch bound and shape (Kokkos's RangePolicy block, teams of 128 /
+256 threads in cell order or a team per row), against the same deep_copy line and issue 16's
+targets; and their table.
 """
 import json
 import os
@@ -19,9 +23,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 def main():
     path = sys.argv[1]
     png = sys.argv[2] if len(sys.argv) > 2 else os.path.splitext(path)[0] + ".png"
-    rows = [json.loads(line) for line in open(path) if line.strip()]
-    rows = [r for r in rows if r.get("kind") == "kernel" and r["lattice"] == "D3Q19" and r["layout"] == "soa"
+    lines = [json.loads(line) for line in open(path) if line.strip()]
+    shapes = [r for r in lines if r.get("kind") == "launch_bounds"]
+    rows = [r for r in lines if r.get("kind") == "kernel" and r["lattice"] == "D3Q19" and r["layout"] == "soa"
             and r.get("merge_form", "slabs") == "slabs" and r["mlups"] > 100]
+    if shapes:
+        plot_shapes(shapes, rows, os.path.splitext(png)[0] + "-shapes.png")
+    if not rows:
+        return
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
     fig, ax = plt.subplots(figsize=(9, 4.5))
     width = 0.38
@@ -47,13 +56,60 @@ def main():
     ax.set_xticks([x + width / 2 for x in range(len(kernels))])
     ax.set_xticklabels(kernels)
     ax.set_ylabel("MLUPS (median of 5 x 20 steps)")
-    device = rows[0]["device"].split(" capability")[0].split("] ")[-1]  # Kokkos's "Kokkos::Cuda[ 0 ] NAME capability ..."
-    ax.set_title(f"boreas-bench D3Q19 {rows[0]['cells'][0]}^3, {device}, {rows[0]['git_commit']}")
+    ax.set_title(f"boreas-bench D3Q19 {rows[0]['cells'][0]}^3, {device_name(rows[0])}, {rows[0]['git_commit']}")
     ax.legend(fontsize=7, loc="upper left", ncol=2)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print(f"\nwrote {png}")
+
+
+def device_name(r):
+    return r["device"].split(" capability")[0].split("] ")[-1]  # Kokkos's "Kokkos::Cuda[ 0 ] NAME capability ..."
+
+
+def shape_name(r):
+    team = "Kokkos block" if r["team_size"] == 0 else f"team {r['team_size']} {r['team_map']}"
+    return f"{r['bounds']}, {team}"
+
+
+def plot_shapes(shapes, kernel_rows, png):
+    cases = list(dict.fromkeys((r["kernel"], r["precision"]) for r in shapes))
+    names = list(dict.fromkeys(shape_name(r) for r in shapes))
+    fig, axes = plt.subplots(len(cases), 1, figsize=(11, 2.6 * len(cases)), squeeze=False)
+    print("| step | precision | bounds | team size | team map | MLUPS | x Kokkos's launch | / deep_copy |")
+    print("|---|---|---|---|---|---|---|---|")
+    for ax, (kernel, precision) in zip(axes[:, 0], cases):
+        deep = [r["deep_copy_gbs"] for r in kernel_rows if r["precision"] == precision]
+        bytes_per_update = 2 * 19 * (8 if precision == "double" else 4)
+        ys = []
+        for name in names:
+            hit = [r for r in shapes if (r["kernel"], r["precision"]) == (kernel, precision) and shape_name(r) == name]
+            ys.append(hit[0]["mlups"] if hit else 0)
+            for r in hit:
+                of_copy = f"{r['gbs_moved'] / deep[0]:.2f}" if deep else "-"
+                print(f"| {kernel} | {precision} | {r['bounds']} | {r['team_size']} | {r['team_map']} | "
+                      f"{r['mlups']:.0f} | {r.get('over_default', float('nan')):.2f} | {of_copy} |")
+        ax.bar(range(len(names)), ys, color="tab:blue" if precision == "double" else "tab:orange")
+        if deep:
+            ax.axhline(deep[0] * 1e3 / bytes_per_update, color="black", lw=1,
+                       label=f"deep_copy {deep[0]:.0f} GB/s / {bytes_per_update} B")
+            if precision == "double":  # issue 16: FP64 at 90 % of the copy bandwidth
+                ax.axhline(0.9 * deep[0] * 1e3 / bytes_per_update, color="black", ls="--", lw=0.8,
+                           label="issue 16 FP64 target: 90 % of it")
+        if precision == "float":
+            ax.axhline(18000, color="black", ls="--", lw=0.8, label="issue 16 FP32 target 18,000 (H100)")
+        ax.legend(fontsize=7, loc="upper right")
+        ax.set_title(f"{kernel} {precision}", fontsize=9)
+        ax.set_ylabel("MLUPS")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names if ax is axes[-1, 0] else [], rotation=60, ha="right", fontsize=7)
+        ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"boreas-bench --launch-bounds, D3Q19 BGK {shapes[0]['cells'][0]}^3, {device_name(shapes[0])}, "
+                 f"{shapes[0]['git_commit']}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print(f"\nwrote {png}\n")
 
 
 if __name__ == "__main__":
