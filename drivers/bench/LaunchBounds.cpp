@@ -2,6 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 
 #include "core/Error.hpp"
@@ -45,6 +46,55 @@ void with_bounds(const std::string& name, Run&& run) {
     run(Kokkos::LaunchBounds<256, 6>{});
   else
     throw Error("--launch-bounds: unknown bound '" + name + "'");
+}
+
+// The pull and push steps of a cell whose neighbours are all fluid (StepForm::plain): the full
+// steps' arithmetic without their flag tests and boundary branches.
+template <class L, class Real, class Collision>
+struct PlainPullStep {
+  Populations<Real> src, dst;
+  DeviceView<const std::uint8_t*> flags;
+  DenseGeometry geom;
+  CollisionParams<Real> params;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
+    if (flags(cell) != flag::fluid) return;
+    Real f[L::Q];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      f[q] = src(q, cell - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+    });
+    Collision::template collide<L>(f, params);
+    static_for<L::Q>([&](auto qc) { dst(decltype(qc)::value, cell) = f[decltype(qc)::value]; });
+  }
+};
+
+template <class L, class Real, class Collision>
+struct PlainPushStep {
+  Populations<Real> src, dst;
+  DeviceView<const std::uint8_t*> flags;
+  DenseGeometry geom;
+  CollisionParams<Real> params;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
+    if (flags(cell) != flag::fluid) return;
+    Real f[L::Q];
+    static_for<L::Q>([&](auto qc) { f[decltype(qc)::value] = src(decltype(qc)::value, cell); });
+    Collision::template collide<L>(f, params);
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      dst(q, cell + geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2))) = f[q];
+    });
+  }
+};
+
+// Populations in which two lattices differ.
+template <class Real>
+long differing_populations(const Populations<Real>& x, const Populations<Real>& y) {
+  const auto u = x.data, v = y.data;
+  long differ = 0;
+  Kokkos::parallel_reduce(
+      "boreas::bench::compare_forms", Kokkos::RangePolicy<ExecSpace>(0, long(u.extent(0))),
+      KOKKOS_LAMBDA(long i, long& n) { n += u(i) != v(i); }, differ);
+  return differ;
 }
 
 // Teams of fixed size (the block size Kokkos's RangePolicy launch would not choose, see
@@ -103,7 +153,8 @@ void sweep_box(const char* label, const DenseGeometry& g, int team_size, TeamMap
 template <class Real>
 std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, int repeats,
                                               const std::vector<std::string>& bounds,
-                                              const std::vector<int>& team_sizes, const std::vector<TeamMap>& maps) {
+                                              const std::vector<int>& team_sizes, const std::vector<TeamMap>& maps,
+                                              const std::vector<StepForm>& forms) {
   for (const std::string& name : bounds)
     for (const int team_size : team_sizes)
       if (const std::string problem = team_size_problem(team_size, name); !problem.empty())
@@ -127,35 +178,58 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
     const CollisionParams<Real> params =
         CollisionParams<Real>::make(config.tau, config.trt_magic, config.force);
     const double cells = double(g.interior_cells());
+    // One step from `src` into `dst` of `form` in the launch shape (Bounds, team_size, map).
+    const auto step = [&](auto bound, StepForm form, int team_size, TeamMap map, const Populations<Real>& src,
+                          const Populations<Real>& dst) {
+      using Bounds = decltype(bound);
+      if (push && form == StepForm::plain)
+        sweep_box<Bounds>("boreas::bench::push_plain", g, team_size, map,
+                          PlainPushStep<L, Real, BGK>{src, dst, flags, g, params});
+      else if (push)
+        sweep_box<Bounds>("boreas::bench::push_bounded", g, team_size, map,
+                          PushStep<L, Real, BGK>{src, dst, flags, g, bc, params});
+      else if (form == StepForm::plain)
+        sweep_box<Bounds>("boreas::bench::pull_plain", g, team_size, map,
+                          PlainPullStep<L, Real, BGK>{src, dst, flags, g, params});
+      else
+        sweep_box<Bounds>("boreas::bench::pull_bounded", g, team_size, map,
+                          PullStep<L, Real, BGK>{PullGather<L, Real>{src, flags, g, bc, params}, dst});
+    };
+    if (std::find(forms.begin(), forms.end(), StepForm::plain) != forms.end()) {
+      const Populations<Real> full("launch_bounds_full", a.layout), plain("launch_bounds_plain", a.layout);
+      Kokkos::deep_copy(full.data, b.data);
+      Kokkos::deep_copy(plain.data, b.data);
+      step(Kokkos::LaunchBounds<>{}, StepForm::full, 0, TeamMap::cells, a, full);
+      step(Kokkos::LaunchBounds<>{}, StepForm::plain, 0, TeamMap::cells, a, plain);
+      if (const long differ = differing_populations(full, plain); differ > 0)
+        throw Error("--launch-step plain: its step differs from the full step in " + std::to_string(differ) +
+                    " populations of this box");
+    }
     std::vector<LaunchTiming> timings;
-    for (const std::string& name : bounds)
-      for (const int team_size : team_sizes)
-        for (const TeamMap map : team_size == 0 ? std::vector<TeamMap>{TeamMap::cells} : maps)
-          with_bounds(name, [&](auto bound) {
-            using Bounds = decltype(bound);
-            long parity = 0;
-            const auto one_step = [&]() {
-              const bool odd = parity++ % 2;
-              const Populations<Real> src = odd ? b : a, dst = odd ? a : b;
-              if (push)
-                sweep_box<Bounds>("boreas::bench::push_bounded", g, team_size, map,
-                                  PushStep<L, Real, BGK>{src, dst, flags, g, bc, params});
-              else
-                sweep_box<Bounds>("boreas::bench::pull_bounded", g, team_size, map,
-                                  PullStep<L, Real, BGK>{PullGather<L, Real>{src, flags, g, bc, params}, dst});
-            };
-            const std::vector<double> all = step_mlups(one_step, cells, steps, repeats);
-            timings.push_back({name, team_size, map, median(all), all});
-          });
+    for (const StepForm form : forms)
+      for (const std::string& name : bounds)
+        for (const int team_size : team_sizes)
+          for (const TeamMap map : team_size == 0 ? std::vector<TeamMap>{TeamMap::cells} : maps)
+            with_bounds(name, [&](auto bound) {
+              long parity = 0;
+              const auto one_step = [&]() {
+                const bool odd = parity++ % 2;
+                step(bound, form, team_size, map, odd ? b : a, odd ? a : b);
+              };
+              const std::vector<double> all = step_mlups(one_step, cells, steps, repeats);
+              timings.push_back({name, team_size, map, form, median(all), all});
+            });
     return timings;
   }
 }
 
 template std::vector<LaunchTiming> launch_bounds_mlups<float>(const Config&, long, int,
                                                              const std::vector<std::string>&,
-                                                             const std::vector<int>&, const std::vector<TeamMap>&);
+                                                             const std::vector<int>&, const std::vector<TeamMap>&,
+                                                             const std::vector<StepForm>&);
 template std::vector<LaunchTiming> launch_bounds_mlups<double>(const Config&, long, int,
                                                               const std::vector<std::string>&,
-                                                              const std::vector<int>&, const std::vector<TeamMap>&);
+                                                              const std::vector<int>&, const std::vector<TeamMap>&,
+                                                             const std::vector<StepForm>&);
 
 }  // namespace boreas::bench

@@ -21,6 +21,12 @@ const std::vector<std::string>& launch_bound_names();
 // 1024; with a bound, no larger than the bound's threads per block. Empty when it is valid, else why.
 std::string team_size_problem(int team_size, const std::string& bound);
 
+// What a work item computes: the full step (every link tested against the flags, the boundary
+// branches of all 19 directions compiled in) or the plain step, the same arithmetic for a cell whose
+// neighbours are all fluid (no flag tests but the cell's own): how much the general code costs a
+// GPU kernel. The bench's periodic box is all fluid, where the two agree bit for bit (checked).
+enum class StepForm { full, plain };
+
 // How a team's threads map to cells: in CellSweep's linear order (only the block size differs from
 // Kokkos's launch) or along one x row per team (no index division per cell either).
 enum class TeamMap { cells, rows };
@@ -29,18 +35,21 @@ struct LaunchTiming {
   std::string bounds;
   int team_size = 0;         // 0: RangePolicy, Kokkos's block size
   TeamMap map = TeamMap::cells;
+  StepForm form = StepForm::full;
   double mlups = 0;          // median of the repeats
   std::vector<double> all;
 };
 
-// `steps` steps of config.kernel (ab_pull or ab_push) with BGK on config's box (D3Q19), per bound
-// in `bounds`, team size in `team_sizes` (0: Kokkos's RangePolicy launch; n: a TeamPolicy of n
-// threads per team) and, for teams, map in `maps`, each timed `repeats` times: kernel launches only, no
-// periodic exchange. Device backends only (launch shapes mean nothing to a host backend): throws
-// Error elsewhere, and for a bound / team size pair team_size_problem refuses.
+// `steps` steps of config.kernel (ab_pull or ab_push) with BGK on config's box (D3Q19), per form
+// in `forms`, bound in `bounds`, team size in `team_sizes` (0: Kokkos's RangePolicy launch; n: a
+// TeamPolicy of n threads per team) and, for teams, map in `maps`, each timed `repeats` times:
+// kernel launches only, no periodic exchange. Device backends only (launch shapes mean nothing to
+// a host backend): throws Error elsewhere, for a bound / team size pair team_size_problem
+// refuses, and where a plain step's first step differs from the full step's in a bit.
 template <class Real>
 std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, int repeats,
                                               const std::vector<std::string>& bounds,
-                                              const std::vector<int>& team_sizes, const std::vector<TeamMap>& maps);
+                                              const std::vector<int>& team_sizes, const std::vector<TeamMap>& maps,
+                                              const std::vector<StepForm>& forms);
 
 }  // namespace boreas::bench

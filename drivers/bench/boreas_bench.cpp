@@ -340,20 +340,23 @@ std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, doubl
   return lines;
 }
 
-// --launch-bounds / --team-size / --team-map: the case's pull or push step (BGK) under each bound
-// and launch shape, one line each, with its speed over Kokkos's default launch where that was measured too.
+// --launch-bounds / --team-size / --team-map / --launch-step: the case's pull or push step (BGK) in
+// each form, bound and launch shape, one line each, with its speed over Kokkos's default launch of
+// the full step where that was measured too.
 std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings,
                                     const std::vector<std::string>& bounds, const std::vector<int>& team_sizes,
-                                    const std::vector<bench::TeamMap>& maps, long steps, int repeats, const Json& env) {
+                                    const std::vector<bench::TeamMap>& maps,
+                                    const std::vector<bench::StepForm>& forms, long steps, int repeats,
+                                    const Json& env) {
   const Config config = periodic_box(c, kernel_settings);
   const std::vector<bench::LaunchTiming> timings =
       c.precision == Precision::Float
-          ? bench::launch_bounds_mlups<float>(config, steps, repeats, bounds, team_sizes, maps)
-          : bench::launch_bounds_mlups<double>(config, steps, repeats, bounds, team_sizes, maps);
+          ? bench::launch_bounds_mlups<float>(config, steps, repeats, bounds, team_sizes, maps, forms)
+          : bench::launch_bounds_mlups<double>(config, steps, repeats, bounds, team_sizes, maps, forms);
   const int real_bytes = c.precision == Precision::Float ? 4 : 8, Q = lattice_q(c.lattice);
   double default_mlups = 0;
   for (const bench::LaunchTiming& t : timings)
-    if (t.bounds == "default" && t.team_size == 0) default_mlups = t.mlups;
+    if (t.bounds == "default" && t.team_size == 0 && t.form == bench::StepForm::full) default_mlups = t.mlups;
   std::vector<Json> lines;
   for (const bench::LaunchTiming& t : timings) {
     Json line = Json::object();
@@ -368,6 +371,7 @@ std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings
     line["bounds"] = t.bounds;
     line["team_size"] = t.team_size;
     line["team_map"] = t.team_size == 0 ? "range" : t.map == bench::TeamMap::rows ? "rows" : "cells";
+    line["step_form"] = t.form == bench::StepForm::plain ? "plain" : "full";
     line["mlups"] = t.mlups;
     line["mlups_all"] = to_array(t.all);
     line["gbs_moved"] = t.mlups * 1e6 * 2 * Q * real_bytes / 1e9;  // a two-lattice step on a GPU
@@ -479,6 +483,14 @@ int main(int argc, char** argv) {
                  "x row, no index division per cell) (list)")
       ->transform(CLI::CheckedTransformer(team_map_names))
       ->needs(team_size_option);
+  std::vector<bench::StepForm> step_forms{bench::StepForm::full};
+  const std::map<std::string, bench::StepForm> step_form_names{{"full", bench::StepForm::full},
+                                                                {"plain", bench::StepForm::plain}};
+  app.add_option("--launch-step", step_forms,
+                 "with --launch-bounds: full (every link tested against the flags) or plain (a cell with "
+                 "only fluid neighbours: no flag tests, no boundary branches; checked equal on the box) (list)")
+      ->transform(CLI::CheckedTransformer(step_form_names))
+      ->needs(bounds_option);
   app.add_option("--porosity", porosities, "dense against sparse storage on porous media of these porosities (list)")
       ->check(CLI::Range(0.05, 0.95));
   SplitArguments args = split_kokkos_arguments(argc, argv);
@@ -559,7 +571,8 @@ int main(int argc, char** argv) {
       if (!launch_bounds.empty()) {
         try {
           for (const Json& line :
-               run_launch_bounds(c, kernel_settings, launch_bounds, team_sizes, team_maps, steps, repeats, env)) {
+               run_launch_bounds(c, kernel_settings, launch_bounds, team_sizes, team_maps, step_forms, steps,
+                                 repeats, env)) {
             std::printf("%s\n", line.dump(-1).c_str());
             std::fflush(stdout);
           }

@@ -75,6 +75,8 @@ def main(argv):
         check("boreas-bench unknown --team-map exits 2", p.returncode == 2, f"exit {p.returncode}")
         p = run([bench, "--launch-bounds", "default", "--team-map", "rows"])
         check("boreas-bench --team-map without --team-size exits 2", p.returncode == 2, f"exit {p.returncode}")
+        p = run([bench, "--launch-step", "plain"])
+        check("boreas-bench --launch-step without --launch-bounds exits 2", p.returncode == 2, f"exit {p.returncode}")
         for teams, why in ((["100"], "multiple of 32"), (["512"], "exceeds bound 256x4")):
             p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
                      "--launch-bounds", "256x4", "--team-size"] + teams)
@@ -82,18 +84,18 @@ def main(argv):
                   p.returncode == 2 and why in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
         p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
                  "--kernel", "ab_push", "--launch-bounds", "default", "256x4", "--team-size", "0", "128",
-                 "--team-map", "cells", "rows"])
+                 "--team-map", "cells", "rows", "--launch-step", "full", "plain"])
         lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
         host = bool(lines) and lines[0]["backend"] in ("OpenMP", "Serial", "Threads")
         if host:
             check("boreas-bench --launch-bounds on a host backend exits 2 and says why",
                   p.returncode == 2 and "device backends only" in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
         else:
-            bounded = [(l["kernel"], l["bounds"], l["team_size"], l["team_map"])
+            bounded = [(l["kernel"], l["step_form"], l["bounds"], l["team_size"], l["team_map"])
                        for l in lines if l["kind"] == "launch_bounds"]
-            expected = [("ab_push", b, t, m) for b in ("default", "256x4")
+            expected = [("ab_push", f, b, t, m) for f in ("full", "plain") for b in ("default", "256x4")
                         for t, m in ((0, "range"), (128, "cells"), (128, "rows"))]
-            check("boreas-bench --launch-bounds times each bound and launch shape",
+            check("boreas-bench --launch-bounds times each step form, bound and launch shape",
                   p.returncode == 0 and bounded == expected
                   and all(l["mlups"] > 0 and "over_default" in l for l in lines[1:]), f"exit {p.returncode}, {bounded}")
 
