@@ -24,7 +24,8 @@ std::string team_size_problem(int team_size, const std::string& bound);
 // What a work item computes: the full step (every link tested against the flags, the boundary
 // branches of all 19 directions compiled in) or the plain step, the same arithmetic for a cell whose
 // neighbours are all fluid (no flag tests but the cell's own): how much the general code costs a
-// GPU kernel. The bench's periodic box is all fluid, where the two agree bit for bit (checked).
+// GPU kernel. The bench's periodic box is all fluid, where the two should agree: one step of each
+// from the same state is compared (LaunchTiming::differs_from_full).
 enum class StepForm { full, plain };
 
 // How a team's threads map to cells: in CellSweep's linear order (only the block size differs from
@@ -38,14 +39,15 @@ struct LaunchTiming {
   StepForm form = StepForm::full;
   double mlups = 0;          // median of the repeats
   std::vector<double> all;
+  long differs_from_full = 0;  // plain form: populations in which its step and the full step's differ
 };
 
 // `steps` steps of config.kernel (ab_pull or ab_push) with BGK on config's box (D3Q19), per form
 // in `forms`, bound in `bounds`, team size in `team_sizes` (0: Kokkos's RangePolicy launch; n: a
 // TeamPolicy of n threads per team) and, for teams, map in `maps`, each timed `repeats` times:
 // kernel launches only, no periodic exchange. Device backends only (launch shapes mean nothing to
-// a host backend): throws Error elsewhere, for a bound / team size pair team_size_problem
-// refuses, and where a plain step's first step differs from the full step's in a bit.
+// a host backend): throws Error elsewhere, and for a bound / team size pair team_size_problem
+// refuses.
 template <class Real>
 std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, int repeats,
                                               const std::vector<std::string>& bounds,

@@ -6,9 +6,9 @@ moves 2 x 19 populations per update (MLUPS = bandwidth / bytes per update) at th
 the binary's own copy kernel and of Kokkos::deep_copy (cudaMemcpy), both measured by the same
 run, and issue 16's FP32 target (18,000 MLUPS on an H100). Prints the table it plots.
 Where the file holds `launch_bounds` lines (run.sh's `bounds` phase), also OUT-shapes.png: per
-step and precision, MLUPS per launch bound and shape (Kokkos's RangePolicy block, teams of 128 /
-256 threads in cell order or a team per row), against the same deep_copy line and issue 16's
-targets; and their table.
+step and precision, MLUPS per step form (full, plain), launch bound and shape (Kokkos's
+RangePolicy block, teams of 128 / 256 threads in cell order or a team per row), against the same
+deep_copy line and issue 16's targets; and their table.
 """
 import json
 import os
@@ -70,15 +70,15 @@ def device_name(r):
 
 def shape_name(r):
     team = "Kokkos block" if r["team_size"] == 0 else f"team {r['team_size']} {r['team_map']}"
-    return f"{r['bounds']}, {team}"
+    return f"{r.get('step_form', 'full')}, {r['bounds']}, {team}"
 
 
 def plot_shapes(shapes, kernel_rows, png):
     cases = list(dict.fromkeys((r["kernel"], r["precision"]) for r in shapes))
     names = list(dict.fromkeys(shape_name(r) for r in shapes))
-    fig, axes = plt.subplots(len(cases), 1, figsize=(11, 2.6 * len(cases)), squeeze=False)
-    print("| step | precision | bounds | team size | team map | MLUPS | x Kokkos's launch | / deep_copy |")
-    print("|---|---|---|---|---|---|---|---|")
+    fig, axes = plt.subplots(len(cases), 1, figsize=(max(11, 0.22 * len(names)), 2.6 * len(cases)), squeeze=False)
+    print("| step | precision | form | bounds | team size | team map | MLUPS | x Kokkos's launch | / deep_copy |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for ax, (kernel, precision) in zip(axes[:, 0], cases):
         deep = [r["deep_copy_gbs"] for r in kernel_rows if r["precision"] == precision]
         bytes_per_update = 2 * 19 * (8 if precision == "double" else 4)
@@ -88,7 +88,8 @@ def plot_shapes(shapes, kernel_rows, png):
             ys.append(hit[0]["mlups"] if hit else 0)
             for r in hit:
                 of_copy = f"{r['gbs_moved'] / deep[0]:.2f}" if deep else "-"
-                print(f"| {kernel} | {precision} | {r['bounds']} | {r['team_size']} | {r['team_map']} | "
+                print(f"| {kernel} | {precision} | {r.get('step_form', 'full')} | {r['bounds']} | {r['team_size']} | "
+                      f"{r['team_map']} | "
                       f"{r['mlups']:.0f} | {r.get('over_default', float('nan')):.2f} | {of_copy} |")
         ax.bar(range(len(names)), ys, color="tab:blue" if precision == "double" else "tab:orange")
         if deep:

@@ -90,11 +90,17 @@ def main(argv):
         if host:
             check("boreas-bench --launch-bounds on a host backend exits 2 and says why",
                   p.returncode == 2 and "device backends only" in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
+        elif "not built for Kepler" in p.stderr:
+            check("boreas-bench --launch-bounds on a Kepler build exits 2", p.returncode == 2, f"exit {p.returncode}")
         else:
             bounded = [(l["kernel"], l["step_form"], l["bounds"], l["team_size"], l["team_map"])
                        for l in lines if l["kind"] == "launch_bounds"]
             expected = [("ab_push", f, b, t, m) for f in ("full", "plain") for b in ("default", "256x4")
                         for t, m in ((0, "range"), (128, "cells"), (128, "rows"))]
+            plain = [l for l in lines if l.get("step_form") == "plain"]
+            check("boreas-bench's plain step gives the full step's populations on its all-fluid box",
+                  bool(plain) and all(l["plain_differs_from_full"] == 0 for l in plain),
+                  f"{[l.get('plain_differs_from_full') for l in plain]}")
             check("boreas-bench --launch-bounds times each step form, bound and launch shape",
                   p.returncode == 0 and bounded == expected
                   and all(l["mlups"] > 0 and "over_default" in l for l in lines[1:]), f"exit {p.returncode}, {bounded}")
