@@ -10,8 +10,8 @@
 #    that reads what another writes in the same launch (a race on a GPU) changes the result. On a
 #    host a dense step's work item is a row of cells (for_each_cell), so a race inside a row stays
 #    hidden; MDRange, team and reduction loops keep their order.
-# It builds Boreas (openmp preset, BUILD_DIR, without ccache, whose direct mode does not tell the
-# changed headers from the installed ones) against copies of the installed Kokkos 3.4's
+# It builds Boreas (openmp preset, BUILD_DIR, without ccache: a first build through it was served
+# objects made without one of the changed headers) against copies of the installed Kokkos 3.4's
 # Kokkos_CopyViews.hpp and OpenMP/Kokkos_OpenMP_Parallel.hpp so changed (made in BUILD_DIR; nothing
 # of Kokkos is kept in the repository), runs the tests without `long` and perf/gpu/deck_hashes.sh
 # on one thread against the ordinary openmp build's hashes.
