@@ -3,7 +3,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <array>
 
 #include "core/Error.hpp"
 #include "core/Timers.hpp"
@@ -140,10 +139,6 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
                                               const std::vector<std::string>& bounds,
                                               const std::vector<int>& team_sizes, const std::vector<TeamMap>& maps,
                                               const std::vector<StepForm>& forms) {
-  for (const std::string& name : bounds)
-    for (const int team_size : team_sizes)
-      if (const std::string problem = team_size_problem(team_size, name); !problem.empty())
-        throw Error("--team-size: " + problem);
   if constexpr (exec_is_host) {
     throw Error("--launch-bounds: device backends only (this boreas-bench runs on a host backend)");
   } else {
@@ -221,6 +216,6 @@ template std::vector<LaunchTiming> launch_bounds_mlups<float>(const Config&, lon
 template std::vector<LaunchTiming> launch_bounds_mlups<double>(const Config&, long, int,
                                                               const std::vector<std::string>&,
                                                               const std::vector<int>&, const std::vector<TeamMap>&,
-                                                             const std::vector<StepForm>&);
+                                                              const std::vector<StepForm>&);
 
 }  // namespace boreas::bench

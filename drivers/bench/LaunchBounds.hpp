@@ -46,8 +46,8 @@ struct LaunchTiming {
 // in `forms`, bound in `bounds`, team size in `team_sizes` (0: Kokkos's RangePolicy launch; n: a
 // TeamPolicy of n threads per team) and, for teams, map in `maps`, each timed `repeats` times:
 // kernel launches only, no periodic exchange. Device backends only (launch shapes mean nothing to
-// a host backend): throws Error elsewhere, and for a bound / team size pair team_size_problem
-// refuses.
+// a host backend): throws Error elsewhere. Callers check each bound / team size pair with
+// team_size_problem first.
 template <class Real>
 std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, int repeats,
                                               const std::vector<std::string>& bounds,

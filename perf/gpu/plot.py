@@ -48,7 +48,7 @@ def main():
                       f"{r['deep_copy_fraction']:.2f} |")
         ax.bar([x + i * width for x in range(len(kernels))], ys, width, color=colour, label=f"{precision}")
         ref = [r for r in rows if r["precision"] == precision][0]
-        two_lattice = 2 * 19 * (8 if precision == "double" else 4)
+        two_lattice = bytes_per_update(precision)
         for gbs, style, what in [(ref["deep_copy_gbs"], "-", "deep_copy"), (ref["stream_copy_gbs"], ":", "copy kernel")]:
             ax.axhline(gbs * 1e3 / two_lattice, color=colour, ls=style, lw=1,
                        label=f"{precision}: {what} {gbs:.0f} GB/s / {two_lattice} B")
@@ -62,6 +62,10 @@ def main():
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print(f"\nwrote {png}")
+
+
+def bytes_per_update(precision):  # a D3Q19 two-lattice step: 19 populations read and written
+    return 2 * 19 * (8 if precision == "double" else 4)
 
 
 def device_name(r):
@@ -81,7 +85,6 @@ def plot_shapes(shapes, kernel_rows, png):
     print("|---|---|---|---|---|---|---|---|---|")
     for ax, (kernel, precision) in zip(axes[:, 0], cases):
         deep = [r["deep_copy_gbs"] for r in kernel_rows if r["precision"] == precision]
-        bytes_per_update = 2 * 19 * (8 if precision == "double" else 4)
         ys = []
         for name in names:
             hit = [r for r in shapes if (r["kernel"], r["precision"]) == (kernel, precision) and shape_name(r) == name]
@@ -93,10 +96,10 @@ def plot_shapes(shapes, kernel_rows, png):
                       f"{r['mlups']:.0f} | {r.get('over_default', float('nan')):.2f} | {of_copy} |")
         ax.bar(range(len(names)), ys, color="tab:blue" if precision == "double" else "tab:orange")
         if deep:
-            ax.axhline(deep[0] * 1e3 / bytes_per_update, color="black", lw=1,
-                       label=f"deep_copy {deep[0]:.0f} GB/s / {bytes_per_update} B")
+            ax.axhline(deep[0] * 1e3 / bytes_per_update(precision), color="black", lw=1,
+                       label=f"deep_copy {deep[0]:.0f} GB/s / {bytes_per_update(precision)} B")
             if precision == "double":  # issue 16: FP64 at 90 % of the copy bandwidth
-                ax.axhline(0.9 * deep[0] * 1e3 / bytes_per_update, color="black", ls="--", lw=0.8,
+                ax.axhline(0.9 * deep[0] * 1e3 / bytes_per_update(precision), color="black", ls="--", lw=0.8,
                            label="issue 16 FP64 target: 90 % of it")
         if precision == "float":
             ax.axhline(18000, color="black", ls="--", lw=0.8, label="issue 16 FP32 target 18,000 (H100)")
