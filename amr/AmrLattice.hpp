@@ -1188,6 +1188,7 @@ class AmrLattice final : public AmrSolver {
   BoundaryValues<Real> bc_;
   InflowGenerator<Real> inflow_;  // a turbulent inlet's field (bc_.turbulence), on level 0 as every inlet
   CollisionKind collision_;
+  Traversal traversal_;  // the leaf step's (rows of leaves on host backends, or a work item per cell)
   mutable Comm comm_;
   ForestPartition partition_;
   std::vector<std::vector<int>> held_;  // per level: slot -> block, in forest order

@@ -29,6 +29,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
       periodic_{domain.periodic(0), domain.periodic(1), domain.periodic(2)},
       inflow_(config),
       collision_(config.collision),
+      traversal_(config.traversal),
       comm_(comm),
       ghosts_pulled_only_(!config.needs_pull_kernel()),
       overlap_(config.parallel.overlap),
@@ -80,6 +81,7 @@ AmrLattice<L, Real>::AmrLattice(const AmrLattice& of, Replica)
       host_flags_(of.host_flags_),
       bc_(of.bc_),
       collision_(of.collision_),
+      traversal_(of.traversal_),
       comm_(MPI_COMM_SELF),
       ghosts_pulled_only_(of.ghosts_pulled_only_),
       step_(of.step_) {
@@ -909,11 +911,15 @@ void AmrLattice<L, Real>::step_leaves(int l, bool keep_moments, const DeviceView
       step.moments = lv.step_moments;
     }
     const long cells = long(which.extent(0)) * shape_.interior();
-    if constexpr (exec_is_host)
-      Kokkos::parallel_for("amr leaf rows", Kokkos::RangePolicy<ExecSpace>(0, cells >> (shape_.log_n + shape_.log_group)),
-                           AmrLeafRows<L, Real, Collision>{step});
-    else
-      Kokkos::parallel_for("amr leaf step", Kokkos::RangePolicy<ExecSpace>(0, cells), step);
+    if constexpr (exec_is_host) {
+      if (traversal_ == Traversal::Auto) {
+        Kokkos::parallel_for("amr leaf rows",
+                             Kokkos::RangePolicy<ExecSpace>(0, cells >> (shape_.log_n + shape_.log_group)),
+                             AmrLeafRows<L, Real, Collision>{step});
+        return;
+      }
+    }
+    Kokkos::parallel_for("amr leaf step", Kokkos::RangePolicy<ExecSpace>(0, cells), step);
   });
 }
 

@@ -121,6 +121,10 @@ enum class InitialCondition { Uniform, TaylorGreen, Channel };
 // How merged<k> sweeps: slabs with prisms per thread (CPUs) or overlapped tiles in team scratch
 // memory (GPUs); auto takes the form of the execution space.
 enum class MergeForm { Auto, Slabs, Tiles };
+// How the ab_pull, ab_push and aa steps and the AMR leaf step visit cells: auto takes rows on host
+// backends (vectorised along x) and a work item per cell on devices; cells takes the devices'
+// form on hosts too (lbm/scheme/Traversal.hpp).
+enum class Traversal { Auto, Cells };
 // Population storage (lbm/field/DenseField.hpp PopulationLayout).
 enum class StorageLayout { SoA, AoSoA };
 // Which cells are stored: every cell of each block with ghost layers (dense), or only the fluid
@@ -252,6 +256,7 @@ struct Config {
   Scheme kernel;  // [simulation] kernel, parsed (core/Scheme.hpp)
   int tile = 16;  // [simulation] tile: prism tile width of swap_prism / merged<k> (rows)
   MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form
+  Traversal traversal = Traversal::Auto;    // [simulation] traversal
   StorageLayout layout = StorageLayout::SoA;  // [simulation] layout
   int bundle = 4;  // [simulation] bundle: directions per AoSoA bundle (more than Q: one bundle)
   StorageKind storage = StorageKind::Dense;  // [simulation] storage

@@ -437,7 +437,7 @@ const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
   static const std::map<std::string, std::vector<std::string>> m{
-      {"simulation", {"name", "steps", "kernel", "tile", "merge_form", "layout", "bundle", "storage"}},
+      {"simulation", {"name", "steps", "kernel", "tile", "merge_form", "traversal", "layout", "bundle", "storage"}},
       {"lattice", {"model", "precision"}},
       {"domain", {"cells"}},
       {"collision", {"model", "magic", "sgs", "smagorinsky_constant", "csm_constant", "cumulant", "cumulant_limiter"}},
@@ -561,6 +561,8 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
   if (!is_auto && !merged && !merged_aa && kind != StreamingKernel::SwapPrism)
     c.not_used(sim, "tile", "only used by swap_prism, merged2/merged3, merged_aa2/merged_aa3 and auto" + kernel_is);
   if (!is_auto && !merged) c.not_used(sim, "merge_form", "only used by merged2/merged3 and auto" + kernel_is);
+  if (kind != StreamingKernel::ABPull && kind != StreamingKernel::ABPush && kind != StreamingKernel::AA)
+    c.not_used(sim, "traversal", "only used by ab_pull, ab_push, aa and the AMR levels" + kernel_is);
   if (!is_auto && cfg.layout != StorageLayout::AoSoA)
     c.not_used(sim, "bundle", "only used with layout = \"aosoa\" (or kernel = \"auto\", which tries it)");
   if (cfg.parallel.ghost_width != 0)
@@ -598,7 +600,7 @@ void check_sparse_storage(Checker& c, const Config& cfg, const Tbl& root, const 
     c.at(k, "simulation.kernel = \"" + scheme_name(cfg.kernel) + "\"" + why +
                 ": the sparse storage steps with \"aa\" (seed 002's choice) or \"ab_pull\" (the reference); "
                 "\"auto\" takes \"aa\"");
-  for (const char* key : {"layout", "bundle", "tile", "merge_form"})
+  for (const char* key : {"layout", "bundle", "tile", "merge_form", "traversal"})
     c.not_used(sim, key, "not used by the sparse storage (one array per direction over its fluid cells, no tiles)");
   if (cfg.parallel.ghost_width != 0) c.not_used(par, "max_ghost_width", "only used with ghost_width = \"auto\"");
   if (const auto* o = par.get("overlap"); o && cfg.parallel.overlap != OverlapKind::None &&
@@ -1089,6 +1091,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   }
   if (auto t = c.integer(sim, "tile", "an integer >= 2", 2)) cfg.tile = int(*t);
   if (auto f = c.choice(sim, "merge_form", {"auto", "slabs", "tiles"})) cfg.merge_form = MergeForm(*f);
+  if (auto t = c.choice(sim, "traversal", {"auto", "cells"})) cfg.traversal = Traversal(*t);
   if (auto l = c.choice(sim, "layout", {"soa", "aosoa"})) cfg.layout = StorageLayout(*l);
   if (auto b = c.integer(sim, "bundle", "an integer >= 1", 1)) cfg.bundle = int(*b);
   if (auto st = c.choice(sim, "storage", {"dense", "sparse"})) cfg.storage = StorageKind(*st);

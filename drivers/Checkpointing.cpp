@@ -113,8 +113,8 @@ void prune_checkpoints(const Config& config, long step) {
 
 Json checkpoint_signature(const Config& config) {
   Json s = config_to_json(config);
-  for (const char* key : {"name", "deck", "kernel", "tile", "merge_form", "layout", "bundle", "storage", "steps",
-                          "output_every", "output_dir", "voxel_file", "obstacles"})
+  for (const char* key : {"name", "deck", "kernel", "tile", "merge_form", "traversal", "layout", "bundle", "storage",
+                          "steps", "output_every", "output_dir", "voxel_file", "obstacles"})
     s.erase(key);
   Json obstacles = Json::array();
   for (const Obstacle& o : config.obstacles) {

@@ -44,6 +44,7 @@ Json config_to_json(const Config& c) {
   j["kernel"] = scheme_name(c.kernel);
   j["tile"] = c.tile;
   j["merge_form"] = merge_form_name(c.merge_form);
+  j["traversal"] = c.traversal == Traversal::Cells ? "cells" : "auto";
   j["layout"] = storage_layout_name(c.layout);
   if (c.layout == StorageLayout::AoSoA) j["bundle"] = c.bundle;
   j["storage"] = c.storage == StorageKind::Sparse ? "sparse" : "dense";

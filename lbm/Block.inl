@@ -76,6 +76,7 @@ Block<L, Real>::Block(const Config& config, const DomainGeometry& domain, const 
   context.physics.bc.turbulence = inflow_.turbulence();
   context.periodic = periodic_ghosts<L>(context.field, domain, self_offsets);
   context.tile = config.tile;
+  context.traversal = config.traversal;
   scheme_ = make_scheme<L, Real>(config, context);
   scheme_->load_canonical(initial_populations<L, Real>(context.field, config));
 }

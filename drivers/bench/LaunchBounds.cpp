@@ -2,7 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <algorithm>
+#include <map>
 
 #include "core/Error.hpp"
 #include "core/Timers.hpp"
@@ -47,29 +47,6 @@ void with_bounds(const std::string& name, Run&& run) {
     throw Error("--launch-bounds: unknown bound '" + name + "'");
 }
 
-// The pull (Push false) or push step of a cell whose neighbours are all fluid (StepForm::plain):
-// the full steps' arithmetic without their flag tests and boundary branches.
-template <class L, class Real, class Collision, bool Push>
-struct PlainStep {
-  Populations<Real> src, dst;
-  DeviceView<const std::uint8_t*> flags;
-  DenseGeometry geom;
-  CollisionParams<Real> params;
-  KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const {
-    if (flags(cell) != flag::fluid) return;
-    Real f[L::Q];
-    static_for<L::Q>([&](auto qc) {
-      constexpr int q = decltype(qc)::value;
-      f[q] = src(q, Push ? cell : cell - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
-    });
-    Collision::template collide<L>(f, params);
-    static_for<L::Q>([&](auto qc) {
-      constexpr int q = decltype(qc)::value;
-      dst(q, Push ? cell + geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)) : cell) = f[q];
-    });
-  }
-};
-
 // Populations in which two lattices differ.
 template <class Real>
 long differing_populations(const Populations<Real>& x, const Populations<Real>& y) {
@@ -103,7 +80,7 @@ struct TeamRowSweep {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int row = team.league_rank();
     const long base = geom.index(0, row % geom.n[1], row / geom.n[1]);
-    for (int x = team.team_rank(); x < geom.n[0]; x += team.team_size()) f(base + x);
+    for (int x = team.team_rank(); x < geom.n[0]; x += team.team_size()) step_cell(f, base + x);
   }
 };
 
@@ -130,6 +107,31 @@ void sweep_box(const char* label, const DenseGeometry& g, int team_size, TeamMap
     launch_teams<Bounds>(label, (cells + team_size - 1) / team_size, team_size,
                          TeamCellSweep<F>{CellSweep<F>{f, g, g.n[0], g.n[1], 0, 0, 0}, cells});
   }
+}
+
+// A step in one of the forms of StepForm: the general path alone (full, what the steps were
+// before their bulk path) or the bulk path alone (plain); the step itself is the split form.
+template <class Step>
+struct GeneralPath {
+  Step step;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const { step(cell); }
+};
+template <class Step>
+struct BulkPath {
+  Step step;
+  KOKKOS_FORCEINLINE_FUNCTION void operator()(long cell) const { step.bulk(cell); }
+};
+
+// labels: the kernel's name per form (full, plain, split), for profilers.
+template <class Bounds, class Step>
+void sweep_form(const char* const (&labels)[3], const DenseGeometry& g, int team_size, TeamMap map, StepForm form,
+                const Step& step) {
+  if (form == StepForm::full)
+    sweep_box<Bounds>(labels[0], g, team_size, map, GeneralPath<Step>{step});
+  else if (form == StepForm::plain)
+    sweep_box<Bounds>(labels[1], g, team_size, map, BulkPath<Step>{step});
+  else
+    sweep_box<Bounds>(labels[2], g, team_size, map, step);
 }
 
 }  // namespace
@@ -167,27 +169,24 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
     const auto step = [&](auto bound, StepForm form, int team_size, TeamMap map, const Populations<Real>& src,
                           const Populations<Real>& dst) {
       using Bounds = decltype(bound);
-      if (push && form == StepForm::plain)
-        sweep_box<Bounds>("boreas::bench::push_plain", g, team_size, map,
-                          PlainStep<L, Real, BGK, true>{src, dst, flags, g, params});
-      else if (push)
-        sweep_box<Bounds>("boreas::bench::push_bounded", g, team_size, map,
-                          PushStep<L, Real, BGK>{src, dst, flags, g, bc, params});
-      else if (form == StepForm::plain)
-        sweep_box<Bounds>("boreas::bench::pull_plain", g, team_size, map,
-                          PlainStep<L, Real, BGK, false>{src, dst, flags, g, params});
+      if (push)
+        sweep_form<Bounds>({"boreas::bench::push_full", "boreas::bench::push_plain", "boreas::bench::push_split"}, g,
+                           team_size, map, form, PushStep<L, Real, BGK>{src, dst, flags, g, bc, params});
       else
-        sweep_box<Bounds>("boreas::bench::pull_bounded", g, team_size, map,
-                          PullStep<L, Real, BGK>{PullGather<L, Real>{src, flags, g, bc, params}, dst});
+        sweep_form<Bounds>({"boreas::bench::pull_full", "boreas::bench::pull_plain", "boreas::bench::pull_split"}, g,
+                           team_size, map, form,
+                           PullStep<L, Real, BGK>{PullGather<L, Real>{src, flags, g, bc, params}, dst});
     };
-    long plain_differs = 0;  // populations in which one plain step differs from one full step
-    if (std::find(forms.begin(), forms.end(), StepForm::plain) != forms.end()) {
-      const Populations<Real> full("launch_bounds_full", a.layout), plain("launch_bounds_plain", a.layout);
+    // Per form other than full: populations in which one step of it differs from one full step.
+    std::map<StepForm, long> differs;
+    for (const StepForm form : forms) {
+      if (form == StepForm::full || differs.count(form)) continue;
+      const Populations<Real> full("launch_bounds_full", a.layout), other("launch_bounds_other", a.layout);
       Kokkos::deep_copy(full.data, b.data);
-      Kokkos::deep_copy(plain.data, b.data);
+      Kokkos::deep_copy(other.data, b.data);
       step(Kokkos::LaunchBounds<>{}, StepForm::full, 0, TeamMap::cells, a, full);
-      step(Kokkos::LaunchBounds<>{}, StepForm::plain, 0, TeamMap::cells, a, plain);
-      plain_differs = differing_populations(full, plain);
+      step(Kokkos::LaunchBounds<>{}, form, 0, TeamMap::cells, a, other);
+      differs[form] = differing_populations(full, other);
     }
     std::vector<LaunchTiming> timings;
     for (const StepForm form : forms)
@@ -202,7 +201,7 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
               };
               const std::vector<double> all = step_mlups(one_step, cells, steps, repeats);
               timings.push_back({name, team_size, map, form, median(all), all,
-                                 form == StepForm::plain ? plain_differs : 0});
+                                 form == StepForm::full ? 0 : differs.at(form)});
             });
     return timings;
 #endif

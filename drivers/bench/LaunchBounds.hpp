@@ -21,12 +21,17 @@ const std::vector<std::string>& launch_bound_names();
 // 1024; with a bound, no larger than the bound's threads per block. Empty when it is valid, else why.
 std::string team_size_problem(int team_size, const std::string& bound);
 
-// What a work item computes: the full step (every link tested against the flags, the boundary
-// branches of all 19 directions compiled in) or the plain step, the same arithmetic for a cell whose
-// neighbours are all fluid (no flag tests but the cell's own): how much the general code costs a
-// GPU kernel. The bench's periodic box is all fluid, where the two should agree: one step of each
-// from the same state is compared (LaunchTiming::differs_from_full).
-enum class StepForm { full, plain };
+// What a work item computes: the full step (the general path: every link tested against the
+// flags, the boundary branches of all 19 directions compiled in), the plain step (the bulk path,
+// the same arithmetic for a cell whose neighbours are all fluid, no flag test at all), or the
+// split step the schemes run (the cell's neighbourhood tested once, then the bulk path where it is
+// all fluid: Traversal.hpp step_cell): what the general code and the test cost a GPU kernel. The
+// bench's periodic box is all fluid, where the three should agree: one step of plain and of split
+// from the same state is compared with one full step (LaunchTiming::differs_from_full).
+enum class StepForm { full, plain, split };
+inline const char* step_form_name(StepForm form) {
+  return form == StepForm::full ? "full" : form == StepForm::plain ? "plain" : "split";
+}
 
 // How a team's threads map to cells: in CellSweep's linear order (only the block size differs from
 // Kokkos's launch) or along one x row per team (no index division per cell either).
@@ -39,7 +44,7 @@ struct LaunchTiming {
   StepForm form = StepForm::full;
   double mlups = 0;          // median of the repeats
   std::vector<double> all;
-  long differs_from_full = 0;  // plain form: populations in which its step and the full step's differ
+  long differs_from_full = 0;  // plain, split: populations in which its step and the full step's differ
 };
 
 // `steps` steps of config.kernel (ab_pull or ab_push) with BGK on config's box (D3Q19), per form

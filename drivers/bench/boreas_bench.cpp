@@ -355,14 +355,15 @@ std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings
           : bench::launch_bounds_mlups<double>(config, steps, repeats, bounds, team_sizes, maps, forms);
   const int real_bytes = c.precision == Precision::Float ? 4 : 8, Q = lattice_q(c.lattice);
   double default_mlups = 0;
-  long plain_differs = 0;
+  std::map<bench::StepForm, long> differs;
   for (const bench::LaunchTiming& t : timings) {
     if (t.bounds == "default" && t.team_size == 0 && t.form == bench::StepForm::full) default_mlups = t.mlups;
-    if (t.form == bench::StepForm::plain) plain_differs = t.differs_from_full;
+    if (t.form != bench::StepForm::full) differs[t.form] = t.differs_from_full;
   }
-  if (plain_differs > 0)
-    std::fprintf(stderr, "boreas-bench: warning: the plain step differs from the full step in %ld populations\n",
-                 plain_differs);
+  for (const auto& [form, populations] : differs)
+    if (populations > 0)
+      std::fprintf(stderr, "boreas-bench: warning: the %s step differs from the full step in %ld populations\n",
+                   bench::step_form_name(form), populations);
   std::vector<Json> lines;
   for (const bench::LaunchTiming& t : timings) {
     Json line = Json::object();
@@ -377,9 +378,9 @@ std::vector<Json> run_launch_bounds(const Case& c, const Config& kernel_settings
     line["bounds"] = t.bounds;
     line["team_size"] = t.team_size;
     line["team_map"] = t.team_size == 0 ? "range" : t.map == bench::TeamMap::rows ? "rows" : "cells";
-    line["step_form"] = t.form == bench::StepForm::plain ? "plain" : "full";
-    if (t.form == bench::StepForm::plain)
-      line["plain_differs_from_full"] = t.differs_from_full;  // populations after one step of each
+    line["step_form"] = bench::step_form_name(t.form);
+    if (t.form != bench::StepForm::full)
+      line["differs_from_full"] = t.differs_from_full;  // populations after one step of each
     line["mlups"] = t.mlups;
     line["mlups_all"] = to_array(t.all);
     line["gbs_moved"] = t.mlups * 1e6 * 2 * Q * real_bytes / 1e9;  // a two-lattice step on a GPU
@@ -491,12 +492,14 @@ int main(int argc, char** argv) {
                  "x row, no index division per cell) (list)")
       ->transform(CLI::CheckedTransformer(team_map_names))
       ->needs(team_size_option);
-  std::vector<bench::StepForm> step_forms{bench::StepForm::full};
-  const std::map<std::string, bench::StepForm> step_form_names{{"full", bench::StepForm::full},
-                                                                {"plain", bench::StepForm::plain}};
+  std::vector<bench::StepForm> step_forms{bench::StepForm::split};
+  const std::map<std::string, bench::StepForm> step_form_names{
+      {"full", bench::StepForm::full}, {"plain", bench::StepForm::plain}, {"split", bench::StepForm::split}};
   app.add_option("--launch-step", step_forms,
-                 "with --launch-bounds: full (every link tested against the flags) or plain (a cell with "
-                 "only fluid neighbours: no flag tests, no boundary branches; compared with full on the box) (list)")
+                 "with --launch-bounds: split (the schemes' step: a cell's neighbourhood tested once, all-fluid "
+                 "cells without flag tests; the default), full (every link tested against the flags) or plain "
+                 "(every cell without flag tests or boundary branches); split and plain are compared with full "
+                 "on the box (list)")
       ->transform(CLI::CheckedTransformer(step_form_names))
       ->needs(bounds_option);
   app.add_option("--porosity", porosities, "dense against sparse storage on porous media of these porosities (list)")

@@ -143,9 +143,11 @@ void AAScheme<L, Real>::step_part(const std::array<int, 3>& lo, const std::array
     if (neighbour_step)
       for_each_cell("boreas::lbm::aa_neighbour", c.field.geom, lo, hi,
                     AANeighbourStep<L, Real, C>{f_, flags, c.field.geom, c.physics.bc, c.physics.params, outlet_slot_,
-                                                outlet_post_});
+                                                outlet_post_},
+                    c.traversal);
     else
-      for_each_cell("boreas::lbm::aa_local", c.field.geom, lo, hi, AALocalStep<L, Real, C>{f_, flags, c.field.geom, c.physics.params});
+      for_each_cell("boreas::lbm::aa_local", c.field.geom, lo, hi, AALocalStep<L, Real, C>{f_, flags, c.field.geom, c.physics.params},
+                    c.traversal);
   });
 }
 

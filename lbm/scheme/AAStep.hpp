@@ -78,6 +78,21 @@ struct AANeighbourStep {
     push_streamed<L>(f, flags, geom, cell, v, bc, params);
   }
 
+  // A cell whose neighbours are all fluid (devices, Traversal.hpp step_cell).
+  KOKKOS_FORCEINLINE_FUNCTION bool in_bulk(long cell) const { return is_bulk_cell<L>(flags, geom, cell); }
+  KOKKOS_FORCEINLINE_FUNCTION void bulk(long cell) const {
+    Real v[L::Q];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      v[q] = f(opposite<L>(q), cell - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+    });
+    Collision::template collide<L>(v, params);
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      f(q, neighbour<L>(geom, cell, q)) = v[q];
+    });
+  }
+
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
     BulkRows<L, Real, Collision, in_place_chunk_bytes>::row(
         flags, geom, params, f.layout, first, count, [&](long cell) { (*this)(cell); },

@@ -39,6 +39,19 @@
 
 namespace boreas {
 
+// Whether `cell` and all its neighbours are fluid, so that no boundary rule applies: the per-cell
+// form of BulkRows::bulk_mask, which devices test once per cell (Traversal.hpp step_cell).
+template <class L>
+KOKKOS_FORCEINLINE_FUNCTION bool is_bulk_cell(const DeviceView<const std::uint8_t*>& flags, const DenseGeometry& geom,
+                                              long cell) {
+  std::uint8_t any = 0;  // flag::fluid is 0
+  static_for<L::Q>([&](auto qc) {
+    constexpr int q = decltype(qc)::value;
+    any |= flags(cell - geom.shift(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+  });
+  return any == 0;
+}
+
 // ChunkBytes: most bytes per direction held in the chunk buffer. Two-lattice kernels take 1 KiB
 // (19 KiB for D3Q19 doubles, within L1): their 2Q distinct streams are then read and written in
 // runs of 16 cache lines, which the prefetchers follow (128-byte chunks ran at 0.55x the speed).

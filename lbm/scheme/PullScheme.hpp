@@ -47,7 +47,8 @@ class PullScheme : public StreamingScheme<L, Real> {
     const Populations<Real> dst = f_[cur_ ^ 1];
     dispatch_collision<L>(c.physics.collision, [&](auto collision) {
       using C = decltype(collision);
-      for_each_cell("boreas::lbm::pull", c.field.geom, lo, hi, PullStep<L, Real, C>{gather, dst, velocity_});
+      for_each_cell("boreas::lbm::pull", c.field.geom, lo, hi, PullStep<L, Real, C>{gather, dst, velocity_},
+                    c.traversal);
     });
   }
   const Populations<Real>& parts_target() const override { return f_[cur_ ^ 1]; }

@@ -37,7 +37,8 @@ class PushScheme : public StreamingScheme<L, Real> {
     dispatch_collision<L>(c.physics.collision, [&](auto collision) {
       using C = decltype(collision);
       for_each_cell("boreas::lbm::push", c.field.geom, lo, hi,
-                    PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, c.field.geom, c.physics.bc, c.physics.params});
+                    PushStep<L, Real, C>{f_[cur_], f_[cur_ ^ 1], flags, c.field.geom, c.physics.bc, c.physics.params},
+                    c.traversal);
     });
   }
   const Populations<Real>& parts_target() const override { return f_[cur_ ^ 1]; }

@@ -29,6 +29,21 @@ struct PushStep {
     push_streamed<L>(dst, flags, geom, cell, f, bc, params);
   }
 
+  // A cell whose neighbours are all fluid (devices, Traversal.hpp step_cell): the plain scatter.
+  KOKKOS_FORCEINLINE_FUNCTION bool in_bulk(long cell) const { return is_bulk_cell<L>(flags, geom, cell); }
+  KOKKOS_FORCEINLINE_FUNCTION void bulk(long cell) const {
+    Real f[L::Q];
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      f[q] = src(q, cell);
+    });
+    Collision::template collide<L>(f, params);
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      dst(q, neighbour<L>(geom, cell, q)) = f[q];
+    });
+  }
+
   KOKKOS_INLINE_FUNCTION void row(long first, int count) const {
     BulkRows<L, Real, Collision>::row(
         flags, geom, params, src.layout, first, count, [&](long cell) { (*this)(cell); },

@@ -32,13 +32,14 @@ inline bool merges_in_tiles(MergeForm form) {
 }
 
 // What every scheme of a block reads: its storage, the physics, the periodic ghosts that mirror
-// its own cells (axes it spans whole) and the deck's prism tile.
+// its own cells (axes it spans whole), the deck's prism tile and how the steps visit cells.
 template <class Real>
 struct SchemeContext {
   Field field;
   CellPhysics<Real> physics;
   PeriodicGhosts periodic;
   int tile = 16;
+  Traversal traversal = Traversal::Auto;
 };
 
 template <class L, class Real>

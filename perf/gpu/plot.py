@@ -6,7 +6,7 @@ moves 2 x 19 populations per update (MLUPS = bandwidth / bytes per update) at th
 the binary's own copy kernel and of Kokkos::deep_copy (cudaMemcpy), both measured by the same
 run, and issue 16's FP32 target (18,000 MLUPS on an H100). Prints the table it plots.
 Where the file holds `launch_bounds` lines (run.sh's `bounds` phase), also OUT-shapes.png: per
-step and precision, MLUPS per step form (full, plain), launch bound and shape (Kokkos's
+step and precision, MLUPS per step form (full, plain, split), launch bound and shape (Kokkos's
 RangePolicy block, teams of 128 / 256 threads in cell order or a team per row), against the same
 deep_copy line and issue 16's targets; and their table.
 """

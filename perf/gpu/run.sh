@@ -15,8 +15,10 @@
 #   sweeps   merged3 tiles and AoSoA bundles, D3Q19 FP32 256^3     -> bench.jsonl
 #   bounds   the D3Q19 BGK pull and push steps, FP64/FP32 256^3, under each launch bound
 #            (boreas-bench --launch-bounds: Kokkos's, <= 85, 64, 51, 42 registers) in Kokkos's
-#            blocks and in teams of 128 and 256 threads (--team-size, --team-map), the full step
-#            and the plain one (--launch-step: no flag tests, no boundary branches) -> bench.jsonl
+#            blocks and in teams of 128 and 256 threads (--team-size, --team-map), in three forms
+#            (--launch-step): full (the general path alone), plain (no flag tests, no boundary
+#            branches) and split (the schemes' step: plain where a cell's neighbours are all fluid)
+#                                                                  -> bench.jsonl
 #   cumulant D3Q27 BGK against cumulant at 192^3                   -> bench.jsonl
 #   deck     the default deck (inputs/cavity3d.toml) at 256^3      -> deck_report.json
 #   overlap  2 ranks on the one GPU, every overlap strategy       -> overlap.jsonl
@@ -104,8 +106,8 @@ phase_sweeps() {
     bench --lattice D3Q19 --precision float --size 256 --kernel ab_pull --layout aosoa --bundle 1 2 4 8
 }
 phase_bounds() {
-    log "bounds: D3Q19 BGK pull/push full/plain, FP64/FP32 256^3, bounds default 256x3..256x6, teams 0 128 256"
-    bench --lattice D3Q19 --precision double float --size 256 --kernel ab_pull ab_push --launch-step full plain \
+    log "bounds: D3Q19 BGK pull/push full/plain/split, FP64/FP32 256^3, bounds default 256x3..256x6, teams 0 128 256"
+    bench --lattice D3Q19 --precision double float --size 256 --kernel ab_pull ab_push --launch-step full plain split \
         --launch-bounds default 256x3 256x4 256x5 256x6 --team-size 0 128 256 --team-map cells rows
     log "bounds: $(grep -c '"kind":"launch_bounds"' "$out/bench.jsonl") results"
 }

@@ -84,7 +84,7 @@ def main(argv):
                   p.returncode == 2 and why in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
         p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
                  "--kernel", "ab_push", "--launch-bounds", "default", "256x4", "--team-size", "0", "128",
-                 "--team-map", "cells", "rows", "--launch-step", "full", "plain"])
+                 "--team-map", "cells", "rows", "--launch-step", "full", "plain", "split"])
         lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
         host = bool(lines) and lines[0]["backend"] in ("OpenMP", "Serial", "Threads")
         if host:
@@ -95,12 +95,12 @@ def main(argv):
         else:
             bounded = [(l["kernel"], l["step_form"], l["bounds"], l["team_size"], l["team_map"])
                        for l in lines if l["kind"] == "launch_bounds"]
-            expected = [("ab_push", f, b, t, m) for f in ("full", "plain") for b in ("default", "256x4")
+            expected = [("ab_push", f, b, t, m) for f in ("full", "plain", "split") for b in ("default", "256x4")
                         for t, m in ((0, "range"), (128, "cells"), (128, "rows"))]
-            plain = [l for l in lines if l.get("step_form") == "plain"]
-            check("boreas-bench's plain step gives the full step's populations on its all-fluid box",
-                  bool(plain) and all(l["plain_differs_from_full"] == 0 for l in plain),
-                  f"{[l.get('plain_differs_from_full') for l in plain]}")
+            others = [l for l in lines if l.get("step_form") in ("plain", "split")]
+            check("boreas-bench's plain and split steps give the full step's populations on its all-fluid box",
+                  bool(others) and all(l["differs_from_full"] == 0 for l in others),
+                  f"{[l.get('differs_from_full') for l in others]}")
             check("boreas-bench --launch-bounds times each step form, bound and launch shape",
                   p.returncode == 0 and bounded == expected
                   and all(l["mlups"] > 0 and "over_default" in l for l in lines[1:]), f"exit {p.returncode}, {bounded}")

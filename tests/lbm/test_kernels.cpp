@@ -21,7 +21,7 @@ using namespace boreas;
 
 namespace {
 
-enum class Boundaries { Walls, MovingLid, Periodic, InletOutlet, Obstacles, Cumulant, Smagorinsky, Profiles };
+enum class Boundaries { Walls, MovingLid, Periodic, InletOutlet, Obstacles, Cumulant, Smagorinsky, Profiles, Csm };
 
 const char* name_of(Boundaries b) {
   switch (b) {
@@ -32,6 +32,7 @@ const char* name_of(Boundaries b) {
     case Boundaries::Cumulant: return "cumulant";
     case Boundaries::Smagorinsky: return "smagorinsky";
     case Boundaries::Profiles: return "inlet_profiles";
+    case Boundaries::Csm: return "csm";
     default: return "obstacles";
   }
 }
@@ -132,6 +133,19 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
       }
       break;
     }
+    case Boundaries::Csm: {  // the coherent-structure model (ab_pull only): neighbours' velocities
+      c.sgs = SgsModel::Csm;
+      c.csm_constant = 0.2;
+      c.faces[YMax].type = FaceBC::MovingWall;
+      c.faces[YMax].velocity = {0.05, 0, 0.02};
+      set_axis(0, FaceBC::Periodic);
+      Obstacle sphere;
+      sphere.shape = Obstacle::Shape::Sphere;
+      sphere.center = {4.0, 5.0, lattice == LatticeKind::D2Q9 ? 0.0 : 4.0};
+      sphere.radius = 2.2;
+      c.obstacles = {sphere};
+      break;
+    }
     case Boundaries::Obstacles: {
       c.collision = CollisionKind::TRT;
       set_axis(0, FaceBC::Periodic);
@@ -176,18 +190,26 @@ void expect_same_state(const Block<L, Real>& ref, const Block<L, Real>& var, lon
       << "mass after step " << step;
 }
 
-// `kernel` is a deck kernel name, or merged<k>_tiles for merged<k> in the tile form; the
-// reference is ab_pull in SoA layout, the variant runs in `layout` (AoSoA: bundles of 4).
+// Whether `name` ends in `suffix`; if so, the suffix is taken off.
+bool take_suffix(std::string& name, const std::string& suffix) {
+  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  name.resize(name.size() - suffix.size());
+  return true;
+}
+
+// `kernel` is a deck kernel name, merged<k>_tiles for merged<k> in the tile form, or <kernel>_cells
+// for a kernel in the devices' traversal (a work item per cell, Traversal.hpp); the reference is
+// ab_pull in SoA layout (rows on host backends), the variant runs in `layout` (AoSoA: bundles of 4).
 template <class L, class Real>
-void compare_with_pull(Config c, const std::string& kernel, StorageLayout layout) {
+void compare_with_pull(Config c, std::string kernel, StorageLayout layout) {
   const DomainGeometry domain(c);
   c.kernel = *parse_scheme("ab_pull");
   Block<L, Real> ref = make_block<L, Real>(c, domain);
   c.layout = layout;
   c.bundle = 4;
-  const std::string tiles = "_tiles";
-  const bool tile_form = kernel.size() > tiles.size() && kernel.compare(kernel.size() - tiles.size(), tiles.size(), tiles) == 0;
-  c.kernel = *parse_scheme(tile_form ? kernel.substr(0, kernel.size() - tiles.size()) : kernel);
+  const bool tile_form = take_suffix(kernel, "_tiles");
+  c.traversal = take_suffix(kernel, "_cells") ? Traversal::Cells : Traversal::Auto;
+  c.kernel = *parse_scheme(kernel);
   c.merge_form = tile_form ? MergeForm::Tiles : MergeForm::Auto;
   Block<L, Real> var = make_block<L, Real>(c, domain);
   const std::uint64_t initial = hash_of(ref);
@@ -285,6 +307,29 @@ INSTANTIATE_TEST_SUITE_P(
                                          "merged3_tiles", "merged_aa2", "merged_aa3"),
                        all_lattices, both_precisions, ::testing::Values(Boundaries::Smagorinsky),
                        ::testing::Values(StorageLayout::SoA)),
+    case_name);
+
+// The devices' traversal run on the host: every cell a work item, those whose neighbours are all
+// fluid on the steps' bulk path (Traversal.hpp), the others on the general one.
+INSTANTIATE_TEST_SUITE_P(
+    CellTraversal, KernelEquality,
+    ::testing::Combine(::testing::Values("ab_pull_cells", "ab_push_cells", "aa_cells"), all_lattices, both_precisions,
+                       ::testing::Values(Boundaries::Walls, Boundaries::MovingLid, Boundaries::Periodic,
+                                         Boundaries::InletOutlet, Boundaries::Obstacles, Boundaries::Smagorinsky,
+                                         Boundaries::Profiles),
+                       ::testing::Values(StorageLayout::SoA)),
+    case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    CellTraversalCumulant, KernelEquality,
+    ::testing::Combine(::testing::Values("ab_pull_cells", "ab_push_cells", "aa_cells"), ::testing::Values(LatticeKind::D3Q27),
+                       both_precisions, ::testing::Values(Boundaries::Cumulant), ::testing::Values(StorageLayout::SoA)),
+    case_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    CellTraversalCsm, KernelEquality,
+    ::testing::Combine(::testing::Values("ab_pull_cells"), ::testing::Values(LatticeKind::D2Q9, LatticeKind::D3Q19),
+                       both_precisions, ::testing::Values(Boundaries::Csm), ::testing::Values(StorageLayout::SoA)),
     case_name);
 
 // The D3Q27 Smagorinsky case runs the parametrised cumulant: it must act there (a state other
