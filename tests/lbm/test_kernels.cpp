@@ -326,6 +326,7 @@ INSTANTIATE_TEST_SUITE_P(
                        both_precisions, ::testing::Values(Boundaries::Cumulant), ::testing::Values(StorageLayout::SoA)),
     case_name);
 
+// With CSM every cell takes the general path (PullStep::in_bulk); the per-cell traversal still.
 INSTANTIATE_TEST_SUITE_P(
     CellTraversalCsm, KernelEquality,
     ::testing::Combine(::testing::Values("ab_pull_cells"), ::testing::Values(LatticeKind::D2Q9, LatticeKind::D3Q19),
