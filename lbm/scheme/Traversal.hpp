@@ -100,9 +100,8 @@ void for_each_cell(const char* label, const DenseGeometry& geom, const std::arra
 }
 
 template <class F>
-void for_each_interior_cell(const char* label, const DenseGeometry& geom, const F& f,
-                            Traversal traversal = Traversal::Auto) {
-  for_each_cell(label, geom, {0, 0, 0}, {geom.n[0], geom.n[1], geom.n[2]}, f, traversal);
+void for_each_interior_cell(const char* label, const DenseGeometry& geom, const F& f) {
+  for_each_cell(label, geom, {0, 0, 0}, {geom.n[0], geom.n[1], geom.n[2]}, f);
 }
 
 }  // namespace boreas

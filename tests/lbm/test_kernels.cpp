@@ -48,6 +48,14 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
   c.initial = InitialCondition::TaylorGreen;
   c.taylor_green_u0 = 0.05;
   auto set_axis = [&](int axis, FaceBC bc) { c.faces[2 * axis].type = c.faces[2 * axis + 1].type = bc; };
+  // A sphere of radius 2.2 at (x, y, z), z = 0 in 2D.
+  auto sphere_at = [&](double x, double y, double z) {
+    Obstacle sphere;
+    sphere.shape = Obstacle::Shape::Sphere;
+    sphere.center = {x, y, lattice == LatticeKind::D2Q9 ? 0.0 : z};
+    sphere.radius = 2.2;
+    return sphere;
+  };
   switch (set) {
     case Boundaries::Walls:
       c.collision = CollisionKind::TRT;
@@ -81,11 +89,7 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
       c.faces[YMax].velocity = {0.05, 0, 0.02};
       set_axis(2, FaceBC::Periodic);
       c.force = {2e-5, -1e-5, 3e-5};
-      Obstacle sphere;
-      sphere.shape = Obstacle::Shape::Sphere;
-      sphere.center = {5.0, 4.0, 4.0};
-      sphere.radius = 2.2;
-      c.obstacles = {sphere};
+      c.obstacles = {sphere_at(5.0, 4.0, 4.0)};
       break;
     }
     case Boundaries::Smagorinsky: {  // the subgrid model under each collision: TRT, BGK, cumulant
@@ -104,11 +108,7 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
       c.faces[YMax].velocity = {0.05, 0, 0.02};
       set_axis(0, FaceBC::Periodic);
       c.force = {1e-4, -2e-5, lattice == LatticeKind::D2Q9 ? 0.0 : 3e-5};
-      Obstacle sphere;
-      sphere.shape = Obstacle::Shape::Sphere;
-      sphere.center = {4.0, 5.0, lattice == LatticeKind::D2Q9 ? 0.0 : 4.0};
-      sphere.radius = 2.2;
-      c.obstacles = {sphere};
+      c.obstacles = {sphere_at(4.0, 5.0, 4.0)};
       break;
     }
     case Boundaries::Profiles: {  // every inlet profile, on faces where each varies across its links
@@ -139,25 +139,17 @@ Config make_config(LatticeKind lattice, Precision precision, Boundaries set) {
       c.faces[YMax].type = FaceBC::MovingWall;
       c.faces[YMax].velocity = {0.05, 0, 0.02};
       set_axis(0, FaceBC::Periodic);
-      Obstacle sphere;
-      sphere.shape = Obstacle::Shape::Sphere;
-      sphere.center = {4.0, 5.0, lattice == LatticeKind::D2Q9 ? 0.0 : 4.0};
-      sphere.radius = 2.2;
-      c.obstacles = {sphere};
+      c.obstacles = {sphere_at(4.0, 5.0, 4.0)};
       break;
     }
     case Boundaries::Obstacles: {
       c.collision = CollisionKind::TRT;
       set_axis(0, FaceBC::Periodic);
       c.force = {1e-4, 0, 0};
-      Obstacle sphere;
-      sphere.shape = Obstacle::Shape::Sphere;
-      sphere.center = {4.0, 5.0, lattice == LatticeKind::D2Q9 ? 0.0 : 4.0};
-      sphere.radius = 2.2;
       Obstacle box;
       box.lo = {8, 0, 0};
       box.hi = {9, 3, 3};
-      c.obstacles = {sphere, box};
+      c.obstacles = {sphere_at(4.0, 5.0, 4.0), box};
       break;
     }
   }
