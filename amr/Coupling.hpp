@@ -234,8 +234,7 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
       });
       CollisionParams<Real> p;
       p.omega = Real(1) / tau;
-      for (int d = 0; d < 3; ++d) p.force[d] = r.force[d];
-      p.has_force = r.force[0] != Real(0) || r.force[1] != Real(0) || r.force[2] != Real(0);
+      p.set_force(r.force);
       p.parametrised = r.parametrised;
       p.limiter = r.limiter;
       Cumulant::collide<L>(f, p);

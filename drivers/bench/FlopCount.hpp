@@ -24,6 +24,7 @@ struct CountedReal {
   CountedReal operator-() const { return CountedReal(-v); }
   friend bool operator<(CountedReal a, CountedReal b) { return a.v < b.v; }
   friend bool operator>(CountedReal a, CountedReal b) { return a.v > b.v; }
+  friend bool operator!=(CountedReal a, CountedReal b) { return a.v != b.v; }
   CountedReal& operator+=(CountedReal b) { return *this = *this + b; }
   CountedReal& operator-=(CountedReal b) { return *this = *this - b; }
   CountedReal& operator*=(CountedReal b) { return *this = *this * b; }
