@@ -19,7 +19,7 @@ template <class Real>
 struct CollisionParams {
   Real omega = 1;        // 1 / tau
   Real omega_minus = 1;  // TRT antisymmetric rate, from the magic parameter
-  Real force[3] = {0, 0, 0};
+  Real force[3] = {0, 0, 0};  // set through set_force, which keeps has_force and force_c with it
   bool has_force = false;
   // c . F for each lattice velocity c in {-1, 0, 1}^3 (force_along), summed in dot_c's order, so
   // the same bits: read from the kernel's parameters rather than computed per cell, which nvcc

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 #include <random>
 #include <set>
@@ -154,6 +155,29 @@ TYPED_TEST(LatticeTest, CollisionConservesMassAndAddsForce) {
     check_collision<TypeParam, BGK>(tau);
     check_collision<TypeParam, TRT>(tau);
   }
+}
+
+// The collisions read c_q . F from CollisionParams' table (force_along) instead of summing it per
+// cell (dot_c): the table must hold dot_c's value bit for bit, for every direction, in float and
+// double, after make() and after set_force().
+template <class L, class Real>
+void check_force_table() {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> value(-1e-3, 1e-3);
+  for (int trial = 0; trial < 20; ++trial) {
+    CollisionParams<Real> p = CollisionParams<Real>::make(0.8, 3.0 / 16.0, {value(gen), value(gen), value(gen)});
+    if (trial % 2) p.set_force({Real(value(gen)), Real(value(gen)), Real(0)});
+    static_for<L::Q>([&](auto qc) {
+      constexpr int q = decltype(qc)::value;
+      const Real table = p.template force_along<L, q>(), sum = dot_c<L, q>(p.force);
+      EXPECT_EQ(std::memcmp(&table, &sum, sizeof(Real)), 0) << "q = " << q << ": " << table << " against " << sum;
+    });
+  }
+}
+
+TYPED_TEST(LatticeTest, ForceTableHoldsEachDirectionsSum) {
+  check_force_table<TypeParam, double>();
+  check_force_table<TypeParam, float>();
 }
 
 // Populations of the Chapman-Enskog state with density rho, Guo velocity u, velocity gradient
