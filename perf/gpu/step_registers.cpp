@@ -1,8 +1,9 @@
 // The dense device steps of D3Q19 (ab_pull, ab_push, AA local and neighbour; BGK and TRT; double
 // and float) launched as the schemes launch them (for_each_cell, CellSweep, Kokkos's RangePolicy),
 // alone in one unit: perf/gpu/step_registers.sh compiles it for a CUDA architecture and reads
-// each kernel's registers, frame and instructions in about a minute, where the production units
-// (Block_D3Q19_*.cpp) take 10 minutes each. Not linked into anything; never run.
+// each kernel's registers, frame and instructions in about 2 minutes (2 cores, 2026-12-04), where
+// the production units (Block_D3Q19_{double,float}.cpp) took 3 min 20 s together and hold every
+// other kernel too. Not linked into anything; never run.
 #include <Kokkos_Core.hpp>
 
 #include "lbm/physics/Collision.hpp"
