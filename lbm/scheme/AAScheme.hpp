@@ -195,39 +195,42 @@ MergedAAScheme<L, Real>::MergedAAScheme(const SchemeContext<Real>& context, int 
   drain_ = by_row(drains, "aa_row_drains");
 }
 
-// Like merged<k>'s slab form; each sweep starts with the step kind the layout calls for. A sweep
-// that ends with local steps has filled the ghosts and saved the outlet cells row by row; any
-// other reversed state (a start, a restore, a single step) gets both as a single neighbour step
-// does.
+// Like merged<k>'s slab form, on host backends only (devices and blocks too thin for slabs take
+// single steps); each sweep starts with the step kind the layout calls for. A sweep that ends
+// with local steps has filled the ghosts and saved the outlet cells row by row; any other
+// reversed state (a start, a restore, a single step) gets both as a single neighbour step does.
 template <class L, class Real>
 void MergedAAScheme<L, Real>::sweep(long groups) {
-  const SchemeContext<Real>& c = this->c_;
-  const MergedSchedule s = merged_schedule(c.field.geom, L::D, k_, c.tile);
-  if (!exec_is_host || s.slabs == 0) {
-    for (long i = 0; i < groups * k_; ++i) this->step_from_ghosts();
-    return;
-  }
-  const auto f = this->f_;
-  const DeviceView<const std::uint8_t*> flags = c.field.flags;
-  dispatch_collision<L>(c.physics.collision, [&](auto collision) {
-    using C = decltype(collision);
-    const MergedAARows<L, Real, C> rows{AALocalStep<L, Real, C>{f, flags, c.field.geom, c.physics.params},
-                                        AANeighbourStep<L, Real, C>{f, flags, c.field.geom, c.physics.bc, c.physics.params,
-                                                                    this->outlet_slot_, this->outlet_post_},
-                                        fill_,
-                                        drain_,
-                                        this->outlet_row_start_,
-                                        this->outlet_cells_,
-                                        this->outlet_post_};
-    bool rows_prepared = false;
-    for (long g = 0; g < groups; ++g) {
-      const int first = this->reversed_ ? 1 : 0, last = (first + s.k - 1) & 1;
-      if (first == 1 && !rows_prepared) this->prepare_neighbour_step();
-      merged_sweep(s, rows, first);
-      this->reversed_ = last != 1;
-      rows_prepared = last == 0;
+  if constexpr (exec_is_host) {
+    const SchemeContext<Real>& c = this->c_;
+    const MergedSchedule s = merged_schedule(c.field.geom, L::D, k_, c.tile);
+    if (s.slabs > 0) {
+      const auto f = this->f_;
+      const DeviceView<const std::uint8_t*> flags = c.field.flags;
+      dispatch_collision<L>(c.physics.collision, [&](auto collision) {
+        using C = decltype(collision);
+        const MergedAARows<L, Real, C> rows{AALocalStep<L, Real, C>{f, flags, c.field.geom, c.physics.params},
+                                            AANeighbourStep<L, Real, C>{f, flags, c.field.geom, c.physics.bc,
+                                                                        c.physics.params, this->outlet_slot_,
+                                                                        this->outlet_post_},
+                                            fill_,
+                                            drain_,
+                                            this->outlet_row_start_,
+                                            this->outlet_cells_,
+                                            this->outlet_post_};
+        bool rows_prepared = false;
+        for (long g = 0; g < groups; ++g) {
+          const int first = this->reversed_ ? 1 : 0, last = (first + s.k - 1) & 1;
+          if (first == 1 && !rows_prepared) this->prepare_neighbour_step();
+          merged_sweep(s, rows, first);
+          this->reversed_ = last != 1;
+          rows_prepared = last == 0;
+        }
+      });
+      return;
     }
-  });
+  }
+  for (long i = 0; i < groups * k_; ++i) this->step_from_ghosts();
 }
 
 }  // namespace boreas

@@ -36,27 +36,18 @@ struct MergedAARows {
   DeviceView<const long*> outlet_row_start, outlet_cells;
   DeviceView<Real**> outlet_post;
 
-  // kind 0: local step, 1: neighbour step.
+  // kind 0: local step, 1: neighbour step (host backends: the slab form runs there only).
   KOKKOS_INLINE_FUNCTION void operator()(int kind, int y, int z) const {
     const DenseGeometry& g = local.geom;
     const long first = g.index(0, y, z), r = static_cast<long>(z) * g.n[1] + y;
     if (kind == 0) {
-      run_row(local, first, g.n[0]);
+      local.row(first, g.n[0]);
       for (long i = outlet_row_start(r); i < outlet_row_start(r + 1); ++i)
         for (int q = 0; q < L::Q; ++q) outlet_post(q, i) = local.f(opposite<L>(q), outlet_cells(i));
       copy(fill, r);
     } else {
-      run_row(neighbour, first, g.n[0]);
+      neighbour.row(first, g.n[0]);
       copy(drain, r);
-    }
-  }
-
-  template <class Step>
-  KOKKOS_INLINE_FUNCTION static void run_row(const Step& step, long first, int count) {
-    if constexpr (exec_is_host) {
-      step.row(first, count);
-    } else {
-      for (int x = 0; x < count; ++x) step(first + x);
     }
   }
 

@@ -69,7 +69,8 @@ inline MergedSchedule merged_schedule(const DenseGeometry& g, int dims, int k, i
   return s;
 }
 
-// One pull step of one row from lattice `from` into the other, then the row's ghost refresh.
+// One pull step of one row from lattice `from` into the other, then the row's ghost refresh
+// (host backends: the slab form runs there only).
 template <class L, class Real, class Collision>
 struct MergedRows {
   PullStep<L, Real, Collision> from[2];  // from[p] reads lattice p
@@ -78,12 +79,7 @@ struct MergedRows {
   KOKKOS_INLINE_FUNCTION void operator()(int p, int y, int z) const {
     const PullStep<L, Real, Collision>& step = from[p];
     const DenseGeometry& g = step.gather.geom;
-    const long first = g.index(0, y, z);
-    if constexpr (exec_is_host) {
-      step.row(first, g.n[0]);
-    } else {
-      for (int x = 0; x < g.n[0]; ++x) step(first + x);
-    }
+    step.row(g.index(0, y, z), g.n[0]);
     const long r = static_cast<long>(z) * g.n[1] + y;
     for (long i = ghosts.start(r); i < ghosts.start(r + 1); ++i)
       for (int q = 0; q < L::Q; ++q) step.dst(q, ghosts.ghost(i)) = step.dst(q, ghosts.image(i));

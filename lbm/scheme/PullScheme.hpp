@@ -151,28 +151,31 @@ MergedScheme<L, Real>::MergedScheme(const SchemeContext<Real>& context, int k, M
   row_ghosts_.image = to_device_view("row_ghost_image", images);
 }
 
-// The slab form runs on host backends only (one slab per thread).
+// The slab form runs on host backends only (one slab per thread): devices, and blocks too thin
+// for slabs, take single steps, and device builds compile no slab kernels.
 template <class L, class Real>
 void MergedScheme<L, Real>::sweep_slabs(long groups) {
-  const SchemeContext<Real>& c = this->c_;
-  const MergedSchedule s = merged_schedule(c.field.geom, L::D, k_, c.tile);
-  if (!exec_is_host || s.slabs == 0) {
-    for (long i = 0; i < groups * k_; ++i) this->periodic_step();
-    return;
-  }
-  fill_ghosts<L>(c.periodic, this->f_[this->cur_], c.periodic.pulled);
-  dispatch_collision<L>(c.physics.collision, [&](auto collision) {
-    using C = decltype(collision);
-    const PullStep<L, Real, C> from0{PullGather<L, Real>{this->f_[0], c.field.flags, c.field.geom, c.physics.bc, c.physics.params},
-                                     this->f_[1]};
-    const PullStep<L, Real, C> from1{PullGather<L, Real>{this->f_[1], c.field.flags, c.field.geom, c.physics.bc, c.physics.params},
-                                     this->f_[0]};
-    const MergedRows<L, Real, C> rows{{from0, from1}, row_ghosts_};
-    for (long g = 0; g < groups; ++g) {
-      merged_sweep(s, rows, this->cur_);
-      this->cur_ = (this->cur_ + s.k) & 1;
+  if constexpr (exec_is_host) {
+    const SchemeContext<Real>& c = this->c_;
+    const MergedSchedule s = merged_schedule(c.field.geom, L::D, k_, c.tile);
+    if (s.slabs > 0) {
+      fill_ghosts<L>(c.periodic, this->f_[this->cur_], c.periodic.pulled);
+      dispatch_collision<L>(c.physics.collision, [&](auto collision) {
+        using C = decltype(collision);
+        const PullStep<L, Real, C> from0{
+            PullGather<L, Real>{this->f_[0], c.field.flags, c.field.geom, c.physics.bc, c.physics.params}, this->f_[1]};
+        const PullStep<L, Real, C> from1{
+            PullGather<L, Real>{this->f_[1], c.field.flags, c.field.geom, c.physics.bc, c.physics.params}, this->f_[0]};
+        const MergedRows<L, Real, C> rows{{from0, from1}, row_ghosts_};
+        for (long g = 0; g < groups; ++g) {
+          merged_sweep(s, rows, this->cur_);
+          this->cur_ = (this->cur_ + s.k) & 1;
+        }
+      });
+      return;
     }
-  });
+  }
+  for (long i = 0; i < groups * k_; ++i) this->periodic_step();
 }
 
 template <class L, class Real>
