@@ -167,18 +167,13 @@ MergedAAScheme<L, Real>::MergedAAScheme(const SchemeContext<Real>& context, int 
     long row, from, to;
   };
   std::vector<Copy> fills, drains;
-  // The interior row of the cell `cell` - (0, dy, dz).
-  const auto row_of = [&](long cell, int dy, int dz) {
-    int x, y, z;
-    context.field.map.coords(cell, x, y, z);
-    return static_cast<long>(z - dz) * g.n[1] + (y - dy);
-  };
+  const CellMap& map = context.field.map;
   for (long i = 0; i < p.size(); ++i)
     for (int q = 0; q < L::Q; ++q) {
       if (!(pushed(i) >> q & 1)) continue;
       const long slot_ghost = storage.index(q, ghost(i)), slot_image = storage.index(q, image(i));
-      fills.push_back({row_of(image(i), 0, 0), slot_image, slot_ghost});
-      drains.push_back({row_of(ghost(i), L::c(q, 1), L::c(q, 2)), slot_ghost, slot_image});
+      fills.push_back({interior_row(map, image(i)), slot_image, slot_ghost});
+      drains.push_back({interior_row(map, ghost(i), L::c(q, 1), L::c(q, 2)), slot_ghost, slot_image});
     }
   const auto by_row = [&](std::vector<Copy>& copies, const char* label) {
     std::stable_sort(copies.begin(), copies.end(), [](const Copy& a, const Copy& b) { return a.row < b.row; });

@@ -34,6 +34,14 @@ struct RowGhosts {
   DeviceView<long*> start, ghost, image;
 };
 
+// The interior row r = z n_y + y of the cell `cell` - (0, dy, dz): the row whose step a ghost copy
+// of the slab form follows (RowGhosts here, merged_aa's RowCopies).
+inline long interior_row(const CellMap& map, long cell, int dy = 0, int dz = 0) {
+  int x, y, z;
+  map.coords(cell, x, y, z);
+  return static_cast<long>(z - dz) * map.geom.n[1] + (y - dy);
+}
+
 // The geometry of a merged sweep.
 struct MergedSchedule {
   int k = 2;       // levels per sweep

@@ -133,16 +133,12 @@ MergedScheme<L, Real>::MergedScheme(const SchemeContext<Real>& context, int k, M
   const DenseGeometry& g = context.field.geom;
   const long n = p.size(), ny = g.n[1];
   std::vector<long> start(ny * g.n[2] + 1, 0), ghosts(n), images(n);
-  auto row_of = [&](long cell) {
-    int x, y, z;
-    context.field.map.coords(cell, x, y, z);
-    return z * ny + y;
-  };
-  for (long i = 0; i < n; ++i) ++start[row_of(image(i)) + 1];
+  const CellMap& map = context.field.map;
+  for (long i = 0; i < n; ++i) ++start[interior_row(map, image(i)) + 1];
   for (std::size_t r = 1; r < start.size(); ++r) start[r] += start[r - 1];
   std::vector<long> next(start.begin(), start.end() - 1);
   for (long i = 0; i < n; ++i) {
-    const long at = next[row_of(image(i))]++;
+    const long at = next[interior_row(map, image(i))]++;
     ghosts[at] = ghost(i);
     images[at] = image(i);
   }
