@@ -18,7 +18,7 @@ cmake --build "$build" --target boreas-bench -j2 > /dev/null
 bench="$build/bin/boreas-bench"
 
 mkdir -p "$root/perf/results"
-out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M)-$(hostname)-kernels.jsonl"
+out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M%S)-$(hostname)-kernels.jsonl"
 export OMP_NUM_THREADS="$threads" OMP_PROC_BIND="${OMP_PROC_BIND:-spread}" OMP_PLACES="${OMP_PLACES:-threads}"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 run() {

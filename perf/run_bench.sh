@@ -16,7 +16,7 @@ cmake --build "$build" --target boreas-bench -j2 > /dev/null
 bench="$build/bin/boreas-bench"
 
 mkdir -p "$root/perf/results"
-out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M)-$(hostname).jsonl"
+out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M%S)-$(hostname).jsonl"
 export OMP_NUM_THREADS="$threads" OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
 # The load average goes into every record: the machine may be shared.
 load() { cut -d' ' -f1-3 /proc/loadavg; }

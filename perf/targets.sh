@@ -19,7 +19,7 @@ bench="$build/bin/boreas-bench"
 rounds="${ROUNDS:-3}" size="${SIZE:-256}" steps="${STEPS:-12}" repeats="${REPEATS:-5}"
 kernels="${KERNELS:-ab_pull aa merged3 merged_aa2 merged_aa3}"
 mkdir -p "$root/perf/results"
-out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M)-$(hostname)-targets.jsonl"
+out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M%S)-$(hostname)-targets.jsonl"
 export OMP_NUM_THREADS="${THREADS:-2}" OMP_PROC_BIND="${OMP_PROC_BIND:-spread}" OMP_PLACES="${OMP_PLACES:-threads}"
 for round in $(seq "$rounds"); do
   for kernel in $kernels; do
