@@ -495,10 +495,8 @@ void AmrLattice<L, Real>::build(int lattices) {
         int p[3];
         shape_.coordinates(i, p);
         std::uint8_t& plain = plain_rows[shape_.row_of(k, i)];
-        static_for<L::Q>([&](auto qc) {
-          constexpr int q = decltype(qc)::value;
+        for (int q = 0; q < L::Q; ++q)
           plain = plain && flags[k * S + shape_.cell(p[0] - L::c(q, 0), p[1] - L::c(q, 1), p[2] - L::c(q, 2))] == flag::fluid;
-        });
       }
     lv.plain_rows = to_device_view("amr plain rows", plain_rows);
     {
@@ -1327,7 +1325,7 @@ std::uint64_t AmrLattice<L, Real>::fields_hash() const {
         // Levels apart in the top byte: a level's grid has fewer than 2^56 cells.
         const std::uint64_t key = (std::uint64_t(l) << 56) + (z * ny + y) * nx + x;
         const long at = lv.places.of(slot, cell);
-        hash += field_detail::cell_hash<L::Q>(key, [&](int q) { return f(at + q * lv.places.total); });
+        hash += field_detail::cell_hash<L::Q>(key, field_detail::StridedPopulations<Real>{f.data() + at, lv.places.total});
       }
     }
   }

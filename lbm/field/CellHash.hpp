@@ -33,4 +33,13 @@ KOKKOS_INLINE_FUNCTION std::uint64_t cell_hash(std::uint64_t global_index, const
   return h;
 }
 
+// Population q of a cell at first[q * stride]: the load of cell_hash for host loops (a host
+// lambda there draws nvcc's warning that a host-device function calls a host function).
+template <class Real>
+struct StridedPopulations {
+  const Real* first;
+  long stride;
+  KOKKOS_INLINE_FUNCTION Real operator()(int q) const { return first[q * stride]; }
+};
+
 }  // namespace boreas::field_detail
