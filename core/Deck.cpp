@@ -65,10 +65,11 @@ std::size_t edit_distance(const std::string& a0, const std::string& b0) {
   return d[n][m];
 }
 
-// Nearest candidate within edit distance 3, or "" if none.
+// Nearest candidate within edit distance 3 and half the word's length (a short word is not
+// "near" one it shares nothing with: foo is not amr), or "" if none.
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
-  std::size_t best_d = 4;
+  std::size_t best_d = std::min<std::size_t>(3, std::max<std::size_t>(1, word.size() / 2)) + 1;
   for (const auto& c : candidates) {
     const std::size_t d = edit_distance(word, c);
     if (d < best_d) best_d = d, best = c;
@@ -121,6 +122,15 @@ std::string got(const toml::node& n) {
   if (auto f = n.as_floating_point()) return "got " + fmt(f->get());
   if (auto b = n.as_boolean()) return std::string("got boolean ") + (b->get() ? "true" : "false");
   return "got " + type_name(n);
+}
+
+// got() where an integer was asked for: a float says so, whole ones too ("got float 2.0", not "got 2").
+std::string got_for_integer(const toml::node& n) {
+  auto f = n.as_floating_point();
+  if (!f) return got(n);
+  std::string text = fmt(f->get());
+  if (text.find_first_not_of("-0123456789") == std::string::npos) text += ".0";
+  return "got float " + text;
 }
 
 std::string trim(std::string_view s) {
@@ -208,6 +218,7 @@ class Checker {
         std::string full = tb.name.empty() ? key : tb.name + "." + key;
         std::string msg = "unknown table [" + full + "]";
         if (!near.empty()) msg += "; did you mean [" + (tb.name.empty() ? near : tb.name + "." + near) + "]?";
+        else msg += " (expected in [" + tb.name + "]: " + join(allowed) + ")";
         at(&v, &k, msg);
       } else {
         std::string msg = (tb.header.empty() ? "" : "[" + tb.header + "] ") + "unknown key '" + key + "'";
@@ -271,7 +282,7 @@ class Checker {
                                         long long max) {
     auto i = n.as_integer();
     if (!i) {
-      at(&n, key + ": expected " + expected + ", " + got(n));
+      at(&n, key + ": expected " + expected + ", " + got_for_integer(n));
       return std::nullopt;
     }
     if (i->get() < min || i->get() > max) {
@@ -529,7 +540,7 @@ void apply_overrides(toml::table& doc, const std::vector<std::string>& overrides
         created.push_back(path);
       } else if (!child->is_table()) {
         chk.raw(ov, "cannot set '" + keypath + "': '" + path + "' is " +
-                                   (child->is_array() ? "an array" : "a " + type_name(*child)) +
+                                   (child->is_array() ? "an array" : child->is_integer() ? "an integer" : "a " + type_name(*child)) +
                                    ", not a table");
         fail = true;
         break;
@@ -771,7 +782,9 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
     else if (v)
       c.at(n, "amr.leaf_size: expected 4, 8 or 16, " + got(*n));
   }
-  if (auto m = c.integer(amr, "max_level", "an integer from 0 to 8", 0, 8)) cfg.amr.max_level = int(*m);
+  const auto max_level = c.integer(amr, "max_level", "an integer from 0 to 8", 0, 8);
+  if (max_level) cfg.amr.max_level = int(*max_level);
+  const bool max_level_ok = max_level || !amr.get("max_level");  // else its own error says why
   cfg.locations["amr.max_level"] = c.where(amr.get("max_level") ? amr.get("max_level") : amr.t);  // check_amr_memory
   const int dims = cfg.dimensions(), n = cfg.amr.leaf_size;
   if (cells_ok)
@@ -821,11 +834,11 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
     if (!rt.get("level")) {
       c.missing(rt, "level", level_expected);
       good = false;
-    } else if (auto l = c.integer(rt, "level", level_expected, 1, std::max(1, cfg.amr.max_level));
+    } else if (auto l = c.integer(rt, "level", level_expected, 1, max_level_ok ? std::max(1, cfg.amr.max_level) : 8);
                l && *l <= cfg.amr.max_level) {
       r.level = int(*l);
     } else {
-      if (l) c.at(rt.get("level"), name + ".level: expected " + level_expected + ", got " + std::to_string(*l));
+      if (l && max_level_ok) c.at(rt.get("level"), name + ".level: expected " + level_expected + ", got " + std::to_string(*l));
       good = false;
     }
     if (rt.get("near")) {
@@ -854,6 +867,13 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
             c.at(rt.get("hi"), name + ".hi: expected lo <= hi in every component");
             good = false;
             break;
+          }
+        for (int d = 0; d < dims && good && cells_ok; ++d)
+          if (r.hi[d] < -0.5 || r.lo[d] > cfg.cells[d] - 0.5) {  // it would refine nothing
+            c.at(rt.get("lo"), name + ": the box lies outside the domain along " + "xyz"[d] + " (" + fmt(r.lo[d]) +
+                                   " to " + fmt(r.hi[d]) + "; level-0 cell centres lie at 0 to " +
+                                   std::to_string(cfg.cells[d] - 1) + ")");
+            good = false;
           }
       } else {
         good = false;
@@ -946,6 +966,37 @@ bool obstacle_walls(Checker& c, const Tbl& ot, const std::string& name, const Co
   return good;
 }
 
+// Why a box, sphere or cylinder (not inverted) is solid nowhere, or "": DomainGeometry tests cells
+// at their centres, and none of the domain's lies in it on any level up to `level` (centres at
+// (i + 1/2) 2^-level - 1/2 in level-0 cell-centre coordinates on the refined axes).
+std::string holds_no_cell_centre(const Obstacle& ob, const std::array<int, 3>& cells, int dims, int level) {
+  const auto spacing = [&](int d) { return d < dims ? std::ldexp(1.0, -level) : 1.0; };
+  const auto count = [&](int d) { return d < dims ? static_cast<long>(cells[d]) << level : long(cells[d]); };
+  const auto centre = [&](int d, double i) { return (i + 0.5) * spacing(d) - 0.5; };
+  const auto index = [&](int d, double x) { return (x + 0.5) / spacing(d) - 0.5; };  // centre's inverse
+  if (ob.shape == Obstacle::Shape::Box) {
+    for (int d = 0; d < 3; ++d) {
+      const double first = std::max(0.0, std::ceil(index(d, ob.lo[d])));  // the lowest centre >= lo
+      if (first > double(count(d) - 1) || centre(d, first) > ob.hi[d])
+        return std::string("the box holds no cell centre: along ") + "xyz"[d] + " it spans " + fmt(ob.lo[d]) + " to " +
+               fmt(ob.hi[d]) + ", and cell centres lie at " + (d < dims && level > 0 ? "multiples of " + fmt(spacing(d)) +
+               " - 0.5 (the finest level's)" : "integer coordinates") + " from " + fmt(centre(d, 0)) + " to " +
+               fmt(centre(d, double(count(d) - 1)));
+    }
+    return "";
+  }
+  double r2 = 0;  // from the centre to the nearest cell centre, axis by axis
+  for (int d = 0; d < 3; ++d) {
+    if (ob.shape == Obstacle::Shape::Cylinder && d == ob.axis) continue;
+    const double i = std::clamp(std::round(index(d, ob.center[d])), 0.0, double(count(d) - 1));
+    r2 += (centre(d, i) - ob.center[d]) * (centre(d, i) - ob.center[d]);
+  }
+  if (r2 <= ob.radius * ob.radius) return "";
+  return std::string("the ") + (ob.shape == Obstacle::Shape::Sphere ? "sphere" : "cylinder") +
+         " holds no cell centre of the domain: the nearest lies " + fmt6(std::sqrt(r2)) + " cells from its axis or centre, its radius is " +
+         fmt(ob.radius);
+}
+
 // The keys of an [[obstacle]] of shape "stl" or "height_map". The file is read here, so that a
 // malformed one is refused before any work; the solid it bounds must reach into the domain.
 bool surface_obstacle(Checker& c, const Tbl& ot, int dims, const std::string& base_dir, bool cells_ok, Config& cfg,
@@ -1032,7 +1083,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     std::string near = nearest(key, top_tables);
     if (v.is_table() || v.is_array_of_tables()) {
       c.at(&v, &k, "unknown table [" + key + "]" +
-                       (near.empty() ? "" : "; did you mean [" + near + "]?"));
+                       (near.empty() ? " (the tables are " + join(top_tables) + ")" : "; did you mean [" + near + "]?"));
       continue;
     }
     std::string msg = "unknown top-level key '" + key + "'";
@@ -1189,7 +1240,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (auto d = c.number(phy, "density", "a number > 0", positive)) cfg.density = *d;
   std::optional<double> mach_limit = cfg.mach_limit;
   if (phy.get("mach_limit")) {
-    mach_limit = c.number(phy, "mach_limit", "a number > 0", positive);
+    // Above c_s the lattice carries no flow at all; the limit guards well below it.
+    mach_limit = c.number(phy, "mach_limit", "a number in (0, 1]", [](double m) { return m > 0 && m <= 1; });
     if (mach_limit) cfg.mach_limit = *mach_limit;
   }
   if (auto f = c.vec(phy, "force", dims, "force", false, 0)) cfg.force = *f;
@@ -1341,6 +1393,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       c.not_used(ft, "density", "density is only used by pressure_outlet");
     }
     if (fc.type == FaceBC::VelocityInlet) {
+      const double inward = (f % 2 == 0 ? 1 : -1) * fc.velocity[f / 2];  // min faces face +axis
+      if (inward < 0)
+        cfg.warnings.push_back("boundary." + face_names[f] + ".velocity points out of the domain (u_" + "xyz"[f / 2] +
+                               " = " + fmt(fc.velocity[f / 2]) + "): this velocity_inlet lets flow out");
       inlet_profile(c, ft, f, dims, fc);
       inflow_turbulence(c, ft, f, root.get("amr") != nullptr, cfg);
     } else {
@@ -1382,6 +1438,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   }
 
   // [[obstacle]]
+  std::vector<const toml::node*> obstacle_shapes;  // per cfg.obstacles entry, for messages after [amr]
   if (auto on = root.get("obstacle")) {
     if (!on->is_array_of_tables()) {
       c.at(on, "obstacle: expected an array of tables ([[obstacle]]), " + got(*on));
@@ -1467,7 +1524,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
           }
         }
         good = obstacle_walls(c, ot, name, cfg, root.get("amr") != nullptr, ob) && good;
-        if (good) cfg.obstacles.push_back(ob);
+        if (good) {
+          cfg.obstacles.push_back(ob);
+          obstacle_shapes.push_back(ot.get("shape"));
+        }
       }
     }
   }
@@ -1553,6 +1613,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (auto p = c.integer(out, "progress_every", "an integer >= 0 (0 = automatic)", 0))
     cfg.progress_every = long(*p);
   if (auto p = c.integer(out, "probes_every", "an integer >= 1 (steps between probe samples)", 1)) cfg.probes_every = long(*p);
+  if (out.get("probes_every") && cfg.steps > 0 && cfg.probes_every > cfg.steps)
+    cfg.warnings.push_back("output.probes_every = " + std::to_string(cfg.probes_every) + " exceeds simulation.steps = " +
+                           std::to_string(cfg.steps) + ": the probes record no sample");
 
   // [checkpoint]
   const Tbl chk = c.table(root, "checkpoint", "checkpoint");
@@ -1575,9 +1638,12 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (frc.t) {
     cfg.forces.enabled = true;
     cfg.forces.every = 10;
-    if (cfg.obstacles.empty() && !cfg.voxels)
+    if (!root.get("obstacle") && !root.get("geometry"))  // not where those have errors of their own
       c.at(frc.t, "[forces] needs a body to act on: an [[obstacle]] or [geometry] voxel_file");
     if (auto e = c.integer(frc, "every", "an integer >= 1 (steps between samples)", 1)) cfg.forces.every = long(*e);
+    if (cfg.steps > 0 && cfg.forces.every > cfg.steps)
+      cfg.warnings.push_back("forces.every = " + std::to_string(cfg.forces.every) + " exceeds simulation.steps = " +
+                             std::to_string(cfg.steps) + ": no force sample will be taken");
     auto reference = [&](const char* key, std::optional<double> fallback, const std::string& why) {
       if (frc.get(key)) return c.number(frc, key, "a number > 0 (lattice units)", positive).value_or(1.0);
       if (fallback) return *fallback;
@@ -1635,6 +1701,18 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
           for (int d = 0; d < 3; ++d) cell[d] = std::clamp(int(std::lround(p[d])), 0, std::max(0, cfg.cells[d] - 1));
           return cell;
         };
+        // Names are CSV column prefixes: one taken by an earlier probe (or a line's cell) is refused.
+        const std::size_t earlier = cfg.probes.size();
+        const auto name_clash = [&] {
+          for (std::size_t a = earlier; a < cfg.probes.size(); ++a)
+            for (std::size_t b = 0; b < earlier; ++b)
+              if (cfg.probes[a].name == cfg.probes[b].name) {
+                c.at(pt.get("name") ? pt.get("name") : pt.t,
+                     key + ": its column name '" + cfg.probes[a].name + "' is an earlier probe's too (a line probe "
+                           "names its cells <name>_0, <name>_1, ...)");
+                return;
+              }
+        };
         if (pt.get("point")) {
           for (auto k : {"from", "to", "points"})
             c.not_used(pt, k, std::string(k) + " is for line probes (a point probe has point only)");
@@ -1655,6 +1733,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         } else {
           c.missing(pt, "point", "a point [x, y(, z)] in cell coordinates, or from/to/points for a line");
         }
+        name_clash();
       }
     }
   }
@@ -1700,6 +1779,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   c.unknown_keys(val, schema_keys().at("validation"));
   if (auto on = val.get("observables")) {
     const std::string expected = "an array of strings from " + join(known_observables());
+    cfg.locations["validation.observables"] = c.where(on);  // drivers/RunCheck.cpp checks them against the run
     if (!on->is_array()) {
       c.at(on, "validation.observables: expected " + expected + ", " + got(*on));
     } else {
@@ -1764,6 +1844,13 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (root.get("amr")) {
     parse_amr(c, root, cfg, sim, cells_ok);
     check_amr_parallel(c, cfg, par);
+  }
+  for (std::size_t k = 0; k < cfg.obstacles.size() && cells_ok; ++k) {
+    const Obstacle& ob = cfg.obstacles[k];
+    if (ob.invert || ob.shape == Obstacle::Shape::Surface || ob.shape == Obstacle::Shape::HeightMap) continue;
+    if (const std::string why = holds_no_cell_centre(ob, cfg.cells, dims, cfg.amr.enabled ? cfg.amr.max_level : 0);
+        !why.empty())
+      c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: " + why + " (it would be solid nowhere)");
   }
 
   if (cfg.initial == InitialCondition::Channel) initial_channel(c, ini, root, dims, cfg);

@@ -7,6 +7,7 @@
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
 #include "core/MemoryBudget.hpp"
+#include "drivers/Observables.hpp"
 #include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
@@ -23,6 +24,9 @@ std::string memory_hint(const Config& config) {
 }  // namespace
 
 void check_run(const Config& config, int ranks, int ranks_on_node) {
+  for (const std::string& name : config.observables)
+    if (const std::string why = observable_unsuited(config, name); !why.empty())
+      throw_deck_error(config, "validation.observables", why);
   const MemoryNeed need = estimate_memory(config, ranks, exec_is_host);
   const long long available = host_memory_available();
   if (available > 0 && double(need.host_bytes) * ranks_on_node > double(available))

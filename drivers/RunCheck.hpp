@@ -9,8 +9,9 @@
 
 namespace boreas {
 
-// Before Kokkos starts: the decomposition over `ranks` can be made, and the host memory the
-// `ranks_on_node` ranks of this node need (core/MemoryBudget.hpp) is there.
+// Before Kokkos starts: the validation observables apply to the deck, the decomposition over
+// `ranks` can be made, and the host memory the `ranks_on_node` ranks of this node need
+// (core/MemoryBudget.hpp) is there.
 void check_run(const Config& config, int ranks, int ranks_on_node);
 
 // After Kokkos starts, on device backends: the device has the memory one rank needs.

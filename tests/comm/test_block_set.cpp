@@ -22,7 +22,7 @@ namespace {
 
 Config deck(const std::string& faces, const std::vector<std::string>& overrides = {}) {
   const std::string text = "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [12, 10, 9]\n"
-                           "[physics]\ntau = 0.6\n[[obstacle]]\nshape = \"sphere\"\ncenter = [5, 5, 4]\nradius = 2.5\n" +
+                           "[physics]\ntau = 0.6\n[[obstacle]]\nshape = \"sphere\"\ncenter = [5, 5, 2]\nradius = 2.5\n" +
                            faces;
   return parse_deck_string(text, "blocks", ".", overrides);
 }

@@ -857,3 +857,63 @@ TEST(DeckErrors, InletProfiles) {
                                             "profile = \"power_law\"\nreference_height = 1\nexponent = 0.5\n"),
                   "boundary.x_min.velocity (at the top of its profile): lattice speed 0.28284271");
 }
+
+// Input that ran before and measured nothing: a shape that holds no cell centre (solid nowhere;
+// refined cells have their centres between level-0 ones), an AMR region that refines nothing,
+// probes whose CSV columns repeat, a Mach limit past c_s, a float where an integer is asked.
+TEST(DeckErrors, InputThatWouldMeasureNothing) {
+  const std::string p = "[physics]\ntau = 0.6\n";  // head: 8^3 cells, centres at 0..7
+  const std::string thin_box = "[[obstacle]]\nshape = \"box\"\nlo = [3.3, 0, 0]\nhi = [3.4, 7, 7]\n";
+  EXPECT_CONTAINS(error_of(head + p + thin_box),
+                  "deck.toml:12:9: error: obstacle[0]: the box holds no cell centre: along x it spans 3.3 to 3.4, and "
+                  "cell centres lie at integer coordinates from 0 to 7");
+  // Level-1 centres lie at 3.25 and 3.75, level-2 ones at 3.125, 3.375, ...: one is inside.
+  EXPECT_EQ(error_of(head + p + "[amr]\nmax_level = 2\n" + thin_box), "");
+  EXPECT_CONTAINS(error_of(head + p + "[amr]\nmax_level = 1\n" + thin_box), "the box holds no cell centre");
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [12, 4, 4]\nradius = 4.5\n"),
+                  "obstacle[0]: the sphere holds no cell centre of the domain: the nearest lies 5 cells from its");
+  EXPECT_EQ(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [12, 4, 4]\nradius = 5\n"), "");
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"cylinder\"\ncenter = [4, -3, 99]\nradius = 2.5\naxis = \"z\"\n"),
+                  "obstacle[0]: the cylinder holds no cell centre");
+  // Inverted, it is solid everywhere but the cylinder: accepted.
+  EXPECT_EQ(error_of(head + p + "[[obstacle]]\nshape = \"cylinder\"\ncenter = [4, -3, 99]\nradius = 2.5\ninvert = true\n"), "");
+  // An obstacle with an error of its own adds no "[forces] needs a body".
+  EXPECT_EQ(error_count(head + p + thin_box + "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"), 1u);
+
+  EXPECT_CONTAINS(error_of(head + p + "[amr]\n[[amr.region]]\nlo = [0, 9, 0]\nhi = [7, 12, 7]\nlevel = 1\n"),
+                  "amr.region[0]: the box lies outside the domain along y (9 to 12; level-0 cell centres lie at 0 to 7)");
+  EXPECT_EQ(error_of(head + p + "[amr]\n[[amr.region]]\nlo = [0, 7.4, 0]\nhi = [7, 12, 7]\nlevel = 1\n"), "");
+  // max_level out of range says so once, not again at each region's level.
+  EXPECT_EQ(error_count(head + p + "[amr]\nmax_level = 9\n[[amr.region]]\nlo = [0, 0, 0]\nhi = [3, 3, 3]\nlevel = 3\n"), 1u);
+
+  EXPECT_CONTAINS(error_of(head + p + "[[probe]]\nname = \"a\"\npoint = [1, 1, 1]\n[[probe]]\nname = \"a\"\npoint = [2, 2, 2]\n"),
+                  "probe[1]: its column name 'a' is an earlier probe's too");
+  EXPECT_CONTAINS(error_of(head + p + "[[probe]]\nname = \"a_1\"\npoint = [1, 1, 1]\n"
+                                      "[[probe]]\nname = \"a\"\nfrom = [0, 0, 0]\nto = [7, 0, 0]\npoints = 3\n"),
+                  "probe[1]: its column name 'a_1' is an earlier probe's too");
+  EXPECT_EQ(error_of(head + p + "[[probe]]\nname = \"a\"\npoint = [1, 1, 1]\n[[probe]]\nname = \"b\"\npoint = [1, 1, 1]\n"), "");
+
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\nmach_limit = 5\n"),
+                  "physics.mach_limit: expected a number in (0, 1], got 5");
+  EXPECT_CONTAINS(error_of(head, {"simulation.steps=2.0"}), "simulation.steps: expected an integer >= 1, got float 2.0");
+  EXPECT_CONTAINS(error_of(head, {"simulation.steps=1e3"}), "got float 1000.0");
+  EXPECT_CONTAINS(error_of(head, {"simulation.steps=2.5"}), "got float 2.5");
+}
+
+// Accepted with a warning: an inlet whose velocity points out of the domain, samples that a run
+// this short never takes.
+TEST(DeckWarnings, OutwardInletAndSamplingPastTheLastStep) {
+  const std::string p = "[physics]\ntau = 0.6\n";
+  const Config outward = parse(head + p + "[boundary.x_max]\ntype = \"velocity_inlet\"\nvelocity = [0.05, 0, 0]\n"
+                               "[boundary.x_min]\ntype = \"pressure_outlet\"\n");
+  ASSERT_EQ(outward.warnings.size(), 1u);
+  EXPECT_CONTAINS(outward.warnings[0], "boundary.x_max.velocity points out of the domain (u_x = 0.05)");
+  EXPECT_TRUE(parse(head + p + "[boundary.x_max]\ntype = \"velocity_inlet\"\nvelocity = [-0.05, 0, 0]\n"
+                    "[boundary.x_min]\ntype = \"pressure_outlet\"\n").warnings.empty());
+  const Config rare = parse(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 1\n"
+                            "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\nevery = 11\n"
+                            "[[probe]]\npoint = [1, 1, 1]\n[output]\nprobes_every = 20\n");
+  ASSERT_EQ(rare.warnings.size(), 2u);
+  EXPECT_CONTAINS(rare.warnings[0] + rare.warnings[1], "forces.every = 11 exceeds simulation.steps = 10");
+  EXPECT_CONTAINS(rare.warnings[0] + rare.warnings[1], "output.probes_every = 20 exceeds simulation.steps = 10");
+}

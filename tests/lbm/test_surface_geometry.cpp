@@ -433,7 +433,7 @@ void SurfaceGeometry::height_map_case(const Vertex& offset) {
   for (int r = 0; r < nrows; ++r)
     for (int i = 0; i < ncols; ++i) {
       const double h = heights[r][i];
-      if (h == -9999) continue;
+      if (h == -9999 || h == 0) continue;  // no building: a box of no cell (refused by the deck check)
       const int j = nrows - 1 - r;  // from the south
       boxes += box_obstacle({offset[0] + scale * i * cell, offset[1] + scale * j * cell, -100},
                             {offset[0] + scale * (i + 1) * cell, offset[1] + scale * (j + 1) * cell, offset[2] + scale * h});
