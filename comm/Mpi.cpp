@@ -2,6 +2,7 @@
 
 #include "core/ExactSum.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include <cstdlib>
@@ -93,34 +94,53 @@ std::vector<double> Comm::gather(double v) const {
   MPI_Allgather(&v, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, comm_);
   return out;
 }
-std::string Comm::broadcast(std::string text) const {
-  long size = static_cast<long>(text.size());
-  MPI_Bcast(&size, 1, MPI_LONG, 0, comm_);
-  text.resize(size);
-  MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, comm_);
+namespace {
+// Rank 0's `bytes` bytes at `data`, on every rank, in messages of at most `max_message` bytes.
+void broadcast_bytes(MPI_Comm comm, char* data, long long bytes, long long max_message) {
+  for (long long at = 0; at < bytes; at += max_message)
+    MPI_Bcast(data + at, static_cast<int>(std::min(max_message, bytes - at)), MPI_BYTE, 0, comm);
+}
+}  // namespace
+
+std::string Comm::broadcast(std::string text, long long max_message) const {
+  long long size = static_cast<long long>(text.size());
+  MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, comm_);
+  text.resize(static_cast<std::size_t>(size));
+  broadcast_bytes(comm_, text.data(), size, max_message);
   return text;
 }
-std::vector<unsigned char> Comm::broadcast(std::vector<unsigned char> bytes) const {
-  long size = static_cast<long>(bytes.size());
-  MPI_Bcast(&size, 1, MPI_LONG, 0, comm_);
-  bytes.resize(size);
-  MPI_Bcast(bytes.data(), message_count(size), MPI_BYTE, 0, comm_);  // the same size on every rank
+std::vector<unsigned char> Comm::broadcast(std::vector<unsigned char> bytes, long long max_message) const {
+  long long size = static_cast<long long>(bytes.size());
+  MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, comm_);
+  bytes.resize(static_cast<std::size_t>(size));
+  broadcast_bytes(comm_, reinterpret_cast<char*>(bytes.data()), size, max_message);
   return bytes;
 }
-std::vector<unsigned char> Comm::allgather(const std::vector<unsigned char>& mine) const {
+std::vector<unsigned char> Comm::allgather(const std::vector<unsigned char>& mine, long long max_message) const {
   const long long n = static_cast<long long>(mine.size());
-  std::vector<long long> sizes(size_);
+  std::vector<long long> sizes(size_), starts(size_ + 1, 0);
   MPI_Allgather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_);
-  long long total = 0;
-  for (long long v : sizes) total += v;
-  message_count(total);  // every rank sees the same sizes: all refuse together
-  std::vector<int> counts(size_), offsets(size_ + 1, 0);
+  long long largest = 0;
   for (int r = 0; r < size_; ++r) {
-    counts[r] = static_cast<int>(sizes[r]);
-    offsets[r + 1] = offsets[r] + counts[r];
+    starts[r + 1] = starts[r] + sizes[r];
+    largest = std::max(largest, sizes[r]);
   }
-  std::vector<unsigned char> out(offsets[size_]);
-  MPI_Allgatherv(mine.data(), n, MPI_BYTE, out.data(), counts.data(), offsets.data(), MPI_BYTE, comm_);
+  std::vector<unsigned char> out(static_cast<std::size_t>(starts[size_]));
+  // Round k gathers bytes [k chunk, (k + 1) chunk) of each rank's: at most max_message in all.
+  const long long chunk = std::max(1LL, max_message / size_);
+  std::vector<int> counts(size_), offsets(size_ + 1, 0);
+  std::vector<unsigned char> round;
+  for (long long at = 0; at < largest; at += chunk) {
+    for (int r = 0; r < size_; ++r) {
+      counts[r] = static_cast<int>(std::clamp(sizes[r] - at, 0LL, chunk));
+      offsets[r + 1] = offsets[r] + counts[r];
+    }
+    round.resize(static_cast<std::size_t>(offsets[size_]));
+    MPI_Allgatherv(mine.data() + std::min(at, n), counts[rank_], MPI_BYTE, round.data(), counts.data(),
+                   offsets.data(), MPI_BYTE, comm_);
+    for (int r = 0; r < size_; ++r)
+      std::copy_n(round.data() + offsets[r], counts[r], out.data() + starts[r] + at);
+  }
   return out;
 }
 std::vector<std::vector<int>> Comm::exchange(const std::vector<std::vector<int>>& to_each) const {

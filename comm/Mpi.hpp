@@ -36,10 +36,15 @@ class Comm {
   long long min(long long v) const;
   double max(double v) const;
   std::vector<double> gather(double v) const;  // one value per rank, on every rank
-  std::string broadcast(std::string text) const;  // rank 0's text, on every rank
-  std::vector<unsigned char> broadcast(std::vector<unsigned char> bytes) const;  // rank 0's bytes
-  // Every rank's bytes, concatenated in rank order, on every rank.
-  std::vector<unsigned char> allgather(const std::vector<unsigned char>& mine) const;
+  // Rank 0's text or bytes, on every rank. Past `max_message` bytes (MPI's int counts; tests
+  // set less) the data go in several collective calls, so that any size passes.
+  std::string broadcast(std::string text, long long max_message = max_mpi_count) const;
+  std::vector<unsigned char> broadcast(std::vector<unsigned char> bytes, long long max_message = max_mpi_count) const;
+  // Every rank's bytes, concatenated in rank order, on every rank (in rounds of at most
+  // `max_message` bytes in all).
+  std::vector<unsigned char> allgather(const std::vector<unsigned char>& mine,
+                                       long long max_message = max_mpi_count) const;
+  static constexpr long long max_mpi_count = 2147483647;
   // Lists swapped between all ranks: to_each[r] goes to rank r; returns what each rank sent here.
   std::vector<std::vector<int>> exchange(const std::vector<std::vector<int>>& to_each) const;
   void barrier() const;

@@ -307,6 +307,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     solver = AmrSolver::create(config, domain, std::move(forest), options.comm);
     initial_mass = solver->mass();
   }
+  if (solver->updates_per_step() == 0) throw Error(no_fluid_cell);
   const long first_step = solver->step();
   // Time averages from statistics.start on; a restart continues those of its checkpoint.
   const long leaf_cells = std::lround(std::pow(config.amr.leaf_size, config.dimensions()));
@@ -324,6 +325,9 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     }
   }
   const Sampling* const sampled = sampling ? &*sampling : nullptr;
+  // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
+  prepare_output_directory(options.comm, config.output_dir);
+  if (first_step == 0) warn_about_earlier_report(config, rank == 0);
   AmrSeries series(config.output_dir, config.name, config.dimensions() == 2);
   if (first_step > 0) series.resume(double(first_step));
   Checkpoints checkpoints(config, initial_mass);
@@ -343,6 +347,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (config.forces.enabled) forces.emplace(config, body_names(config), rank == 0, first_step);
   std::optional<CsvSeries> probes;
   if (!config.probes.empty()) probes.emplace(probe_series(config, rank == 0, first_step));
+  if (forces) warn_if_history_missing(forces->series(), first_step, rank == 0);
+  if (probes) warn_if_history_missing(*probes, first_step, rank == 0);
   long long updates = solver->updates_per_step();
   // Level-weighted updates done so far (the grid, and with it the count per step, changes at regrids).
   double updates_done = 0;
@@ -494,8 +500,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (status == "interrupted" && rank == 0)
     std::fprintf(stderr,
                  "boreas: stopped by %s at step %ld; newest checkpoint %s.\n"
-                 "  Continue with: boreas %s --restart latest\n",
-                 signal_name(stopped_by), solver->step(), checkpoints.newest().c_str(), config.deck_path.c_str());
+                 "  Continue with: %s\n",
+                 signal_name(stopped_by), solver->step(), checkpoints.newest().c_str(), continue_command(config, options).c_str());
   // A completed run whose deck checkpoints keeps its end state (raise simulation.steps and
   // --restart latest to run it further).
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
@@ -585,7 +591,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   for (const auto& f : series.files_written()) r["output_files"].push_back(f);
   if (forces) finish_forces(*forces, r, rank == 0, options.progress, config.output_dir);
   if (probes) finish_probes(*probes, config, r, rank == 0);
-  if (rank == 0) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << r.dump(2) << "\n";
+  if (first_step == 0) warn_about_stale_output(config, r, rank == 0);
+  write_report(options.comm, config.output_dir, r);
   return r;
 }
 

@@ -32,9 +32,54 @@ inline SplitArguments split_kokkos_arguments(int argc, char** argv) {
   return out;
 }
 
-// Parses `args` (argv[0] first). Returns -1 when the program should go on, otherwise the exit
-// status: 0 after --help, 2 after a usage error (printed on stderr when `print` is set).
-inline int parse_command_line(CLI::App& app, std::vector<std::string> args, bool print) {
+// What is wrong with a --kokkos-* argument, or "": Kokkos 3.4 ignores names it does not know,
+// ends the program (an uncaught exception) on a value that is not a number, and its OpenMP backend
+// overruns a fixed table past 512 threads.
+inline std::string kokkos_argument_problem(const std::string& arg) {
+  const std::size_t eq = arg.find('=');
+  const std::string name = arg.substr(0, eq), value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+  const bool has_value = eq != std::string::npos;
+  const auto count = [&](long lo, long hi) -> std::string {
+    const std::string expected = "expected " + name + "=N with N an integer in [" + std::to_string(lo) + ", " +
+                                 std::to_string(hi) + "]";
+    if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos)
+      return expected + (has_value ? ", got '" + value + "'" : "");
+    const long n = std::stol(value);
+    return n < lo || n > hi ? expected + ", got " + value : "";
+  };
+  if (name == "--kokkos-threads") return count(1, 512);
+  if (name == "--kokkos-numa") return count(1, 512);
+  if (name == "--kokkos-device-id" || name == "--kokkos-device") return count(0, 1 << 16);
+  if (name == "--kokkos-num-devices" || name == "--kokkos-ndevices") {
+    const std::size_t comma = value.find(',');  // N[,SKIP]
+    const std::string first = value.substr(0, comma);
+    const bool digits = !first.empty() && first.size() <= 5 && first.find_first_not_of("0123456789") == std::string::npos &&
+                        (comma == std::string::npos ||
+                         (comma + 1 < value.size() && value.size() - comma <= 6 &&
+                          value.find_first_not_of("0123456789", comma + 1) == std::string::npos));
+    return digits && std::stol(first) >= 1 ? "" : "expected " + name + "=N or " + name + "=N,SKIP (integers, N >= 1)";
+  }
+  if (name == "--kokkos-tools-library" || name == "--kokkos-tools-args")
+    return has_value && !value.empty() ? "" : "expected " + name + "=VALUE";
+  if (name == "--kokkos-disable-warnings" || name == "--kokkos-tune-internals" || name == "--kokkos-tools-help" ||
+      name == "--kokkos-help")
+    return has_value ? name + " takes no value" : "";
+  return "unknown Kokkos option " + name +
+         " (Kokkos 3.4 knows --kokkos-threads, --kokkos-numa, --kokkos-device-id, --kokkos-num-devices, "
+         "--kokkos-disable-warnings, --kokkos-tune-internals, --kokkos-tools-library, --kokkos-tools-args, "
+         "--kokkos-tools-help, --kokkos-help)";
+}
+
+// Parses `args` (argv[0] first) and checks `kokkos` (argv[0] first, the --kokkos-* arguments).
+// Returns -1 when the program should go on, otherwise the exit status: 0 after --help, 2 after a
+// usage error (printed on stderr when `print` is set).
+inline int parse_command_line(CLI::App& app, std::vector<std::string> args, const std::vector<std::string>& kokkos,
+                              bool print) {
+  for (std::size_t i = 1; i < kokkos.size(); ++i)
+    if (const std::string problem = kokkos_argument_problem(kokkos[i]); !problem.empty()) {
+      if (print) std::fprintf(stderr, "%s: error: %s\n", app.get_name().c_str(), problem.c_str());
+      return 2;
+    }
   try {
     args.erase(args.begin());
     std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last to first
@@ -52,6 +97,16 @@ inline int parse_command_line(CLI::App& app, std::vector<std::string> args, bool
     return 2;
   }
   return -1;
+}
+
+// `arg` as a POSIX shell reads it back: as it is when plain, otherwise in single quotes.
+inline std::string shell_quoted(const std::string& arg) {
+  if (!arg.empty() &&
+      arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=,+-:@%") == std::string::npos)
+    return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 // argc/argv for Kokkos::ScopeGuard over strings that outlive it.

@@ -91,6 +91,10 @@ std::string forces_summary(const Json& forces) {
   for (const Json& b : forces["bodies"]) {
     const Json& cd = b["drag_coefficient"];
     const Json& cl = b["lift_coefficient"];
+    if (cd["samples"].get<long>() == 0) {
+      out += "boreas: forces on " + b["name"].get<std::string>() + ": no sample taken (forces.every exceeds the steps run)\n";
+      continue;
+    }
     std::snprintf(line, sizeof line, "boreas: forces on %s (last %ld samples): c_D %.5g, c_L %.4g (rms %.4g)",
                   b["name"].get<std::string>().c_str(), cd["samples"].get<long>(), cd["mean"].get<double>(),
                   cl["mean"].get<double>(), cl["rms"].get<double>());
@@ -138,10 +142,11 @@ Json ForceSeries::report() const {
     auto stats_json = [](const CoefficientStats& s) {
       Json o = Json::object();
       o["samples"] = s.samples;
-      o["mean"] = s.mean;
-      o["rms"] = s.rms;
-      o["min"] = s.min;
-      o["max"] = s.max;
+      const auto value = [&](double v) { return s.samples > 0 ? Json(v) : Json(nullptr); };  // no sample: not a zero
+      o["mean"] = value(s.mean);
+      o["rms"] = value(s.rms);
+      o["min"] = value(s.min);
+      o["max"] = value(s.max);
       return o;
     };
     body["drag_coefficient"] = stats_json(second_half_stats(cd));

@@ -49,6 +49,7 @@ class ForceSeries {
   Json report() const;
   // forces.png: c_D and c_L of every body against the step (drivers/RunPlots.hpp).
   void plot(const std::string& path) const;
+  const CsvSeries& series() const { return csv_; }
 
  private:
   ForcesConfig settings_;

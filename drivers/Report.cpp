@@ -5,8 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include "drivers/Simulation.hpp"
+#include "io/BoxFile.hpp"
+#include "io/PvdCollection.hpp"
 
 namespace boreas {
 
@@ -175,6 +181,90 @@ Json make_report(const Config& config, const Simulation& sim, const std::string&
   if (config.units.enabled) r["units"] = units_json(config, wall_seconds, steps_run);
   if (!sim.kernel_choice().is_null()) r["kernel_choice"] = sim.kernel_choice();
   return r;
+}
+
+void prepare_output_directory(MPI_Comm comm, const std::string& directory) {
+  namespace fs = std::filesystem;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string error;
+  if (rank == 0) {
+    const fs::path dir = directory.empty() ? fs::path(".") : fs::path(directory);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir)) {
+      error = dir.string() + ": cannot create the output directory" + (ec ? ": " + ec.message() : std::string());
+    } else {
+      const fs::path probe = dir / (".boreas-write-test-" + std::to_string(::getpid()));
+      const bool written = static_cast<bool>(std::ofstream(probe) << "boreas\n");
+      fs::remove(probe, ec);
+      if (!written) error = dir.string() + ": cannot write in the output directory (permissions? full disk?)";
+    }
+  }
+  agree(comm, error);
+}
+
+void warn_about_earlier_report(const Config& config, bool root) {
+  if (!root) return;
+  const std::filesystem::path dir = config.output_dir.empty() ? "." : config.output_dir;
+  std::ifstream in(dir / "report.json");
+  const Json earlier = in ? Json::parse(in, nullptr, false) : Json();
+  if (const Json* c = member(earlier, "config"); c && c->contains("name") && (*c)["name"] != config.name)
+    std::fprintf(stderr, "boreas: warning: %s holds the report.json of a run of '%s'; this run of '%s' replaces it\n",
+                 dir.string().c_str(), (*c)["name"].is_string() ? (*c)["name"].get<std::string>().c_str() : "?",
+                 config.name.c_str());
+}
+
+namespace {
+// The step of a VTK file of run `name` (<name>_<step>[_<rank>].vti, .pvti or .vthb), or "".
+std::string vtk_file_step(const std::string& file, const std::string& name) {
+  const std::filesystem::path p(file);
+  const std::string ext = p.extension().string(), stem = p.stem().string();
+  if ((ext != ".vti" && ext != ".pvti" && ext != ".vthb") || stem.rfind(name + "_", 0) != 0) return "";
+  const std::string rest = stem.substr(name.size() + 1);
+  const std::string step = rest.substr(0, rest.find('_'));
+  return !step.empty() && step.find_first_not_of("0123456789") == std::string::npos ? step : "";
+}
+}  // namespace
+
+void warn_about_stale_output(const Config& config, const Json& report, bool root) {
+  namespace fs = std::filesystem;
+  if (!root || !report.contains("output_files")) return;
+  std::vector<std::string> written;
+  for (const Json& f : report["output_files"])
+    if (const std::string step = vtk_file_step(f.get<std::string>(), config.name); !step.empty()) written.push_back(step);
+  long stale = 0;
+  std::string example;
+  std::error_code ec;
+  const fs::path dir = config.output_dir.empty() ? "." : config.output_dir;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string(), step = vtk_file_step(name, config.name);
+    std::error_code kind;
+    if (step.empty() || !it->is_regular_file(kind) || std::find(written.begin(), written.end(), step) != written.end())
+      continue;
+    if (example.empty()) example = name;
+    ++stale;
+  }
+  if (stale > 0)
+    std::fprintf(stderr,
+                 "boreas: warning: %s holds %ld VTK files of '%s' at steps this run did not write (%s, ...), an earlier "
+                 "run's; %s.pvd lists only this run's (remove them or choose another --output-dir)\n",
+                 dir.string().c_str(), stale, config.name.c_str(), example.c_str(), config.name.c_str());
+}
+
+void write_report(MPI_Comm comm, const std::string& directory, const Json& report) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string error;
+  if (rank == 0) {
+    const std::string path = (std::filesystem::path(directory) / "report.json").string();
+    try {
+      write_text_atomically(path, report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+    } catch (const std::exception& e) {
+      error = path + ": the run's report is not written: " + e.what();
+    }
+  }
+  agree(comm, error);
 }
 
 std::string summary_text(const Json& r) {

@@ -1,6 +1,8 @@
 #pragma once
 // report.json: what ran (the deck as parsed), how fast, where the time went, and the bitwise
 // fingerprint of the final state.
+#include <mpi.h>
+
 #include <string>
 
 #include "core/Config.hpp"
@@ -23,6 +25,20 @@ Json mass_json(double initial, double final_mass);  // initial, final, relative_
 // per step, dt_real = CFL dx / U with CFL 0.25: below 1 is faster than real time). Null without
 // [units].
 Json units_json(const Config& config, double wall_seconds, long steps_run);
+
+// Creates the run's output directory and writes a file there and removes it, on rank 0, before
+// any step: a run that could not write its results stops at once (Error on every rank).
+void prepare_output_directory(MPI_Comm comm, const std::string& directory);
+// A warning (rank 0, on stderr) where a run from step 0 replaces the report.json of another
+// deck's run in its output directory.
+void warn_about_earlier_report(const Config& config, bool root);
+// A warning (rank 0) where, at the end of a run from step 0, its output directory holds VTK files
+// of its deck's name at steps it did not write (an earlier run's; its .pvd lists only its own):
+// `report` lists what it wrote (output_files).
+void warn_about_stale_output(const Config& config, const Json& report, bool root);
+// report.json in `directory`, replaced whole or not at all (rank 0); Error on every rank when it
+// cannot be written. Text that is not UTF-8 (a deck's path) is written with replacement characters.
+void write_report(MPI_Comm comm, const std::string& directory, const Json& report);
 
 // The end-of-run summary for stderr: status, speed, the timing breakdown and, on several ranks,
 // the per-step terms of the overlap model (slowest rank and mean) and the message counts.

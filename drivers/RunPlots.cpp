@@ -39,6 +39,15 @@ void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int di
   plot_csv(probes, panels, path);
 }
 
+void warn_if_history_missing(const CsvSeries& series, long first_step, bool root) {
+  if (root && series.history_missing())
+    std::fprintf(stderr,
+                 "boreas: warning: %s did not exist when the run restarted at step %ld: it and the statistics in "
+                 "report.json cover only the steps from there (restart into the earlier run's output directory "
+                 "to continue its series)\n",
+                 series.path().c_str(), first_step);
+}
+
 CsvSeries probe_series(const Config& config, bool writer, long first_step) {
   std::vector<std::string> columns;
   for (const Probe& p : config.probes)

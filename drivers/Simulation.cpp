@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <limits>
 #include <map>
 #include <optional>
 #include <numeric>
@@ -34,6 +35,7 @@
 #include "drivers/RunCheck.hpp"
 #include "drivers/RunPlots.hpp"
 #include "drivers/Stepper.hpp"
+#include "io/BoxFile.hpp"
 #include "io/Checkpoint.hpp"
 #include "io/CsvSeries.hpp"
 #include "io/VtkSeries.hpp"
@@ -322,6 +324,10 @@ std::vector<double> probe_values(const Simulation& sim, const std::vector<CellMo
       for (int c = 0; c < 4; ++c) local[4 * which[i] + c] = host(i, c);
   }
   MPI_Allreduce(local.data(), global.data(), int(local.size()), MPI_DOUBLE, MPI_SUM, comm);
+  // A solid cell's moments are zeros (device_moments), a fluid cell's density never is: a probe in
+  // a solid reads NaN, as on AMR grids, not values that look measured.
+  for (std::size_t p = 0; p < probes.size(); ++p)
+    if (global[4 * p] == 0.0) std::fill_n(global.begin() + 4 * p, 4, std::numeric_limits<double>::quiet_NaN());
   return global;
 }
 
@@ -332,8 +338,9 @@ void add_statistics_arrays(CellFields& fields, const RunningStatistics& statisti
 }
 
 // One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
+// Collective: a rank that cannot write its pieces makes every rank throw Error.
 void write_output(std::vector<VtkSeries>& series, const Simulation& sim,
-                  const std::vector<RunningStatistics>& statistics) {
+                  const std::vector<RunningStatistics>& statistics, MPI_Comm comm) {
   const Config& c = sim.config();
   std::vector<HostMacroscopic> m = sim.local_macroscopic();
   std::vector<std::vector<double>> vorticity = sim.local_vorticity_magnitude(m);
@@ -341,7 +348,8 @@ void write_output(std::vector<VtkSeries>& series, const Simulation& sim,
   std::vector<VtkSeries::PieceBox> pieces;
   for (const Box& b : boxes) pieces.push_back({b.lo, {b.extent(0), b.extent(1), b.extent(2)}});
   const std::vector<int> ids = sim.local_blocks();
-  for (std::size_t i = 0; i < ids.size(); ++i) {
+  std::string error;
+  for (std::size_t i = 0; i < ids.size() && error.empty(); ++i) try {
     const Box& box = boxes[ids[i]];
     CellFields fields;
     fields.dims = {box.extent(0), box.extent(1), box.extent(2)};
@@ -352,7 +360,10 @@ void write_output(std::vector<VtkSeries>& series, const Simulation& sim,
     fields.flags = std::move(m[i].flags);
     if (!statistics.empty()) add_statistics_arrays(fields, statistics[i]);
     series[i].write(sim.step(), double(sim.step()), fields, c.cells, pieces);
+  } catch (const std::exception& e) {
+    error = e.what();
   }
+  agree(comm, error);
 }
 
 class Progress {
@@ -440,10 +451,18 @@ bool write_checkpoint(Checkpoints& checkpoints, const Simulation& sim, MPI_Comm 
 
 }  // namespace
 
+const char* const no_fluid_cell =
+    "the domain holds no fluid cell: the obstacles, the voxel file and the walls cover it whole";
+
+std::string continue_command(const Config& config, const RunOptions& options) {
+  return (options.command.empty() ? "boreas " + config.deck_path : options.command) + " --restart latest";
+}
+
 Json run_deck(const Config& config, const RunOptions& options) {
   if (config.amr.enabled) return run_amr_deck(config, options);
   install_stop_signals();
   auto sim = Simulation::create(config, options.comm);
+  if (sim->fluid_cells() == 0) throw Error(no_fluid_cell);
   const Comm comm(options.comm);
   const bool root = sim->rank() == 0;
   Timers& timers = sim->timers();
@@ -471,7 +490,9 @@ Json run_deck(const Config& config, const RunOptions& options) {
   }
   const long first_step = sim->step();
 
-  std::filesystem::create_directories(config.output_dir);
+  // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
+  prepare_output_directory(comm.get(), config.output_dir);
+  if (first_step == 0) warn_about_earlier_report(config, root);
   std::vector<VtkSeries> series;
   for (int id : sim->local_blocks()) {
     series.emplace_back(config.output_dir, config.name, id, int(sim->all_boxes().size()));
@@ -482,6 +503,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (config.forces.enabled) forces.emplace(config, body_names(config), root, first_step);
   std::optional<CsvSeries> probes;
   if (!config.probes.empty()) probes.emplace(probe_series(config, root, first_step));
+  if (forces) warn_if_history_missing(forces->series(), first_step, root);
+  if (probes) warn_if_history_missing(*probes, first_step, root);
   // Time averages per local block, from statistics.start on; a restart continues those of its
   // checkpoint.
   std::vector<RunningStatistics> statistics;
@@ -513,7 +536,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
 
   if (first_step == 0 && config.write_vtk && config.output_every > 0) {
     auto t = timers.scope("output");
-    write_output(series, *sim, statistics);
+    write_output(series, *sim, statistics, comm.get());
   }
   sim->save_state();
   std::string status = "completed";
@@ -564,7 +587,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
     if (at_output) {
       auto t = timers.scope("output");
-      write_output(series, *sim, statistics);
+      write_output(series, *sim, statistics, comm.get());
     }
     if (at_checkpoint) {
       auto t = timers.scope("output");
@@ -611,8 +634,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "interrupted" && root)
     std::fprintf(stderr,
                  "boreas: stopped by %s at step %ld; newest checkpoint %s.\n"
-                 "  Continue with: boreas %s --restart latest\n",
-                 signal_name(stopped_by), sim->step(), checkpoints.newest().c_str(), config.deck_path.c_str());
+                 "  Continue with: %s\n",
+                 signal_name(stopped_by), sim->step(), checkpoints.newest().c_str(), continue_command(config, options).c_str());
   // A completed run whose deck checkpoints keeps its end state, so that raising simulation.steps
   // and --restart latest runs it further.
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
@@ -624,7 +647,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
                             (config.output_every == 0 || sim->step() % config.output_every != 0);
   if (final_needed) {
     auto t = timers.scope("output");
-    write_output(series, *sim, statistics);
+    write_output(series, *sim, statistics, comm.get());
   }
 
   const double wall = elapsed();
@@ -640,7 +663,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
     for (const auto& f : piece.files_written()) report["output_files"].push_back(f);
   if (forces) finish_forces(*forces, report, root, options.progress, config.output_dir);
   if (probes) finish_probes(*probes, config, report, root);
-  if (root) std::ofstream(std::filesystem::path(config.output_dir) / "report.json") << report.dump(2) << "\n";
+  if (first_step == 0) warn_about_stale_output(config, report, root);
+  write_report(comm.get(), config.output_dir, report);
   return report;
 }
 

@@ -72,7 +72,16 @@ struct RunOptions {
   bool progress = true;  // progress lines on stderr
   std::string restart;   // "latest" or a checkpoint's path: continue from it (empty: from step 0)
   MPI_Comm comm = MPI_COMM_WORLD;
+  // How the run was started, without --restart (quoted for a shell): a stopped run prints it
+  // with --restart latest to continue. Empty: "boreas <deck>".
+  std::string command;
 };
+
+// Why a run stops before its first step when no cell is fluid.
+extern const char* const no_fluid_cell;
+
+// The command that continues a run of `config` started by `options` from its newest checkpoint.
+std::string continue_command(const Config& config, const RunOptions& options);
 
 // Runs the deck to the end: progress, VTK output, stability checks and report.json in the
 // output directory, checkpoints as the deck asks and on a stop signal. Returns the report;

@@ -32,7 +32,35 @@ void add_device_mapping(std::vector<std::string>& kokkos_args) {
 #endif
 }
 
-int run(int argc, char** argv, int rank) {
+// After an Error on this rank: whether every rank failed with it (errors that follow from the deck
+// or that agree() shares reach all ranks together) or this rank alone (its file, its node's
+// memory), while the others wait in a collective. An Ibarrier on a communicator of its own, so that
+// it cannot match their collectives, tells within `seconds`.
+bool every_rank_failed(MPI_Comm errors, double seconds) {
+  int size = 1;
+  MPI_Comm_size(errors, &size);
+  if (size == 1) return true;
+  MPI_Request request;
+  MPI_Ibarrier(errors, &request);
+  const double until = MPI_Wtime() + seconds;
+  int done = 0;
+  while (!done && MPI_Wtime() < until) MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  return done != 0;
+}
+
+// An Error's exit: status 2 with rank 0's message where every rank failed; otherwise this rank's
+// message, and an abort that ends the ranks waiting for it.
+int failed(MPI_Comm errors, int rank, const char* message) {
+  if (every_rank_failed(errors, 10.0)) {
+    if (rank == 0) std::fprintf(stderr, "%s\n", message);
+    return 2;
+  }
+  std::fprintf(stderr, "%s (on rank %d only)\n", message, rank);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  return 2;
+}
+
+int run(int argc, char** argv, int rank, MPI_Comm errors) {
   CLI::App app{"Boreas lattice Boltzmann solver: runs an input deck. Kokkos options (--kokkos-threads=N,\n"
                "--kokkos-device-id=N, ...) are passed on to Kokkos.",
                "boreas"};
@@ -48,7 +76,11 @@ int run(int argc, char** argv, int rank) {
                  "continue from a checkpoint: 'latest' (the newest in the deck's checkpoint directory) or its path");
   app.add_flag("-q,--quiet", quiet, "no progress lines");
   boreas::SplitArguments args = boreas::split_kokkos_arguments(argc, argv);
-  if (const int status = boreas::parse_command_line(app, args.app, rank == 0); status >= 0) return status;
+  if (const int status = boreas::parse_command_line(app, args.app, args.kokkos, rank == 0); status >= 0) return status;
+  if (app.count("--output-dir") > 0 && output_dir.empty()) {
+    if (rank == 0) std::fprintf(stderr, "boreas: error: --output-dir: expected a directory, got an empty string\n");
+    return 2;
+  }
 
   boreas::Config config;
   try {
@@ -62,11 +94,9 @@ int run(int argc, char** argv, int rank) {
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     boreas::check_run(config, ranks, boreas::node_ranks());
   } catch (const boreas::DeckError& e) {
-    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+    return failed(errors, rank, e.what());
   } catch (const boreas::Error& e) {
-    if (rank == 0) std::fprintf(stderr, "boreas: error: %s\n", e.what());
-    return 2;
+    return failed(errors, rank, ("boreas: error: " + std::string(e.what())).c_str());
   }
   if (!output_dir.empty()) config.output_dir = output_dir;
 
@@ -77,17 +107,17 @@ int run(int argc, char** argv, int rank) {
     boreas::RunOptions options;
     options.progress = !quiet;
     options.restart = restart;
+    options.command = "boreas " + boreas::shell_quoted(deck);
+    for (const std::string& o : overrides) options.command += " --set " + boreas::shell_quoted(o);
+    if (!output_dir.empty()) options.command += " --output-dir " + boreas::shell_quoted(output_dir);
     const boreas::Json report = boreas::run_deck(config, options);
     if (rank == 0) std::fprintf(stderr, "%s", boreas::summary_text(report).c_str());
     const std::string status = report["status"].get<std::string>();
     return status == "completed" ? 0 : status == "interrupted" ? 4 : 3;
   } catch (const boreas::DeckError& e) {  // the device cannot hold the run (drivers/RunCheck.hpp)
-    if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+    return failed(errors, rank, e.what());
   } catch (const boreas::Error& e) {
-    // Set-up errors (decomposition, kernel) follow from the deck alone: every rank throws them.
-    if (rank == 0) std::fprintf(stderr, "boreas: error: %s\n", e.what());
-    return 2;
+    return failed(errors, rank, ("boreas: error: " + std::string(e.what())).c_str());
   } catch (const std::exception& e) {
     // A failure on one rank cannot be recovered collectively: report it and abort them all.
     std::fprintf(stderr, "boreas: error (rank %d): %s\n", rank, e.what());
@@ -104,7 +134,10 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const int status = run(argc, argv, rank);
+  MPI_Comm errors;
+  MPI_Comm_dup(MPI_COMM_WORLD, &errors);
+  const int status = run(argc, argv, rank, errors);
+  MPI_Comm_free(&errors);
   MPI_Finalize();
   return status;
 }

@@ -1,5 +1,5 @@
 #include "io/AmrSeries.hpp"
-#include "io/VtkCellArrays.hpp"
+#include "io/VtkXml.hpp"
 
 #include <vtkAMRBox.h>
 #include <vtkAMRUtilities.h>
@@ -159,7 +159,7 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
   writer->SetDataModeToAppended();
   writer->EncodeAppendedDataOff();
   writer->SetCompressorTypeToZLib();
-  if (writer->Write() != 1) throw std::runtime_error("AmrSeries: cannot write " + path);
+  write_checked(writer, path);
   files_.push_back(path);
 
   const bool first = pvd_.empty();

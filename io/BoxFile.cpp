@@ -100,9 +100,19 @@ std::string write_boxes(MPI_File file, long long data_offset, const std::array<i
     }
   const unsigned char* data = pieces.size() == 1 ? pieces.front().values.data() : packed.data();
   RowView view(rows);
-  int rc = MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
-  if (rc == MPI_SUCCESS) rc = MPI_File_write_all(file, data, 1, view.memory_type, MPI_STATUS_IGNORE);
-  return rc == MPI_SUCCESS ? std::string() : mpi_error(rc);
+  // Every rank enters the collective write, a rank whose view failed with nothing to write, so
+  // that the others do not wait for it there.
+  const int view_rc = MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
+  MPI_Status status;
+  const int rc = MPI_File_write_all(file, data, view_rc == MPI_SUCCESS ? 1 : 0, view.memory_type, &status);
+  if (view_rc != MPI_SUCCESS) return mpi_error(view_rc);
+  if (rc != MPI_SUCCESS) return mpi_error(rc);
+  // A full disk can end a write early without an error code (Open MPI's OMPIO does): count the bytes.
+  MPI_Count written = 0;
+  MPI_Get_elements_x(&status, MPI_BYTE, &written);
+  if (written != view.bytes)
+    return "wrote " + std::to_string(written) + " of this rank's " + std::to_string(view.bytes) + " bytes";
+  return std::string();
 }
 
 void read_boxes(MPI_Comm comm, const std::string& path, long long data_offset, const std::array<int, 3>& cells,
@@ -121,9 +131,11 @@ void read_boxes(MPI_Comm comm, const std::string& path, long long data_offset, c
     RowView view(rows);
     if (!direct) packed.resize(static_cast<std::size_t>(view.bytes));
     MPI_Status status;
-    rc = MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
-    if (rc == MPI_SUCCESS)
-      rc = MPI_File_read_all(file, direct ? pieces.front().values.data() : packed.data(), 1, view.memory_type, &status);
+    const int view_rc = MPI_File_set_view(file, data_offset, MPI_BYTE, view.file_type, "native", MPI_INFO_NULL);
+    // Collective: a rank whose view failed reads nothing but still takes part.
+    rc = MPI_File_read_all(file, direct ? pieces.front().values.data() : packed.data(), view_rc == MPI_SUCCESS ? 1 : 0,
+                           view.memory_type, &status);
+    if (view_rc != MPI_SUCCESS) rc = view_rc;
     MPI_Count got = 0;
     if (rc == MPI_SUCCESS) MPI_Get_elements_x(&status, MPI_BYTE, &got);
     if (rc != MPI_SUCCESS)

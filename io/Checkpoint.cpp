@@ -23,6 +23,9 @@ constexpr char magic[8] = {'B', 'O', 'R', 'E', 'A', 'S', 'C', 'K'};
 constexpr std::uint64_t fnv_offset = 1469598103934665603ull, fnv_prime = 1099511628211ull;
 constexpr long alignment = 4096;
 constexpr int prefix_bytes = 24;  // magic, header length, header hash
+// The JSON header's largest size, written and read (an AMR forest's refined blocks are listed
+// there, ~16 bytes each); the reader allocates no more than this for a damaged length.
+constexpr std::uint64_t max_header_bytes = std::uint64_t(1) << 30;
 
 void put_u64(char* at, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) at[i] = char((v >> (8 * i)) & 0xff);
@@ -63,6 +66,17 @@ std::uint64_t pieces_hash(const std::vector<BoxBytes>& pieces, const std::array<
   return h;
 }
 
+// agree(), removing `tmp` (a partial file nothing else would remove) first when any rank failed.
+void agree_or_remove(MPI_Comm comm, const std::string& error, const std::string& tmp) {
+  int failed = error.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (any && !tmp.empty()) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+  }
+  agree(comm, error);
+}
+
 void fsync_directory(const fs::path& dir) {
   const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY);
   if (fd < 0) return;
@@ -101,6 +115,10 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const s
 
   const std::string tmp = path + ".tmp";
   std::string error;
+  if (header.size() > max_header_bytes)
+    error = path + ": the checkpoint's header would hold " + std::to_string(header.size()) + " bytes, more than the " +
+            std::to_string(max_header_bytes) + " a restart reads (too many refined blocks)";
+  agree(comm, error);
   if (rank == 0) {
     std::error_code ec;
     const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
@@ -124,24 +142,41 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const s
     put_u64(head.data() + 8, header.size());
     put_u64(head.data() + 16, text_hash(header));
     std::memcpy(head.data() + prefix_bytes, header.data(), header.size());
-    rc = MPI_File_write_at(file, 0, head.data(), int(head.size()), MPI_BYTE, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) error = tmp + ": cannot write the header: " + mpi_error(rc);
+    MPI_Status status;
+    rc = MPI_File_write_at(file, 0, head.data(), int(head.size()), MPI_BYTE, &status);
+    int written = 0;
+    if (rc == MPI_SUCCESS) MPI_Get_count(&status, MPI_BYTE, &written);
+    if (rc != MPI_SUCCESS)
+      error = tmp + ": cannot write the header: " + mpi_error(rc);
+    else if (written != int(head.size()))
+      error = tmp + ": cannot write the header (" + std::to_string(written) + " of " + std::to_string(head.size()) +
+              " bytes written; is the disk full?)";
   }
   if (const std::string e = write_boxes(file, data_offset, cells, cell_bytes, pieces); !e.empty() && error.empty())
     error = tmp + ": cannot write the populations: " + e;
   rc = MPI_File_sync(file);
   if (rc != MPI_SUCCESS && error.empty()) error = tmp + ": cannot flush to disk: " + mpi_error(rc);
-  MPI_File_close(&file);
-  agree(comm, error);
+  rc = MPI_File_close(&file);
+  if (rc != MPI_SUCCESS && error.empty()) error = tmp + ": cannot close: " + mpi_error(rc);
+  // What is on disk decides, not the calls' codes alone: a short file never replaces a good one.
+  std::error_code ec;
+  if (rank == 0 && error.empty()) {
+    const auto size = fs::file_size(tmp, ec);
+    if (ec)
+      error = tmp + ": cannot stat the written checkpoint: " + ec.message();
+    else if (static_cast<long long>(size) != data_offset + data_bytes)
+      error = tmp + ": the written checkpoint has " + std::to_string(size) + " bytes, not " +
+              std::to_string(data_offset + data_bytes) + " (is the disk full?)";
+  }
+  agree_or_remove(comm, error, rank == 0 ? tmp : std::string());
   if (rank == 0) {
-    std::error_code ec;
     fs::rename(tmp, path, ec);
     if (ec)
       error = path + ": cannot rename the written checkpoint into place: " + ec.message();
     else
       fsync_directory(fs::path(path).parent_path());
   }
-  agree(comm, error);
+  agree_or_remove(comm, error, rank == 0 ? tmp : std::string());
 }
 
 Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
@@ -159,7 +194,7 @@ Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
       error = path + ": not a Boreas checkpoint (no BOREASCK signature at its start)";
     } else {
       const std::uint64_t length = get_u64(head + 8);
-      if (length > size - prefix_bytes || length > (1u << 24)) {
+      if (length > size - prefix_bytes || length > max_header_bytes) {
         error = path + ": truncated or corrupt checkpoint (its header claims " + std::to_string(length) +
                 " bytes; the file has " + std::to_string(size) + ")";
       } else {

@@ -16,6 +16,7 @@ CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool wr
   if (first_step > 0) {
     std::ifstream in(path_);
     std::string line;
+    history_missing_ = !in;
     if (in && std::getline(in, line) && line != header)
       throw Error(path_ + ": its columns are not this deck's (header \"" + line + "\"); move it away to restart");
     while (in && std::getline(in, line)) {

@@ -18,6 +18,8 @@ class CsvSeries {
   const std::vector<long>& steps() const { return steps_; }
   const std::vector<std::vector<double>>& rows() const { return rows_; }
   const std::string& path() const { return path_; }
+  // A restart found no file of the earlier run (another output directory): rows start here.
+  bool history_missing() const { return history_missing_; }
 
  private:
   void write_row(std::ofstream& out, long step, const std::vector<double>& values) const;
@@ -25,6 +27,7 @@ class CsvSeries {
   std::string path_;
   std::size_t columns_;
   bool writer_;
+  bool history_missing_ = false;
   std::vector<long> steps_;
   std::vector<std::vector<double>> rows_;
 };

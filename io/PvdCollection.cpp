@@ -48,8 +48,12 @@ void write_text_atomically(const std::string& path, const std::string& text) {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot open " + tmp + " for writing");
     out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("error writing " + tmp);
+    out.close();  // a full disk may show only here
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error("error writing " + tmp + " (full disk?)");
+    }
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);

@@ -1,7 +1,7 @@
 // Plain host C++17 + VTK. Must not include Kokkos or lbm/ headers (compiled by nvcc_wrapper in
 // CUDA builds).
 #include "io/VtkSeries.hpp"
-#include "io/VtkCellArrays.hpp"
+#include "io/VtkXml.hpp"
 #include "io/PvdCollection.hpp"
 
 #include <algorithm>
@@ -81,7 +81,7 @@ void write_vti(const std::string& path, const CellFields& p) {
   writer->EncodeAppendedDataOff();  // raw binary
   writer->SetCompressorTypeToZLib();
   writer->SetHeaderTypeToUInt64();
-  if (writer->Write() != 1) throw std::runtime_error("VtkSeries: vtkXMLImageDataWriter failed to write " + path);
+  write_checked(writer, path);
 }
 
 }  // namespace

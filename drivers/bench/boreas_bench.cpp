@@ -505,7 +505,7 @@ int main(int argc, char** argv) {
   app.add_option("--porosity", porosities, "dense against sparse storage on porous media of these porosities (list)")
       ->check(CLI::Range(0.05, 0.95));
   SplitArguments args = split_kokkos_arguments(argc, argv);
-  if (const int status = parse_command_line(app, args.app, true); status >= 0) return status;
+  if (const int status = parse_command_line(app, args.app, args.kokkos, true); status >= 0) return status;
   for (const std::string& bound : launch_bounds)
     for (const int team_size : team_sizes)
       if (const std::string problem = bench::team_size_problem(team_size, bound); !problem.empty()) {

@@ -13,9 +13,11 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
   refused with exit 2 and the reason, and nothing in the output directory changes.
 - A checkpoint that cannot be written is a warning; the run completes.
 - An unstable run checkpoints its last good state.
+- An error on one rank alone ends every rank (no hang in a collective).
 Prints one line per check; exits non-zero if any fails.
 """
 import pathlib
+import shlex
 import shutil
 import signal
 import subprocess
@@ -126,7 +128,10 @@ def main(argv):
         check(f"{label}: exit 4, status interrupted, one checkpoint at the step reached",
               proc.returncode == 4 and r.get("status") == "interrupted" and
               [x.name for x in saved] == [f"cavity3d_step{step:08d}.bchk"], f"exit {proc.returncode}; {err[-300:]}")
-        check(f"{label}: the message says how to continue", "--restart latest" in err)
+        # The command to continue repeats the run's --set options and --output-dir, quoted for a shell.
+        check(f"{label}: the message says how to continue, with the run's options",
+              "--restart latest" in err and f"--output-dir {shlex.quote(str(out))}" in err and "--set simulation.steps=100000000" in err,
+              err[-400:])
         if proc.returncode != 4:
             return
         p = run(out, f"simulation.steps={step + 30}", "output.every=0", "output.vtk=false", restart="latest")
@@ -225,6 +230,23 @@ def main(argv):
     saved = [x.name for x in checkpoint_files(unstable)]
     check("an unstable run (exit 3) checkpoints its last good step",
           p.returncode == 3 and good is not None and saved == [f"cavity3d_step{good:08d}.bchk"], f"{saved} {good}")
+
+    # --- a failure on one rank alone (rank 0 cannot write probes.csv, a directory stands in the
+    # way of its new copy) ends every rank with that rank's message, not a hang in a collective
+    lone = tmp / "lone_failure"
+    (lone / "probes.csv.new").mkdir(parents=True)
+    probed = tmp / "probed.toml"
+    probed.write_text(pathlib.Path(deck).read_text() + "\n[[probe]]\npoint = [1, 1, 1]\n")
+    started = time.monotonic()
+    try:
+        p = subprocess.run([mpiexec, "-n", "2", "--oversubscribe", boreas, str(probed), "-q", "--output-dir", str(lone),
+                            "--set", "domain.cells=[24,24,24]", "--set", "simulation.steps=20", "--set", "output.vtk=false"],
+                           capture_output=True, text=True, timeout=120, env=MPI_ENV)
+        check("a failure on one rank of two ends the run with its message (no hang)",
+              p.returncode != 0 and "probes.csv.new: cannot write (on rank 0 only)" in p.stderr,
+              f"exit {p.returncode} after {time.monotonic() - started:.0f} s: {p.stderr[-300:]}")
+    except subprocess.TimeoutExpired:
+        check("a failure on one rank of two ends the run with its message (no hang)", False, "still running after 120 s")
 
     shutil.rmtree(tmp, ignore_errors=True)
     return check.exit_code()

@@ -36,8 +36,38 @@ def main(argv):
             p = run([boreas, *args, "--output-dir", str(out)])
             check(f"boreas {name} exits 2", p.returncode == 2, f"exit {p.returncode}, stderr {p.stderr.strip()!r}")
             check(f"boreas {name} writes nothing", not out.exists())
+        # Kokkos 3.4 ignores unknown names, aborts on a non-number and overruns a table past 512
+        # OpenMP threads: refused here first, with what was expected.
+        for arg, why in [("--kokkos-threads=abc", "expected --kokkos-threads=N"),
+                         ("--kokkos-threads=600", "integer in [1, 512], got 600"),
+                         ("--kokkos-device-id=x", "expected --kokkos-device-id=N"),
+                         ("--kokkos-bogus=1", "unknown Kokkos option --kokkos-bogus")]:
+            for exe in (boreas, bench):
+                p = run([exe, deck, arg, "--output-dir", str(out)] if exe == boreas else [exe, arg])
+                check(f"{pathlib.Path(exe).name} {arg} exits 2 and says why", p.returncode == 2 and why in p.stderr,
+                      f"exit {p.returncode}, stderr {p.stderr.strip()[-200:]!r}")
+        check("refused Kokkos options write nothing", not out.exists())
+        p = run([boreas, deck, "--output-dir", ""])
+        check("boreas --output-dir '' exits 2", p.returncode == 2 and "--output-dir" in p.stderr, f"exit {p.returncode}")
         p = run([boreas, "--help"])
         check("boreas --help exits 0", p.returncode == 0 and "Usage" in p.stdout, f"exit {p.returncode}")
+
+        short = ["--quiet", "--set", "simulation.steps=2", "--set", "output.vtk=false"]
+        blocked = pathlib.Path(tmp) / "a_file"
+        blocked.write_text("not a directory\n")
+        p = run([boreas, deck, *short, "--output-dir", str(blocked / "out")])
+        check("an output directory that cannot be made stops the run before its first step (exit 2)",
+              p.returncode == 2 and "cannot create the output directory" in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
+        # A VTK file that cannot be written (a directory in its place) is an error, not a listed file.
+        vtk_out = pathlib.Path(tmp) / "vtk_out"
+        run([boreas, deck, *short, "--output-dir", str(vtk_out)])  # its report names the files
+        report = json.loads((vtk_out / "report.json").read_text()) if (vtk_out / "report.json").exists() else {}
+        stem = report.get("config", {}).get("name", "")
+        (vtk_out / f"{stem}_000002.vti").mkdir(parents=True, exist_ok=True)
+        p = run([boreas, deck, "--quiet", "--set", "simulation.steps=2", "--set", "output.vtk=true", "--output-dir", str(vtk_out)])
+        check("a VTK file that cannot be written stops the run with exit 2 and its path",
+              bool(stem) and p.returncode == 2 and f"{stem}_000002.vti: cannot write the VTK file" in p.stderr,
+              f"exit {p.returncode}, {p.stderr[-300:]!r}")
 
         p = run([boreas, deck, "--kokkos-threads=1", "--quiet", "--set", "simulation.steps=2",
                  "--set", "output.vtk=false", "--output-dir", str(out)])

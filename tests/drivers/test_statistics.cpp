@@ -145,10 +145,11 @@ TEST(Probes, RunWritesTheCellsValuesAndRestartsIdentically) {
       "[[obstacle]]\nshape = \"cylinder\"\ncenter = [8, 8]\nradius = 2.5\n"
       "[[probe]]\nname = \"wake\"\npoint = [14.2, 7.6]\n"
       "[[probe]]\nfrom = [20, 0]\nto = [20, 15]\npoints = 4\n"
+      "[[probe]]\nname = \"solid\"\npoint = [8, 8]\n"  // inside the cylinder
       "[output]\nvtk = false\nprobes_every = 5\ndirectory = \"" + dir + "\"\n"
       "[parallel]\nblocks_per_rank = 3\n[checkpoint]\nevery = 15\n",
       "test.toml", "");
-  ASSERT_EQ(config.probes.size(), 5u);
+  ASSERT_EQ(config.probes.size(), 6u);
   EXPECT_EQ(config.probes[0].cell, (std::array<int, 3>{14, 8, 0}));  // the nearest cell
   EXPECT_EQ(config.probes[4].name, "probe1_3");
   EXPECT_EQ(config.probes[4].cell, (std::array<int, 3>{20, 15, 0}));
@@ -180,6 +181,11 @@ TEST(Probes, RunWritesTheCellsValuesAndRestartsIdentically) {
     for (std::size_t p = 0; p < config.probes.size(); ++p) {
       const auto& c = config.probes[p].cell;
       const long i = long(c[1]) * 24 + c[0];
+      if (config.probes[p].name == "solid") {  // a solid cell has no flow to read: NaN, not zeros
+        ASSERT_NE(m.flags[i], flag::fluid);
+        for (int q = 0; q < 4; ++q) EXPECT_TRUE(std::isnan(values[1 + 4 * p + q])) << "row " << row;
+        continue;
+      }
       EXPECT_EQ(values[1 + 4 * p], m.density[i]) << "row " << row << " probe " << p;
       for (int a = 0; a < 3; ++a) EXPECT_EQ(values[2 + 4 * p + a], m.velocity[3 * i + a]) << "row " << row << " probe " << p;
     }

@@ -1,4 +1,5 @@
-// Unit tests of io/Json (the properties reports rely on) and io/VtkSeries (host only, no Kokkos).
+// Unit tests of io/Json (the properties reports rely on), io/VtkSeries and io/Checkpoint's writes
+// that fail (host only, no Kokkos).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <vtkCellData.h>
@@ -19,6 +23,9 @@
 #include <vtkXMLImageDataReader.h>
 #include <vtkXMLPImageDataReader.h>
 
+#include "comm/Mpi.hpp"
+#include "core/Error.hpp"
+#include "io/Checkpoint.hpp"
 #include "io/Json.hpp"
 #include "io/VtkSeries.hpp"
 
@@ -270,5 +277,86 @@ TEST(VtkSeries, TwoRankParallelStep) {
     // the whole extent, with values from both pieces
     check_image(img, {0, 0, 0}, global, shift);
   }
+  fs::remove_all(dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes that fail: a full disk (here a file-size limit, which makes writes past it fail as a full
+// disk does) or a directory where the file goes. Nothing that looks written may be left.
+
+namespace {
+
+// RLIMIT_FSIZE lowered for the scope; SIGXFSZ ignored, so that the write fails instead of the process.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &old_);
+    old_handler_ = std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{bytes, old_.rlim_max};
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &old_);
+    std::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit old_{};
+  void (*old_handler_)(int) = nullptr;
+};
+
+std::vector<unsigned char> bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST(Checkpoint, AWriteThatDoesNotFitNeverReplacesTheEarlierOne) {
+  ensure_mpi_initialized();
+  const fs::path dir = fresh_dir("checkpoint_full");
+  const std::string path = (dir / "run.bchk").string();
+  const std::array<int, 3> cells{32, 32, 8};
+  const int cell_bytes = 64;  // 512 KiB of data
+  BoxBytes piece;
+  piece.hi = cells;
+  piece.values.resize(static_cast<std::size_t>(piece.cells()) * cell_bytes);
+  for (std::size_t i = 0; i < piece.values.size(); ++i) piece.values[i] = static_cast<unsigned char>(i * 7);
+  write_checkpoint(MPI_COMM_SELF, path, Json::object(), cells, cell_bytes, {piece});
+  const std::vector<unsigned char> good = bytes_of(path);
+  ASSERT_GT(good.size(), piece.values.size());
+  for (unsigned char& v : piece.values) v ^= 0x5a;
+  try {
+    FileSizeLimit limit(200 * 1024);
+    write_checkpoint(MPI_COMM_SELF, path, Json::object(), cells, cell_bytes, {piece});
+    ADD_FAILURE() << "a checkpoint larger than the space left was reported written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("run.bchk.tmp"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bytes_of(path), good) << "the earlier checkpoint changed";
+  EXPECT_FALSE(fs::exists(path + ".tmp")) << "a partial checkpoint was left behind";
+  EXPECT_EQ(read_checkpoint_header(MPI_COMM_SELF, path)["cells"], Json(cells));
+  fs::remove_all(dir);
+}
+
+TEST(VtkSeries, AFileThatCannotBeWrittenThrowsAndIsNotListed) {
+  const fs::path dir = fresh_dir("unwritable");
+  VtkSeries series(dir.string(), "flow");
+  const std::array<int, 3> dims{40, 40, 40};
+  fs::create_directories(dir / "flow_000001.vti");  // a directory where the file goes
+  try {
+    series.write(1, 1.0, make_piece({0, 0, 0}, dims), dims);
+    ADD_FAILURE() << "no error for a .vti path that is a directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("flow_000001.vti: cannot write the VTK file"), std::string::npos) << e.what();
+  }
+  try {
+    FileSizeLimit limit(64 * 1024);  // the piece's arrays, compressed, are larger
+    series.write(2, 2.0, make_piece({0, 0, 0}, dims), dims);
+    ADD_FAILURE() << "no error for a .vti file cut short";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("flow_000002.vti: cannot write the VTK file"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(series.files_written().empty());
   fs::remove_all(dir);
 }
