@@ -15,6 +15,7 @@
 #include <sstream>
 #include <system_error>
 #include <tuple>
+#include <unordered_set>
 
 // CUDA's headers define __noinline__ as a macro, which breaks toml++'s
 // __has_attribute(__noinline__) test when nvcc_wrapper compiles this file.
@@ -869,10 +870,12 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
             break;
           }
         for (int d = 0; d < dims && good && cells_ok; ++d)
-          if (r.hi[d] < -0.5 || r.lo[d] > cfg.cells[d] - 0.5) {  // it would refine nothing
+          // It refines blocks within half a level-0 cell of it (amr/AmrSolver.cpp region_wants):
+          // beyond that from the domain it would refine nothing.
+          if (r.hi[d] <= -1 || r.lo[d] >= cfg.cells[d]) {
             c.at(rt.get("lo"), name + ": the box lies outside the domain along " + "xyz"[d] + " (" + fmt(r.lo[d]) +
                                    " to " + fmt(r.hi[d]) + "; level-0 cell centres lie at 0 to " +
-                                   std::to_string(cfg.cells[d] - 1) + ")");
+                                   std::to_string(cfg.cells[d] - 1) + ", and a region reaches half a cell beyond its box)");
             good = false;
           }
       } else {
@@ -966,9 +969,10 @@ bool obstacle_walls(Checker& c, const Tbl& ot, const std::string& name, const Co
   return good;
 }
 
-// Why a box, sphere or cylinder (not inverted) is solid nowhere, or "": DomainGeometry tests cells
-// at their centres, and none of the domain's lies in it on any level up to `level` (centres at
-// (i + 1/2) 2^-level - 1/2 in level-0 cell-centre coordinates on the refined axes).
+// Why a box, sphere or cylinder (not inverted) holds no cell centre of refinement level `level`
+// (centres at (i + 1/2) 2^-level - 1/2 in level-0 cell-centre coordinates on the refined axes),
+// or "": DomainGeometry tests cells at their centres, so one that holds none of any level is
+// solid nowhere.
 std::string holds_no_cell_centre(const Obstacle& ob, const std::array<int, 3>& cells, int dims, int level) {
   const auto spacing = [&](int d) { return d < dims ? std::ldexp(1.0, -level) : 1.0; };
   const auto count = [&](int d) { return d < dims ? static_cast<long>(cells[d]) << level : long(cells[d]); };
@@ -979,9 +983,9 @@ std::string holds_no_cell_centre(const Obstacle& ob, const std::array<int, 3>& c
       const double first = std::max(0.0, std::ceil(index(d, ob.lo[d])));  // the lowest centre >= lo
       if (first > double(count(d) - 1) || centre(d, first) > ob.hi[d])
         return std::string("the box holds no cell centre: along ") + "xyz"[d] + " it spans " + fmt(ob.lo[d]) + " to " +
-               fmt(ob.hi[d]) + ", and cell centres lie at " + (d < dims && level > 0 ? "multiples of " + fmt(spacing(d)) +
-               " - 0.5 (the finest level's)" : "integer coordinates") + " from " + fmt(centre(d, 0)) + " to " +
-               fmt(centre(d, double(count(d) - 1)));
+               fmt(ob.hi[d]) + ", and cell centres lie at " +
+               (d < dims && level > 0 ? "steps of " + fmt(spacing(d)) : std::string("integer coordinates")) + " from " +
+               fmt(centre(d, 0)) + " to " + fmt(centre(d, double(count(d) - 1)));
     }
     return "";
   }
@@ -1674,6 +1678,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       c.at(pn, "probe: expected an array of tables ([[probe]]), " + got(*pn));
     } else {
       const auto& arr = *pn->as_array();
+      std::unordered_set<std::string> probe_names;
       for (std::size_t i = 0; i < arr.size(); ++i) {
         const std::string key = "probe[" + std::to_string(i) + "]";
         const Tbl pt{arr.get(i)->as_table(), key, key};
@@ -1704,14 +1709,14 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         // Names are CSV column prefixes: one taken by an earlier probe (or a line's cell) is refused.
         const std::size_t earlier = cfg.probes.size();
         const auto name_clash = [&] {
+          std::string clash;
           for (std::size_t a = earlier; a < cfg.probes.size(); ++a)
-            for (std::size_t b = 0; b < earlier; ++b)
-              if (cfg.probes[a].name == cfg.probes[b].name) {
-                c.at(pt.get("name") ? pt.get("name") : pt.t,
-                     key + ": its column name '" + cfg.probes[a].name + "' is an earlier probe's too (a line probe "
-                           "names its cells <name>_0, <name>_1, ...)");
-                return;
-              }
+            if (probe_names.count(cfg.probes[a].name) > 0 && clash.empty()) clash = cfg.probes[a].name;
+          if (!clash.empty())
+            c.at(pt.get("name") ? pt.get("name") : pt.t,
+                 key + ": its column name '" + clash + "' is an earlier probe's too (a line probe names its cells "
+                       "<name>_0, <name>_1, ...)");
+          for (std::size_t a = earlier; a < cfg.probes.size(); ++a) probe_names.insert(cfg.probes[a].name);
         };
         if (pt.get("point")) {
           for (auto k : {"from", "to", "points"})
@@ -1848,9 +1853,14 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   for (std::size_t k = 0; k < cfg.obstacles.size() && cells_ok; ++k) {
     const Obstacle& ob = cfg.obstacles[k];
     if (ob.invert || ob.shape == Obstacle::Shape::Surface || ob.shape == Obstacle::Shape::HeightMap) continue;
-    if (const std::string why = holds_no_cell_centre(ob, cfg.cells, dims, cfg.amr.enabled ? cfg.amr.max_level : 0);
-        !why.empty())
-      c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: " + why + " (it would be solid nowhere)");
+    // Leaves of every level up to max_level may lie where the shape is; their centres differ.
+    const int finest = cfg.amr.enabled ? cfg.amr.max_level : 0;
+    bool holds = false;
+    for (int level = 0; level <= finest && !holds; ++level) holds = holds_no_cell_centre(ob, cfg.cells, dims, level).empty();
+    if (!holds)
+      c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: " + holds_no_cell_centre(ob, cfg.cells, dims, 0) +
+                                   (finest == 0 ? "" : finest == 1 ? ", nor one of level 1" : ", nor one of levels 1 to " + std::to_string(finest)) +
+                                   " (it would be solid nowhere)");
   }
 
   if (cfg.initial == InitialCondition::Channel) initial_channel(c, ini, root, dims, cfg);

@@ -216,14 +216,18 @@ void warn_about_earlier_report(const Config& config, bool root) {
 }
 
 namespace {
-// The step of a VTK file of run `name` (<name>_<step>[_<rank>].vti, .pvti or .vthb), or "".
+// The step of a VTK file of run `name` (<name>_<step>[_<piece>].vti, .pvti or .vthb; steps have
+// at least 6 digits), or "": another run's name that begins with this one's and a digit (cav_2
+// beside cav) does not match.
 std::string vtk_file_step(const std::string& file, const std::string& name) {
   const std::filesystem::path p(file);
   const std::string ext = p.extension().string(), stem = p.stem().string();
   if ((ext != ".vti" && ext != ".pvti" && ext != ".vthb") || stem.rfind(name + "_", 0) != 0) return "";
   const std::string rest = stem.substr(name.size() + 1);
-  const std::string step = rest.substr(0, rest.find('_'));
-  return !step.empty() && step.find_first_not_of("0123456789") == std::string::npos ? step : "";
+  const std::size_t split = rest.find('_');
+  const std::string step = rest.substr(0, split), piece = split == std::string::npos ? "" : rest.substr(split + 1);
+  const auto digits = [](const std::string& t) { return !t.empty() && t.find_first_not_of("0123456789") == std::string::npos; };
+  return step.size() >= 6 && digits(step) && (split == std::string::npos || digits(piece)) ? step : "";
 }
 }  // namespace
 
@@ -248,8 +252,9 @@ void warn_about_stale_output(const Config& config, const Json& report, bool root
   if (stale > 0)
     std::fprintf(stderr,
                  "boreas: warning: %s holds %ld VTK files of '%s' at steps this run did not write (%s, ...), an earlier "
-                 "run's; %s.pvd lists only this run's (remove them or choose another --output-dir)\n",
-                 dir.string().c_str(), stale, config.name.c_str(), example.c_str(), config.name.c_str());
+                 "run's%s (remove them or choose another --output-dir)\n",
+                 dir.string().c_str(), stale, config.name.c_str(), example.c_str(),
+                 written.empty() ? "" : ("; " + config.name + ".pvd lists only this run's").c_str());
 }
 
 void write_report(MPI_Comm comm, const std::string& directory, const Json& report) {

@@ -59,14 +59,24 @@ class VtkErrorCapture : public vtkOutputWindow {
 // report only through VTK's output window), so the errors VTK reports during the write decide.
 inline void write_checked(vtkXMLWriter* writer, const std::string& path) {
   vtkNew<VtkErrorCapture> capture;
-  capture->previous = vtkOutputWindow::GetInstance();
-  vtkOutputWindow::SetInstance(capture);
-  // VTK's logger prints errors on stderr before the window sees them: quiet it meanwhile.
-  const vtkLogger::Verbosity stderr_verbosity = vtkLogger::GetCurrentVerbosityCutoff();
-  vtkLogger::SetStderrVerbosity(vtkLogger::VERBOSITY_OFF);
-  const int written = writer->Write();
-  vtkLogger::SetStderrVerbosity(stderr_verbosity);
-  vtkOutputWindow::SetInstance(capture->previous);
+  // While it writes: the capture is VTK's output window, and VTK's logger, which prints errors on
+  // stderr before the window sees them, is quiet; both restored however Write() ends.
+  struct Capturing {
+    vtkSmartPointer<vtkOutputWindow> window;
+    vtkLogger::Verbosity stderr_verbosity;
+    ~Capturing() {
+      vtkLogger::SetStderrVerbosity(stderr_verbosity);
+      vtkOutputWindow::SetInstance(window);
+    }
+  };
+  int written = 0;
+  {
+    const Capturing restore{vtkOutputWindow::GetInstance(), vtkLogger::GetCurrentVerbosityCutoff()};
+    capture->previous = restore.window;
+    vtkOutputWindow::SetInstance(capture);
+    vtkLogger::SetStderrVerbosity(vtkLogger::VERBOSITY_OFF);
+    written = writer->Write();
+  }
   const unsigned long code = writer->GetErrorCode();
   if (written == 1 && code == vtkErrorCode::NoError && capture->first_error.empty()) return;
   // "ERROR: In <file>, line <n>\n<class> (<address>): <why>\n": keep <why>.

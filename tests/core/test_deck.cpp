@@ -869,7 +869,12 @@ TEST(DeckErrors, InputThatWouldMeasureNothing) {
                   "cell centres lie at integer coordinates from 0 to 7");
   // Level-1 centres lie at 3.25 and 3.75, level-2 ones at 3.125, 3.375, ...: one is inside.
   EXPECT_EQ(error_of(head + p + "[amr]\nmax_level = 2\n" + thin_box), "");
-  EXPECT_CONTAINS(error_of(head + p + "[amr]\nmax_level = 1\n" + thin_box), "the box holds no cell centre");
+  EXPECT_CONTAINS(error_of(head + p + "[amr]\nmax_level = 1\n" + thin_box),
+                  "the box holds no cell centre: along x it spans 3.3 to 3.4, and cell centres lie at integer "
+                  "coordinates from 0 to 7, nor one of level 1");
+  // A plate of no thickness on level-0 centres: solid where level-0 leaves lie, whatever max_level.
+  const std::string plate = "[[obstacle]]\nshape = \"box\"\nlo = [3, 0, 0]\nhi = [3, 7, 7]\n";
+  for (const char* level : {"0", "1", "3"}) EXPECT_EQ(error_of(head + p + "[amr]\nmax_level = " + level + "\n" + plate), "") << level;
   EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [12, 4, 4]\nradius = 4.5\n"),
                   "obstacle[0]: the sphere holds no cell centre of the domain: the nearest lies 5 cells from its");
   EXPECT_EQ(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [12, 4, 4]\nradius = 5\n"), "");
@@ -880,9 +885,14 @@ TEST(DeckErrors, InputThatWouldMeasureNothing) {
   // An obstacle with an error of its own adds no "[forces] needs a body".
   EXPECT_EQ(error_count(head + p + thin_box + "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"), 1u);
 
+  // A region refines blocks within half a level-0 cell of its box (amr/AmrSolver.cpp region_wants).
   EXPECT_CONTAINS(error_of(head + p + "[amr]\n[[amr.region]]\nlo = [0, 9, 0]\nhi = [7, 12, 7]\nlevel = 1\n"),
-                  "amr.region[0]: the box lies outside the domain along y (9 to 12; level-0 cell centres lie at 0 to 7)");
-  EXPECT_EQ(error_of(head + p + "[amr]\n[[amr.region]]\nlo = [0, 7.4, 0]\nhi = [7, 12, 7]\nlevel = 1\n"), "");
+                  "amr.region[0]: the box lies outside the domain along y (9 to 12; level-0 cell centres lie at 0 to 7, "
+                  "and a region reaches half a cell beyond its box)");
+  EXPECT_NE(error_of(head + p + "[amr]\n[[amr.region]]\nlo = [0, 8, 0]\nhi = [7, 12, 7]\nlevel = 1\n"), "");
+  EXPECT_NE(error_of(head + p + "[amr]\n[[amr.region]]\nlo = [-5, 0, 0]\nhi = [-1, 7, 7]\nlevel = 1\n"), "");
+  EXPECT_EQ(error_of(head + p + "[amr]\n[[amr.region]]\nlo = [0, 7.9, 0]\nhi = [7, 12, 7]\nlevel = 1\n"), "");
+  EXPECT_EQ(error_of(head + p + "[amr]\n[[amr.region]]\nlo = [-5, 0, 0]\nhi = [-0.9, 7, 7]\nlevel = 1\n"), "");
   // max_level out of range says so once, not again at each region's level.
   EXPECT_EQ(error_count(head + p + "[amr]\nmax_level = 9\n[[amr.region]]\nlo = [0, 0, 0]\nhi = [3, 3, 3]\nlevel = 3\n"), 1u);
 
