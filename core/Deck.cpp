@@ -541,7 +541,7 @@ void apply_overrides(toml::table& doc, const std::vector<std::string>& overrides
         created.push_back(path);
       } else if (!child->is_table()) {
         chk.raw(ov, "cannot set '" + keypath + "': '" + path + "' is " +
-                                   (child->is_array() ? "an array" : child->is_integer() ? "an integer" : "a " + type_name(*child)) +
+                                   (child->is_array() || child->is_integer() ? "an " : "a ") + type_name(*child) +
                                    ", not a table");
         fail = true;
         break;
@@ -1711,12 +1711,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         const auto name_clash = [&] {
           std::string clash;
           for (std::size_t a = earlier; a < cfg.probes.size(); ++a)
-            if (probe_names.count(cfg.probes[a].name) > 0 && clash.empty()) clash = cfg.probes[a].name;
+            if (!probe_names.insert(cfg.probes[a].name).second && clash.empty()) clash = cfg.probes[a].name;
           if (!clash.empty())
             c.at(pt.get("name") ? pt.get("name") : pt.t,
                  key + ": its column name '" + clash + "' is an earlier probe's too (a line probe names its cells "
                        "<name>_0, <name>_1, ...)");
-          for (std::size_t a = earlier; a < cfg.probes.size(); ++a) probe_names.insert(cfg.probes[a].name);
         };
         if (pt.get("point")) {
           for (auto k : {"from", "to", "points"})

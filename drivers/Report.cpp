@@ -183,13 +183,18 @@ Json make_report(const Config& config, const Simulation& sim, const std::string&
   return r;
 }
 
+namespace {
+// The output directory as a path ("" is the working directory).
+std::filesystem::path output_path(const std::string& directory) { return directory.empty() ? "." : directory; }
+}  // namespace
+
 void prepare_output_directory(MPI_Comm comm, const std::string& directory) {
   namespace fs = std::filesystem;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   std::string error;
   if (rank == 0) {
-    const fs::path dir = directory.empty() ? fs::path(".") : fs::path(directory);
+    const fs::path dir = output_path(directory);
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec || !fs::is_directory(dir)) {
@@ -206,7 +211,7 @@ void prepare_output_directory(MPI_Comm comm, const std::string& directory) {
 
 void warn_about_earlier_report(const Config& config, bool root) {
   if (!root) return;
-  const std::filesystem::path dir = config.output_dir.empty() ? "." : config.output_dir;
+  const std::filesystem::path dir = output_path(config.output_dir);
   std::ifstream in(dir / "report.json");
   const Json earlier = in ? Json::parse(in, nullptr, false) : Json();
   if (const Json* c = member(earlier, "config"); c && c->contains("name") && (*c)["name"] != config.name)
@@ -240,7 +245,7 @@ void warn_about_stale_output(const Config& config, const Json& report, bool root
   long stale = 0;
   std::string example;
   std::error_code ec;
-  const fs::path dir = config.output_dir.empty() ? "." : config.output_dir;
+  const fs::path dir = output_path(config.output_dir);
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string(), step = vtk_file_step(name, config.name);
     std::error_code kind;
@@ -262,7 +267,7 @@ void write_report(MPI_Comm comm, const std::string& directory, const Json& repor
   MPI_Comm_rank(comm, &rank);
   std::string error;
   if (rank == 0) {
-    const std::string path = (std::filesystem::path(directory) / "report.json").string();
+    const std::string path = (output_path(directory) / "report.json").string();
     try {
       write_text_atomically(path, report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
     } catch (const std::exception& e) {

@@ -66,15 +66,15 @@ std::uint64_t pieces_hash(const std::vector<BoxBytes>& pieces, const std::array<
   return h;
 }
 
-// agree(), removing `tmp` (a partial file nothing else would remove) first when any rank failed.
+// agree(), and where any rank failed, `tmp` (a partial file nothing else would remove) removed.
 void agree_or_remove(MPI_Comm comm, const std::string& error, const std::string& tmp) {
-  int failed = error.empty() ? 0 : 1, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (any && !tmp.empty()) {
+  try {
+    agree(comm, error);
+  } catch (const Error&) {
     std::error_code ec;
-    fs::remove(tmp, ec);
+    if (!tmp.empty()) fs::remove(tmp, ec);
+    throw;
   }
-  agree(comm, error);
 }
 
 void fsync_directory(const fs::path& dir) {
@@ -108,9 +108,11 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const s
   // The header's length does not depend on data_offset's digits as long as the offset is set
   // before the final dump: reserve it first.
   meta["data_offset"] = 0;
-  const long long header_end = prefix_bytes + static_cast<long long>(meta.dump().size()) + 32;
+  // Text that is not UTF-8 (a deck's path) is written with replacement characters, not refused.
+  const auto text_of = [](const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); };
+  const long long header_end = prefix_bytes + static_cast<long long>(text_of(meta).size()) + 32;
   meta["data_offset"] = (header_end + alignment - 1) / alignment * alignment;
-  const std::string header = meta.dump();
+  const std::string header = text_of(meta);
   const long long data_offset = meta["data_offset"].get<long long>();
 
   const std::string tmp = path + ".tmp";
