@@ -799,7 +799,7 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
   if (const auto* k = sim.get("kernel"); k && cfg.kernel.kind != StreamingKernel::ABPull &&
                                           cfg.kernel.kind != StreamingKernel::Auto)
     c.at(k, "simulation.kernel: AMR levels step with their own two-lattice pull kernel; use \"ab_pull\" or "
-            "leave the key out");
+            "\"auto\", or leave the key out");
   if (auto r = c.integer(amr, "regrid_every", "an integer >= 0 (level-0 steps; 0: no regridding)", 0))
     cfg.amr.regrid_every = long(*r);
   if (auto b = c.boolean(amr, "crmt")) cfg.amr.crmt = *b;
