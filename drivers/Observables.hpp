@@ -1,14 +1,33 @@
 #pragma once
 // Validation observables a deck can ask for ([validation] observables): each compares the
 // state at the end of the run with an analytic solution or published reference data.
+#include <array>
+
 #include "core/Config.hpp"
 #include "io/Json.hpp"
 
 namespace boreas {
 
 class Simulation;
+struct HostMacroscopic;
 
 Json compute_observables(const Config& config, const Simulation& sim);
+
+// One of the observables read from the macroscopic fields (poiseuille_profile, taylor_green_decay,
+// ghia_centerline) of a uniform-grid run of `config` at `step`; an "error" entry where the run
+// cannot give it.
+Json field_observable(const Config& config, const std::string& name, const HostMacroscopic& fields, long step);
+
+// Ghia, Ghia & Shin (1982) Tables I and II at one Reynolds number: u on the vertical centre line at
+// heights y, v on the horizontal one at x, in cavity units with lid speed 1 (wall end points left
+// out).
+struct GhiaTable {
+  double reynolds;
+  std::array<double, 15> y, u, x, v;
+};
+
+// The table for Reynolds number `re` (to 1e-6 relative): Re 100 and 1000; null for others.
+const GhiaTable* ghia_table(double re);
 
 // Why observable `name` cannot be measured on a run of `config` (its walls, forcing, initial state,
 // lattice or grid), or "": checked before the run (drivers/RunCheck.hpp), so that a long run does

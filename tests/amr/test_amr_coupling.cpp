@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -489,6 +490,7 @@ TEST(AmrLeafStep, RowsEqualCells) {
 // leaves cell by cell, as GPUs do. A 3-level D3Q19 cavity (walls, moving lid, a cube on the floor,
 // TRT with the Smagorinsky model) gives the rows' fields_hash after 30 level-0 steps.
 TEST(AmrLeafStep, CellTraversalGivesTheRowsHash) {
+  if (!exec_is_host) GTEST_SKIP() << "devices step leaves cell by cell already";
   const std::string deck =
       "[lattice]\nmodel = \"D3Q19\"\n[simulation]\nsteps = 1\n@\n[domain]\ncells = [16, 16, 16]\n"
       "[collision]\nmodel = \"TRT\"\nsgs = \"smagorinsky\"\n[physics]\ntau = 0.56\n"
@@ -605,9 +607,12 @@ void expect_uniform(const std::string& text, double tolerance, int levels) {
       for (int d = 0; d < 3; ++d)
         worst = std::max(worst, std::abs(b.velocity[3 * i + d] - config.initial_velocity[d]) / 0.05);
     }
+  std::printf("uniform flow on %d levels: worst deviation %.2e (bound %.0e)\n", levels, worst, tolerance);
   EXPECT_LE(worst, tolerance) << text;
 }
 
+// Bounds: double to round-off (measured <= 1e-14); float measured 3.4e-6 (D3Q19) and 2.0e-6
+// (cumulant) after 6 steps through 3 levels, in units of the 0.05 stream: 2e-5 leaves 6x.
 TEST(AmrSubcycling, UniformFlowStaysUniform) {
   const std::string box3 = "lo = [6, 6, 6]\nhi = [9, 9, 9]";
   expect_uniform(uniform_deck("D3Q19", "[16, 16, 16]", "double", 2, box3), 1e-12, 3);

@@ -46,6 +46,8 @@ void expect_matches(const RunningStatistics& stats, const Reference& ref, double
     EXPECT_NEAR(f.mean_density[i], ref.mean[4 * i], 1e-14) << i;
     for (int a = 0; a < 3; ++a) {
       EXPECT_NEAR(f.mean_velocity[3 * i + a], ref.mean[4 * i + 1 + a], 1e-14 * scale) << i;  // running-mean rounding
+      // The RMS is the root of the variance below, whose 1e-13 scale^2 becomes sqrt(1e-13) scale
+      // where the variance is near 0.
       EXPECT_NEAR(f.rms_velocity[3 * i + a], std::sqrt(ref.stress[6 * i + a]), 1e-6 * scale) << i;
     }
     // One-pass products lose digits against the two-pass covariance: |<u>|^2 eps relative to scale^2.

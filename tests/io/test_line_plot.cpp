@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <filesystem>
@@ -91,12 +92,34 @@ TEST(LinePlot, TicksAreOneTwoFiveStepsInsideTheRange) {
   EXPECT_TRUE(nice_ticks(1.0, 1.0 + 4.5e-16, 5).empty());  // narrower than the values' resolution
 }
 
-// A series flat to a few ulp (a probe's density at rest) draws as a constant, not a hang.
+// The topmost pixel of the series' colour per column that holds the line (1-3 such pixels; the
+// legend's swatch is taller).
+std::vector<int> line_rows(const Image& image) {
+  const std::array<std::uint8_t, 3> blue{31, 119, 180};
+  std::vector<int> rows;
+  for (int x = 0; x < image.width; ++x) {
+    int top = -1, count = 0;
+    for (int y = 0; y < image.height; ++y)
+      if (image.at(x, y) == blue) {
+        if (top < 0) top = y;
+        ++count;
+      }
+    if (top >= 0 && count <= 3) rows.push_back(top);
+  }
+  return rows;
+}
+
+// A series flat to a few ulp (a probe's density at rest) draws as a constant, not a hang: one
+// horizontal line across the panel.
 TEST(LinePlot, SeriesFlatToRoundOffIsDrawn) {
   PlotSeries s{"rho", {0, 1, 2, 3}, {1.0, 1.0000000000000002, 1.0, 1.0000000000000004}};
   const std::string path = (fs::temp_directory_path() / "boreas_flat_plot.png").string();
   write_line_plot(path, {PlotPanel{"density", {s}}}, "step");
-  EXPECT_EQ(read_png(path).width, 960);
+  const Image image = read_png(path);
+  EXPECT_EQ(image.width, 960);
+  const std::vector<int> rows = line_rows(image);
+  ASSERT_GT(rows.size(), 600u);  // the line spans most of the 826-pixel-wide panel
+  EXPECT_LE(*std::max_element(rows.begin(), rows.end()) - *std::min_element(rows.begin(), rows.end()), 1);
   fs::remove(path);
 }
 
@@ -125,17 +148,7 @@ TEST(LinePlot, SeriesIsDrawnWhereItsValuesAre) {
   write_line_plot(path, {PlotPanel{"y = x", {s}}}, "x");
   const Image image = read_png(path);
   ASSERT_GT(image.width, 0);
-  const std::array<std::uint8_t, 3> blue{31, 119, 180};
-  std::vector<int> column_row;  // topmost series pixel per column that has one
-  for (int x = 0; x < image.width; ++x) {
-    int top = -1, count = 0;
-    for (int y = 0; y < image.height; ++y)
-      if (image.at(x, y) == blue) {
-        if (top < 0) top = y;
-        ++count;
-      }
-    if (top >= 0 && count <= 3) column_row.push_back(top);  // the line, not the legend's swatch
-  }
+  const std::vector<int> column_row = line_rows(image);
   ASSERT_GT(column_row.size(), 600u);  // the line spans most of the 826-pixel-wide panel
   for (std::size_t i = 1; i < column_row.size(); ++i) EXPECT_LE(column_row[i], column_row[i - 1] + 1) << i;  // 2 px thick
   EXPECT_GT(column_row.front() - column_row.back(), 200);  // ~90 % of the 258-pixel panel height

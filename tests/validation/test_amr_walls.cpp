@@ -60,15 +60,17 @@ CouetteRun amr_circular_couette(int n, const char* bounce_back, Refined refined)
   };
   std::vector<double> previous = velocities();
   long steps = 0;
-  for (const long chunk = 200; steps < 200000;) {
+  bool steady = false;
+  for (const long chunk = 200; !steady && steps < 200000;) {
     solver.advance(chunk);
     steps += chunk;
     const std::vector<double> now = velocities();
     double change = 0;
     for (std::size_t i = 0; i < now.size(); ++i) change = std::max(change, std::abs(now[i] - previous[i]));
     previous = now;
-    if (change < 1e-10 * speed) break;
+    steady = change < 1e-10 * speed;
   }
+  if (!steady) ADD_FAILURE() << "no steady state within " << steps << " steps";
   const double k = r2 * r2 - r1 * r1, a = -omega * r1 * r1 / k, b = omega * r1 * r1 * r2 * r2 / k;
   double num = 0, den = 0;
   for (const AmrBlockSample& blk : solver.sample()) {
