@@ -48,7 +48,6 @@ class ExecInstances {
   ExecInstances& operator=(const ExecInstances&) = delete;
 
   const ExecSpace& operator[](std::size_t i) const { return spaces_[i % spaces_.size()]; }
-  std::size_t size() const { return spaces_.size(); }
   void fence() const {
     for (const auto& s : spaces_) s.fence();
   }

@@ -17,18 +17,7 @@
 #include <tuple>
 #include <unordered_set>
 
-// CUDA's headers define __noinline__ as a macro, which breaks toml++'s
-// __has_attribute(__noinline__) test when nvcc_wrapper compiles this file.
-#if defined(__CUDACC__) && defined(__noinline__)
-#pragma push_macro("__noinline__")
-#undef __noinline__
-#define BOREAS_RESTORE_NOINLINE
-#endif
-#include <toml++/toml.h>
-#ifdef BOREAS_RESTORE_NOINLINE
-#pragma pop_macro("__noinline__")
-#undef BOREAS_RESTORE_NOINLINE
-#endif
+#include <toml++/toml.h>  // host compiler only in CUDA builds (core/CMakeLists.txt): nvcc's __noinline__ breaks it
 
 namespace boreas {
 

@@ -25,7 +25,6 @@ struct Scheme {
     return kind == StreamingKernel::ABPull || kind == StreamingKernel::ABPush || kind == StreamingKernel::AA;
   }
   bool operator==(const Scheme& o) const { return kind == o.kind && steps == o.steps; }
-  bool operator!=(const Scheme& o) const { return !(*this == o); }
 };
 
 // The names of the variants ("auto" not among them).

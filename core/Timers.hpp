@@ -61,7 +61,6 @@ class Timers {
     auto it = seconds_.find(category);
     return it == seconds_.end() ? 0.0 : it->second;
   }
-  const std::map<std::string, double>& all() const { return seconds_; }
 
  private:
   std::map<std::string, double> seconds_;

@@ -11,7 +11,6 @@ namespace boreas {
 
 using ExecSpace = Kokkos::DefaultExecutionSpace;
 using MemSpace = ExecSpace::memory_space;
-using HostExec = Kokkos::DefaultHostExecutionSpace;
 
 template <class T>
 using DeviceView = Kokkos::View<T, MemSpace>;

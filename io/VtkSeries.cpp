@@ -101,7 +101,6 @@ VtkSeries::VtkSeries(std::string directory, std::string basename, int rank, int 
                              (ec ? ": " + ec.message() : std::string()));
 }
 
-std::string VtkSeries::pvd_path() const { return pvd_.path(); }
 
 std::string VtkSeries::piece_name(long step) const { return piece_name(step, rank_); }
 

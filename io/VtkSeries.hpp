@@ -65,10 +65,6 @@ class VtkSeries {
   // Paths written by this rank, in order (the .pvd appears once, when first written).
   const std::vector<std::string>& files_written() const { return files_; }
 
-  const std::string& directory() const { return directory_; }
-  const std::string& basename() const { return basename_; }
-  std::string pvd_path() const;  // <directory>/<basename>.pvd (written by rank 0 only)
-
   // File names (relative to the directory) used for `step`.
   std::string piece_name(long step) const;  // .vti: serial file or this rank's piece
   std::string piece_name(long step, int rank) const;

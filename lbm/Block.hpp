@@ -24,9 +24,6 @@ namespace boreas {
 template <class L, class Real>
 class Block {
  public:
-  using lattice_type = L;
-  using real_type = Real;
-
   // `self_offsets`: the periodic shifts under which the block is its own neighbour
   // (GridBlock::self_offsets of the block set; its ghosts there mirror its own cells).
   Block(const Config& config, const DomainGeometry& domain, const Box& owned, const std::array<int, 3>& ghosts,

@@ -86,7 +86,6 @@ class DomainGeometry {
     return false;
   }
   const std::array<int, 3>& cells() const { return cells_; }
-  const std::array<FaceCondition, num_faces>& faces() const { return faces_; }
 
   // Wraps periodic axes into the domain; returns false if the point still lies outside.
   bool wrap(std::array<int, 3>& p) const;

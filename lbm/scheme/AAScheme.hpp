@@ -85,7 +85,7 @@ class MergedAAScheme : public AAScheme<L, Real> {
   }
   void sweep(long groups);
   // Its sweeps take whole blocks (on several blocks it takes single aa steps, but keeps to one
-  // statement per variant: scheme_steps_in_parts).
+  // statement per variant: Scheme::steps_in_parts).
   bool steps_in_parts() const override { return false; }
 
  private:

@@ -77,7 +77,7 @@ class StreamingScheme {
   virtual int steps_per_sweep() const { return 1; }
   virtual void sweep_from_ghosts() { step_from_ghosts(); }
 
-  // Schemes that can compute one step in any partition of the owned box (scheme_steps_in_parts,
+  // Schemes that can compute one step in any partition of the owned box (Scheme::steps_in_parts,
   // core/Scheme.hpp): what the overlap strategies of comm/Overlap.hpp need. A step is
   // begin_parts(), step_part() over the parts, then finish_parts(); the exchange its new state
   // needs (exchange_after_step(), known before the step) runs between the parts and the finish.

@@ -89,7 +89,9 @@ double steady_channel_mismatch(double tau, double magic, bool curvature) {
   for (auto& cell : f)
     for (int q = 0; q < L::Q; ++q) cell[q] = equilibrium<L>(q, 1.0, at_rest);
   std::vector<double> rho(H), ux(H);
-  for (int step = 0; step < 200000; ++step) {
+  bool steady = false;
+  double last_change = 0;
+  for (int step = 0; !steady && step < 200000; ++step) {
     for (int y = 0; y < H; ++y) {
       double m = 0, jx = 0, jy = 0;
       for (int q = 0; q < L::Q; ++q) {
@@ -119,8 +121,13 @@ double steady_channel_mismatch(double tau, double magic, bool curvature) {
         change = std::max(change, std::abs(next - f[y][q]));
         f[y][q] = next;
       }
-    if (change < 1e-17) break;
+    // Round-off keeps the populations moving by up to 3.4e-14 per step (measured at 200000
+    // steps); below 1e-13 the state is within change / (pi^2 nu / H^2) <= 1e-10 of steady, far
+    // below what the test compares.
+    steady = change < 1e-13;
+    last_change = change;
   }
+  if (!steady) ADD_FAILURE() << "the reference channel did not reach its steady state; last change " << last_change;
   const CouplingRates<double> r = CouplingRates<double>::of(magic > 0 ? CollisionKind::TRT : CollisionKind::BGK, tau,
                                                             magic, {F, 0, 0}, 0.0);
   double worst = 0;
