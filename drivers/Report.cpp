@@ -277,6 +277,55 @@ void write_report(MPI_Comm comm, const std::string& directory, const Json& repor
   agree(comm, error);
 }
 
+std::string setup_text(const Config& c, const RunSetup& s) {
+  std::string out;
+  char line[512];
+  const auto add = [&](const char* fmt, auto... args) {
+    std::snprintf(line, sizeof line, fmt, args...);
+    out += line;
+  };
+  const Json j = config_to_json(c);
+  const auto text = [&](const char* key) { return j[key].get<std::string>(); };
+  std::string collision = text("collision");
+  if (c.collision == CollisionKind::TRT) {
+    std::snprintf(line, sizeof line, " (magic %g)", c.trt_magic);
+    collision += line;
+  }
+  if (c.collision == CollisionKind::Cumulant && c.cumulant_parametrised) collision += " (parametrised)";
+  if (c.sgs != SgsModel::None) collision += " + " + text("sgs");
+  std::string grid = std::to_string(c.cells[0]);
+  for (int d = 1; d < c.dimensions(); ++d) grid += " x " + std::to_string(c.cells[d]);
+  add("boreas: %s (%s): steps %ld to %ld, %s %s, %s, %s cells", c.name.c_str(), c.deck_path.c_str(), s.first_step,
+      c.steps, text("lattice").c_str(), collision.c_str(), text("precision").c_str(), grid.c_str());
+  if (c.amr.enabled) {
+    add("; AMR %d levels, leaves of %d^%d, fluid leaf cells per level:", int(s.fluid_cells.size()), c.amr.leaf_size,
+        c.dimensions());
+    for (long long n : s.fluid_cells) add(" %lld", n);
+    out += "\n";
+  } else {
+    add(" (%lld fluid)\n", s.fluid_cells.empty() ? 0LL : s.fluid_cells[0]);
+  }
+  add("  tau %.6g, viscosity %.6g", c.tau, c.viscosity);
+  if (c.reynolds)
+    add("; Re %.6g with U %.6g and L %.6g (Mach %.3g)", *c.reynolds, *c.reference_velocity, *c.reference_length,
+        *c.reference_velocity * std::sqrt(3.0));
+  if (c.force[0] != 0 || c.force[1] != 0 || c.force[2] != 0) add("; force (%.6g, %.6g, %.6g)", c.force[0], c.force[1], c.force[2]);
+  out += "\n";
+  const Json backend = backend_json();
+  const int threads = backend["concurrency"].get<int>();
+  add("  kernel %s; %d rank%s, Kokkos %s with %d thread%s%s\n", s.kernel.c_str(), s.ranks, s.ranks == 1 ? "" : "s",
+      backend["execution_space"].get<std::string>().c_str(), threads, threads == 1 ? "" : "s",
+      s.ranks == 1 ? "" : " each");
+  add("  output to %s", c.output_dir.c_str());
+  if (c.write_vtk && c.output_every > 0) add(": VTK every %ld steps and at the end", c.output_every);
+  else if (c.write_vtk) add(": VTK at the end");
+  else add(": report.json only, no VTK");
+  if (c.checkpoint.every > 0) add("; checkpoints every %ld steps", c.checkpoint.every);
+  if (c.checkpoint.every_minutes > 0) add("; checkpoints every %g min", c.checkpoint.every_minutes);
+  out += "\n";
+  return out;
+}
+
 std::string summary_text(const Json& r) {
   std::string out;
   char line[256];

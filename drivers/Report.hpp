@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "core/Config.hpp"
 #include "io/Json.hpp"
@@ -39,6 +40,17 @@ void warn_about_stale_output(const Config& config, const Json& report, bool root
 // report.json in `directory`, replaced whole or not at all (rank 0); Error on every rank when it
 // cannot be written. Text that is not UTF-8 (a deck's path) is written with replacement characters.
 void write_report(MPI_Comm comm, const std::string& directory, const Json& report);
+
+// What a run is about to do, as the lines printed before its first step (rank 0, unless quiet):
+// the deck's lattice, collision, grid and physics, the kernel, ranks and backend, where the output
+// goes. `fluid_cells`: over all ranks; AMR: per level, of the leaves.
+struct RunSetup {
+  std::string kernel;  // what steps the run ("auto" resolved)
+  int ranks = 1;
+  long first_step = 0;  // a restart's step
+  std::vector<long long> fluid_cells;
+};
+std::string setup_text(const Config& config, const RunSetup& setup);
 
 // The end-of-run summary for stderr: status, speed, the timing breakdown and, on several ranks,
 // the per-step terms of the overlap model (slowest rank and mean) and the message counts.

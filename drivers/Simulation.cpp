@@ -462,7 +462,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (config.amr.enabled) return run_amr_deck(config, options);
   install_stop_signals();
   auto sim = Simulation::create(config, options.comm);
-  if (sim->fluid_cells() == 0) throw Error(no_fluid_cell);
+  const long long fluid_cells = sim->fluid_cells();  // collective
+  if (fluid_cells == 0) throw Error(no_fluid_cell);
   const Comm comm(options.comm);
   const bool root = sim->rank() == 0;
   Timers& timers = sim->timers();
@@ -493,6 +494,9 @@ Json run_deck(const Config& config, const RunOptions& options) {
   // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
   prepare_output_directory(comm.get(), config.output_dir);
   if (first_step == 0) warn_about_earlier_report(config, root);
+  if (root && options.progress)
+    std::fprintf(stderr, "%s",
+                 setup_text(config, {scheme_name(sim->config().kernel), comm.size(), first_step, {fluid_cells}}).c_str());
   std::vector<VtkSeries> series;
   for (int id : sim->local_blocks()) {
     series.emplace_back(config.output_dir, config.name, id, int(sim->all_boxes().size()));
@@ -595,7 +599,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
     if (at_check) {
       const double lbm = timers.get("lbm") + timers.get("boundaries");
-      progress.update(sim->step(), double(sim->fluid_cells()) * (sim->step() - first_step) / std::max(lbm, 1e-12) * 1e-6,
+      progress.update(sim->step(), double(fluid_cells) * (sim->step() - first_step) / std::max(lbm, 1e-12) * 1e-6,
                       elapsed());
     }
     if (stopped_by != 0 && sim->step() < config.steps) {  // a signal in the last chunk: the run is complete

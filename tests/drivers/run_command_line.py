@@ -76,6 +76,23 @@ def main(argv):
             report = json.loads((out / "report.json").read_text())
             threads = report["backend"]["concurrency"]
             check("--kokkos-threads=1 reaches Kokkos (report backend.concurrency)", threads == 1, f"{threads}")
+        check("--quiet prints no setup lines", "boreas: cavity3d (" not in p.stderr, p.stderr[:300])
+
+        # Before its first step a run says what it runs, with the deck's values.
+        p = run([boreas, deck, "--kokkos-threads=1", "--set", "simulation.steps=2", "--set", "output.vtk=false",
+                 "--output-dir", str(out)])
+        lines = p.stderr.replace("\r", "\n").splitlines()
+        first_step = next((i for i, l in enumerate(lines) if l.startswith("step ")), len(lines))
+        setup = "\n".join(lines[:first_step])
+        backend = json.loads((out / "report.json").read_text())["backend"] if p.returncode == 0 else {}
+        threads = backend.get("concurrency")
+        expected = [f"boreas: cavity3d ({deck}): steps 0 to 2, D3Q19 BGK, double, 32 x 32 x 32 cells (32768 fluid)",
+                    "tau 0.548, viscosity 0.016; Re 100 with U 0.05 and L 32 (Mach 0.0866)",
+                    f"kernel ab_pull; 1 rank, Kokkos {backend.get('execution_space')} with {threads} thread"
+                    f"{'' if threads == 1 else 's'}\n",
+                    f"output to {out}: report.json only, no VTK"]
+        check("a run prints its setup before the first step", p.returncode == 0 and all(e in setup + "\n" for e in expected),
+              f"exit {p.returncode}, {setup!r}")
 
         p = run([bench, "--size", "0"])
         check("boreas-bench bad --size exits 2", p.returncode == 2, f"exit {p.returncode}")
