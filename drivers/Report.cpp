@@ -295,8 +295,9 @@ std::string setup_text(const Config& c, const RunSetup& s) {
   if (c.sgs != SgsModel::None) collision += " + " + text("sgs");
   std::string grid = std::to_string(c.cells[0]);
   for (int d = 1; d < c.dimensions(); ++d) grid += " x " + std::to_string(c.cells[d]);
-  add("boreas: %s (%s): steps %ld to %ld, %s %s, %s, %s cells", c.name.c_str(), c.deck_path.c_str(), s.first_step,
-      c.steps, text("lattice").c_str(), collision.c_str(), text("precision").c_str(), grid.c_str());
+  out += "boreas: " + c.name + " (" + c.deck_path + "): ";
+  add("steps %ld to %ld, ", s.first_step, c.steps);
+  out += text("lattice") + " " + collision + ", " + text("precision") + ", " + grid + " cells";
   if (c.amr.enabled) {
     add("; AMR %d levels, leaves of %d^%d, fluid leaf cells per level:", int(s.fluid_cells.size()), c.amr.leaf_size,
         c.dimensions());
@@ -312,14 +313,18 @@ std::string setup_text(const Config& c, const RunSetup& s) {
   if (c.force[0] != 0 || c.force[1] != 0 || c.force[2] != 0) add("; force (%.6g, %.6g, %.6g)", c.force[0], c.force[1], c.force[2]);
   out += "\n";
   const Json backend = backend_json();
-  const int threads = backend["concurrency"].get<int>();
-  add("  kernel %s; %d rank%s, Kokkos %s with %d thread%s%s\n", s.kernel.c_str(), s.ranks, s.ranks == 1 ? "" : "s",
-      backend["execution_space"].get<std::string>().c_str(), threads, threads == 1 ? "" : "s",
-      s.ranks == 1 ? "" : " each");
-  add("  output to %s", c.output_dir.c_str());
+  const int concurrency = backend["concurrency"].get<int>();
+  out += "  kernel " + s.kernel + "; ";
+  add("%d rank%s, Kokkos ", s.ranks, s.ranks == 1 ? "" : "s");
+  out += backend["execution_space"].get<std::string>();
+  // A host backend's concurrency is its threads; a device's is what it runs at once.
+  if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible)
+    add(" with %d thread%s%s\n", concurrency, concurrency == 1 ? "" : "s", s.ranks == 1 ? "" : " each");
+  else
+    add(" (concurrency %d%s)\n", concurrency, s.ranks == 1 ? "" : " each");
+  out += "  output to " + c.output_dir;
   if (c.write_vtk && c.output_every > 0) add(": VTK every %ld steps and at the end", c.output_every);
-  else if (c.write_vtk) add(": VTK at the end");
-  else add(": report.json only, no VTK");
+  else out += c.write_vtk ? ": VTK at the end" : ": report.json only, no VTK";
   if (c.checkpoint.every > 0) add("; checkpoints every %ld steps", c.checkpoint.every);
   if (c.checkpoint.every_minutes > 0) add("; checkpoints every %g min", c.checkpoint.every_minutes);
   out += "\n";

@@ -88,8 +88,10 @@ def main(argv):
         threads = backend.get("concurrency")
         expected = [f"boreas: cavity3d ({deck}): steps 0 to 2, D3Q19 BGK, double, 32 x 32 x 32 cells (32768 fluid)",
                     "tau 0.548, viscosity 0.016; Re 100 with U 0.05 and L 32 (Mach 0.0866)",
-                    f"kernel ab_pull; 1 rank, Kokkos {backend.get('execution_space')} with {threads} thread"
-                    f"{'' if threads == 1 else 's'}\n",
+                    f"kernel ab_pull; 1 rank, Kokkos {backend.get('execution_space')} "
+                    + (f"with {threads} thread{'' if threads == 1 else 's'}\n"
+                       if backend.get("execution_space") in ("OpenMP", "Serial", "Threads")
+                       else f"(concurrency {threads})\n"),
                     f"output to {out}: report.json only, no VTK"]
         check("a run prints its setup before the first step", p.returncode == 0 and all(e in setup + "\n" for e in expected),
               f"exit {p.returncode}, {setup!r}")

@@ -80,7 +80,7 @@ TEST(Observables, PoiseuilleProfileOfAPressureDrivenChannel) {
   };
   const Json j = field_observable(c, "poiseuille_profile", fields_of(c, parabola, density), 1);
   EXPECT_EQ(j["driving"], "pressure");
-  EXPECT_NEAR(number(j, "pressure_gradient"), -G, 1e-12 * G);
+  EXPECT_NEAR(number(j, "pressure_gradient"), -G, 1e-10 * G);  // a least-squares slope of ~1e4-sized sums
   EXPECT_LE(number(j, "max_relative_error"), 1e-10);
 }
 
@@ -137,7 +137,7 @@ TEST(Observables, GhiaProfilesAgainstTheTable) {
 
 // From the fields: the centre lines lie between the two middle columns (rows) of cells, at
 // (i + 1/2) / n, in units of the lid speed. A smooth profile is read at Ghia's points as its value
-// there, to the linear interpolation's h^2 / 8 max|f''| (h = 1/256: 1.7e-5 for u, 1.5e-5 for v).
+// there, to the linear interpolation's h^2 / 8 max|f''| (h = 1/256: below 1.7e-5 for u, 1.5e-5 for v).
 TEST(Observables, GhiaCentreLinesFromTheFields) {
   const int n = 256;
   const Config c = parse_deck_string(

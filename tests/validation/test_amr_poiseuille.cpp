@@ -134,10 +134,13 @@ std::vector<double> poiseuille_errors(bool parallel, const std::string& collisio
 }
 
 // The model acts on the leaves: with C_s = 1 a force-driven channel (8 coarse cells across) slows
-// down, its profile 0.139 off the laminar one (0.036 without the model, the interface's error).
+// down, its profile 0.119 off the laminar one (0.013 without the model, the interface's error; at
+// steady state: 0.139 and 0.036 were recorded before the runs reached it).
 TEST(AmrChannel, SmagorinskySlowsAChannelOnTheLevels) {
   const double laminar = channel_error(Flow::Poiseuille, 8, true, "BGK", 0.6);
-  EXPECT_GT(channel_error(Flow::Poiseuille, 8, true, "BGK smagorinsky=1.0", 0.6), 2 * laminar);
+  const double modelled = channel_error(Flow::Poiseuille, 8, true, "BGK smagorinsky=1.0", 0.6);
+  std::printf("off the laminar profile: %.3e with the model, %.3e without\n", modelled, laminar);
+  EXPECT_GT(modelled, 2 * laminar);
 }
 
 // The force-driven channel with the cumulant (D3Q27, tau 0.8) across an interface along the flow:
