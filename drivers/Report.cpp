@@ -284,20 +284,19 @@ std::string setup_text(const Config& c, const RunSetup& s) {
     std::snprintf(line, sizeof line, fmt, args...);
     out += line;
   };
-  const Json j = config_to_json(c);
-  const auto text = [&](const char* key) { return j[key].get<std::string>(); };
-  std::string collision = text("collision");
+  std::string collision = collision_name(c.collision);
   if (c.collision == CollisionKind::TRT) {
     std::snprintf(line, sizeof line, " (magic %g)", c.trt_magic);
     collision += line;
   }
   if (c.collision == CollisionKind::Cumulant && c.cumulant_parametrised) collision += " (parametrised)";
-  if (c.sgs != SgsModel::None) collision += " + " + text("sgs");
+  if (c.sgs != SgsModel::None) collision += std::string(" + ") + sgs_name(c.sgs);
   std::string grid = std::to_string(c.cells[0]);
   for (int d = 1; d < c.dimensions(); ++d) grid += " x " + std::to_string(c.cells[d]);
   out += "boreas: " + c.name + " (" + c.deck_path + "): ";
   add("steps %ld to %ld, ", s.first_step, c.steps);
-  out += text("lattice") + " " + collision + ", " + text("precision") + ", " + grid + " cells";
+  out += std::string(lattice_name(c.lattice)) + " " + collision + ", " +
+         (c.precision == Precision::Double ? "double" : "float") + ", " + grid + " cells";
   if (c.amr.enabled) {
     add("; AMR %d levels, leaves of %d^%d, fluid leaf cells per level:", int(s.fluid_cells.size()), c.amr.leaf_size,
         c.dimensions());

@@ -4,8 +4,9 @@
 // its couplings. One step of a level is every block's scheme step followed by the exchange its new
 // state needs (StreamingScheme::exchange_needed), under the exchange policy the run calls for:
 //   OwnGhosts   one block whose ghosts mirror only its own cells (a single-block run whose ghost
-//               width is one step's reach: 1, or 2 with quadratic walls): the scheme completes its periodic links itself and sweeps as many steps
-//               at once as it can (merged<k>: k steps per sweep)
+//               width is one step's reach: 1, or 2 with quadratic walls): the scheme completes
+//               its periodic links itself and sweeps as many steps at once as it can (merged<k>:
+//               k steps per sweep)
 //   Blocking    schemes that sweep whole blocks (merged, swap families): a sweep (k steps from k
 //               exchanged layers for merged<k>, one step otherwise), then the blocking exchange
 //   Overlapped  schemes that step in parts (ab_pull, ab_push, aa): the deck's overlap strategy
