@@ -1377,6 +1377,12 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         c.missing(ft, "velocity", std::string("a velocity vector for ") + bc_names[*t]);
       else if (auto v = c.vec(ft, "velocity", dims, "velocity", false, 0))
         fc.velocity = *v;
+      // A moving wall's bounce-back (Ladd 1994) adds momentum along the wall; a normal component
+      // would push mass through a closed face.
+      if (fc.type == FaceBC::MovingWall && fc.velocity[f / 2] != 0)
+        c.at(ft.get("velocity"), "boundary." + face_names[f] + ".velocity: a moving_wall slides in its plane: u_" +
+                                     "xyz"[f / 2] + " = " + fmt(fc.velocity[f / 2]) +
+                                     " crosses the face; expected 0 (flow through a face: velocity_inlet)");
     } else {
       c.not_used(ft, "velocity", "velocity is only used by moving_wall and velocity_inlet");
     }
@@ -1831,7 +1837,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         c.at(par.get("dims"), "parallel.dims[" + std::to_string(d) + "] = " + std::to_string(cfg.parallel.dims[d]) +
                                   " exceeds the " + std::to_string(cfg.cells[d]) + " cells along " + "xyz"[d]);
   cfg.locations["parallel.dims"] = c.where(par.get("dims") ? par.get("dims") : par.t);
-  cfg.locations["parallel.decomposition"] = c.where(par.get("decomposition") ? par.get("decomposition") : par.t);
   if (kernel_ok && cfg.storage == StorageKind::Sparse) check_sparse_storage(c, cfg, root, sim, par);
   else if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
   if (root.get("amr")) {

@@ -458,6 +458,19 @@ TEST(DeckErrors, TauTooSmallDerived) {
                   "deck.toml:11:13: error: physics.viscosity: conflicts with physics.tau");
 }
 
+// A moving wall slides in its plane: a normal component would carry mass through a closed face.
+TEST(DeckErrors, MovingWallThroughItsFace) {
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[boundary.y_max]\ntype = \"moving_wall\"\n"
+                                  "velocity = [0.05, -0.01, 0.02]\n"),
+                  "deck.toml:13:12: error: boundary.y_max.velocity: a moving_wall slides in its plane: u_y = -0.01 "
+                  "crosses the face; expected 0 (flow through a face: velocity_inlet)");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[boundary.x_min]\ntype = \"moving_wall\"\n"
+                                  "velocity = [0.01, 0.05, 0]\n"),
+                  "boundary.x_min.velocity: a moving_wall slides in its plane: u_x = 0.01 crosses the face");
+  EXPECT_NO_THROW(parse(head + "[physics]\ntau = 0.6\n[boundary.z_max]\ntype = \"moving_wall\"\n"
+                               "velocity = [0.05, 0.02, 0]\n"));
+}
+
 TEST(DeckErrors, MachOverLimit) {
   const std::string e = error_of(head +
                                  "[physics]\ntau = 0.6\n"
@@ -701,10 +714,11 @@ TEST(DeckErrors, DomainBeyondTheIndexRange) {
 
 // The locations that checks after parsing report against (drivers/RunCheck.hpp).
 TEST(Deck, LocationsOfKeysCheckedAfterParsing) {
-  const Config c = parse(head + "[physics]\ntau = 0.6\n[parallel]\ndims = [2, 1, 1]\n", {"parallel.decomposition=\"cartesian\""});
+  const Config c = parse(head + "[physics]\ntau = 0.6\n[parallel]\ndims = [2, 1, 1]\n");
   EXPECT_EQ(c.locations.at("domain.cells"), "deck.toml:8:9");
   EXPECT_EQ(c.locations.at("parallel.dims"), "deck.toml:12:8");
-  EXPECT_EQ(c.locations.at("parallel.decomposition"), "--set parallel.decomposition=\"cartesian\"");
+  EXPECT_EQ(parse(head + "[physics]\ntau = 0.6\n", {"parallel.dims=[2, 1, 1]"}).locations.at("parallel.dims"),
+            "--set parallel.dims=[2, 1, 1]");
   try {
     throw_deck_error(c, "parallel.dims", "needs 2 ranks, the run has 3");
   } catch (const DeckError& e) {
