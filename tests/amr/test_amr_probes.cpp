@@ -27,17 +27,8 @@ TEST(AmrProbes, ReadTheLevelZeroCellsAcrossLevels) {
   ASSERT_EQ(solver.forest().levels(), 2);
   std::vector<Probe> column;
   for (int y = 0; y < 8; ++y) column.push_back({"y" + std::to_string(y), {3, y, 0}});
-  std::vector<double> previous(4 * column.size(), 0.0), values;
-  bool steady = false;
-  for (int chunk = 0; !steady && chunk < 200; ++chunk) {
-    solver.advance(200);
-    values = solver.probe_values(column);
-    double change = 0;
-    for (std::size_t i = 0; i < values.size(); ++i) change = std::max(change, std::abs(values[i] - previous[i]));
-    previous = values;
-    steady = change < 1e-13;
-  }
-  ASSERT_TRUE(steady) << "no steady state within 40000 steps";
+  ASSERT_TRUE(testing::advance_until_steady(solver, 200, 40000, 1e-13, [&] { return solver.probe_values(column); }).reached);
+  const std::vector<double> values = solver.probe_values(column);
   double worst = 0;
   for (int y = 0; y < 8; ++y) {
     worst = std::max(worst, std::abs(values[4 * y + 1] - U * (y + 0.5) / 8));

@@ -73,22 +73,8 @@ double channel_error(Flow flow, int H, bool parallel, const std::string& collisi
   // phase would take for a flow still changing.
   const long period = Config::mass_restoration_period;
   const long chunk = period * std::max(1L, std::lround(0.05 * H * H / nu / double(period)));
-  std::vector<double> previous;
-  bool steady = false;
-  double last_change = 0;
-  for (long steps = 0; !steady && steps < 120 * chunk; steps += chunk) {
-    solver->advance(chunk);
-    std::vector<double> now;
-    for (const AmrBlockSample& b : solver->sample())
-      if (b.leaf)
-        for (std::size_t i = 0; i < b.density.size(); ++i) now.push_back(b.velocity[3 * i]);
-    double change = 0;
-    for (std::size_t i = 0; i < previous.size(); ++i) change = std::max(change, std::abs(now[i] - previous[i]));
-    steady = !previous.empty() && change < 1e-11 * umax;
-    last_change = change;
-    previous = now;
-  }
-  if (!steady) ADD_FAILURE() << "no steady state within " << 120 * chunk << " steps; last change " << last_change / umax;
+  testing::advance_until_steady(*solver, chunk, 120 * chunk, 1e-11 * umax,
+                                [&] { return testing::leaf_velocities_x(*solver); });
   double err2 = 0, ref2 = 0;
   for (const AmrBlockSample& b : solver->sample()) {
     if (!b.leaf) continue;
@@ -216,18 +202,13 @@ TEST(AmrChannel, ParabolicInletCrossesLevels) {
     }
     return flux;
   };
-  std::map<std::pair<int, int>, double> previous, now;
-  long steps = 0;
-  bool steady = false;
-  for (; !steady && steps < 60000; steps += 500) {
-    solver.advance(500);
-    now = column_fluxes();
-    double change = 0;
-    for (const auto& [column, flux] : now) change = std::max(change, previous.empty() ? 1.0 : std::abs(flux - previous[column]));
-    steady = change < 1e-12;
-    previous = now;
-  }
-  ASSERT_TRUE(steady) << "no steady state within " << steps << " steps";
+  const testing::SteadyState steady = testing::advance_until_steady(solver, 500, 60000, 1e-12, [&] {
+    std::vector<double> fluxes;
+    for (const auto& [column, flux] : column_fluxes()) fluxes.push_back(flux);
+    return fluxes;
+  });
+  ASSERT_TRUE(steady.reached);
+  const std::map<std::pair<int, int>, double> now = column_fluxes();
   const double quadrature = -(1.0 - 0.25) / (2.0 * ny * ny);
   double worst_coarse = 0, worst_fine = 0;
   for (const auto& [column, flux] : now)
@@ -255,8 +236,7 @@ TEST(AmrChannel, ParabolicInletCrossesLevels) {
     }
   }
   std::printf("steady after %ld steps: flux vs imposed %.3e (level 0), vs imposed %+.3e: %.3e (level 1); rho u against the "
-              "coarse profile at the slab's middle %.3e\n", steps, worst_coarse, quadrature, worst_fine, profile_error);
-  EXPECT_LT(steps, 60000);
+              "coarse profile at the slab's middle %.3e\n", steady.steps, worst_coarse, quadrature, worst_fine, profile_error);
   EXPECT_LE(worst_coarse, 5e-5);  // 2.6e-5 measured: the coupling's mass defect (README "AMR")
   EXPECT_LE(worst_fine, 5e-5);    // 1.5e-5
   EXPECT_LE(profile_error, 5e-4);  // 1.2e-4

@@ -51,26 +51,9 @@ CouetteRun amr_circular_couette(int n, const char* bounce_back, Refined refined)
   AmrSolver& solver = *run.solver;
   EXPECT_EQ(solver.forest().levels(), 2);
   const double mass0 = solver.mass();
-  const auto velocities = [&] {
-    std::vector<double> u;
-    for (const AmrBlockSample& b : solver.sample())
-      if (b.leaf)
-        for (std::size_t i = 0; i < b.density.size(); ++i) u.push_back(b.velocity[3 * i]);
-    return u;
-  };
-  std::vector<double> previous = velocities();
-  long steps = 0;
-  bool steady = false;
-  for (const long chunk = 200; !steady && steps < 200000;) {
-    solver.advance(chunk);
-    steps += chunk;
-    const std::vector<double> now = velocities();
-    double change = 0;
-    for (std::size_t i = 0; i < now.size(); ++i) change = std::max(change, std::abs(now[i] - previous[i]));
-    previous = now;
-    steady = change < 1e-10 * speed;
-  }
-  if (!steady) ADD_FAILURE() << "no steady state within " << steps << " steps";
+  const long steps = testing::advance_until_steady(solver, 200, 200000, 1e-10 * speed, [&] {
+                      return testing::leaf_velocities_x(solver);
+                    }).steps;
   const double k = r2 * r2 - r1 * r1, a = -omega * r1 * r1 / k, b = omega * r1 * r1 * r2 * r2 / k;
   double num = 0, den = 0;
   for (const AmrBlockSample& blk : solver.sample()) {
