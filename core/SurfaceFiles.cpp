@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "core/Error.hpp"
+#include "core/ParseNumber.hpp"
 
 namespace boreas {
 
@@ -32,23 +34,25 @@ std::string lower(std::string s) {
   return s;
 }
 
-// A whole token as a finite or non-finite double; false if it is not a number.
-bool parse_number(const std::string& token, double& value) {
-  const char* begin = token.c_str();
-  char* end = nullptr;
-  value = std::strtod(begin, &end);
-  return end != begin && *end == '\0';
-}
-
 constexpr std::size_t stl_header_bytes = 80, stl_count_bytes = 4, stl_triangle_bytes = 50;
+
+// The triangle count a binary STL's header declares (little-endian hosts), and the file size it
+// implies.
+std::uint32_t binary_stl_count(const std::string& bytes) {
+  std::uint32_t count = 0;
+  std::memcpy(&count, bytes.data() + stl_header_bytes, sizeof count);
+  return count;
+}
+std::size_t binary_stl_size(std::uint32_t count) {
+  return stl_header_bytes + stl_count_bytes + std::size_t(count) * stl_triangle_bytes;
+}
 
 TriangleMesh read_binary_stl(const std::string& path, const std::string& bytes) {
   if (bytes.size() < stl_header_bytes + stl_count_bytes)
     refuse(path, "truncated binary STL: " + std::to_string(bytes.size()) +
                      " bytes, fewer than the 84 of its header and triangle count");
-  std::uint32_t count = 0;
-  std::memcpy(&count, bytes.data() + stl_header_bytes, sizeof count);  // little-endian hosts
-  const std::size_t expected = stl_header_bytes + stl_count_bytes + std::size_t(count) * stl_triangle_bytes;
+  const std::uint32_t count = binary_stl_count(bytes);
+  const std::size_t expected = binary_stl_size(count);
   if (bytes.size() != expected)
     refuse(path, "binary STL declares " + std::to_string(count) + " triangles (" + std::to_string(expected) +
                      " bytes) but has " + std::to_string(bytes.size()) + " bytes" +
@@ -106,14 +110,16 @@ TriangleMesh read_ascii_stl(const std::string& path, const std::string& text) {
       if (lower(words[0]) != "solid") fail("'solid' or the end of the file after 'endsolid'");
       continue;
     }
-    if (keyword != "facet" || words.size() != 5 || lower(words[1]) != "normal")
-      fail("'facet normal nx ny nz' or 'endsolid'");
+    double normal;
+    if (keyword != "facet" || words.size() != 5 || lower(words[1]) != "normal" || !parse_double(words[2], normal) ||
+        !parse_double(words[3], normal) || !parse_double(words[4], normal))
+      fail("'facet normal nx ny nz' (numbers) or 'endsolid'");
     expect(words, {"outer", "loop"}, 0, "'outer loop'");
     Triangle tri;
     for (int v = 0; v < 3; ++v) {
       expect(words, {"vertex"}, 3, "'vertex x y z'");
       for (int d = 0; d < 3; ++d) {
-        if (!parse_number(words[1 + d], tri[v][d])) fail("'vertex x y z' with numbers");
+        if (!parse_double(words[1 + d], tri[v][d])) fail("'vertex x y z' with numbers");
         if (!std::isfinite(tri[v][d])) refuse(path, "line " + std::to_string(number) + ": non-finite coordinate");
       }
     }
@@ -127,19 +133,33 @@ TriangleMesh read_ascii_stl(const std::string& path, const std::string& text) {
 }  // namespace
 
 TriangleMesh read_stl(const std::string& path) {
-  std::string bytes = read_all(path);
+  const std::string bytes = read_all(path);
   // ASCII: text (UTF-8 names allowed, after an optional byte-order mark and blank space) that
   // starts with "solid". Binary data (float32 coordinates, counts) has control bytes no text has,
-  // even under a header that starts with "solid", as some exporters write.
+  // even under a header that starts with "solid", as some exporters write (and its 80 header
+  // bytes are free: they may start with what looks like a byte-order mark).
   const std::string bom = "\xEF\xBB\xBF";
-  if (bytes.compare(0, bom.size(), bom) == 0) bytes.erase(0, bom.size());
-  const std::size_t first = bytes.find_first_not_of(" \t\r\n");
-  const bool text = std::none_of(bytes.begin(), bytes.end(), [](char c) {
+  const std::string body = bytes.compare(0, bom.size(), bom) == 0 ? bytes.substr(bom.size()) : bytes;
+  const std::size_t first = body.find_first_not_of(" \t\r\n");
+  const bool starts_solid = first != std::string::npos && lower(body.substr(first, 5)) == "solid";
+  const auto control = std::find_if(body.begin(), body.end(), [](char c) {
     const unsigned char u = static_cast<unsigned char>(c);
     return u < 0x20 && !std::isspace(u);
   });
-  const bool ascii = text && first != std::string::npos && lower(bytes.substr(first, 5)) == "solid";
-  TriangleMesh mesh = ascii ? read_ascii_stl(path, bytes) : read_binary_stl(path, bytes);
+  const bool ascii = starts_solid && control == body.end();
+  // Text that starts with "solid" and holds a control byte only after byte 83 (zeros a crashed
+  // writer left, a DOS end-of-file mark) is an ASCII STL damaged there, unless its size fits the
+  // count its bytes 80-83 would give: a binary STL's count has a zero byte below 16.7 million
+  // triangles. Say where, not what those text bytes would count.
+  const std::size_t at = std::size_t(control - body.begin()) + (bytes.size() - body.size());
+  if (starts_solid && !ascii && at >= stl_header_bytes + stl_count_bytes &&
+      bytes.size() != binary_stl_size(binary_stl_count(bytes))) {
+    char code[8];
+    std::snprintf(code, sizeof code, "0x%02X", unsigned(static_cast<unsigned char>(*control)));
+    refuse(path, "starts with 'solid' as an ASCII STL does, but byte " + std::to_string(at) + " is the control character " +
+                     code + ", which no ASCII STL holds (nor is it a binary STL: its size does not match a triangle count)");
+  }
+  TriangleMesh mesh = ascii ? read_ascii_stl(path, body) : read_binary_stl(path, bytes);
   if (mesh.triangles.empty()) refuse(path, "the STL file has no triangles");
   return mesh;
 }
@@ -171,7 +191,7 @@ HeightMap read_height_map(const std::string& path) {
     std::vector<std::string> words{std::istream_iterator<std::string>(ws), std::istream_iterator<std::string>()};
     if (words.empty()) continue;
     double value;
-    if (parse_number(words[0], value)) {
+    if (parse_double(words[0], value)) {
       data_words = std::move(words);
       break;
     }
@@ -180,7 +200,7 @@ HeightMap read_height_map(const std::string& path) {
       refuse(path, "line " + std::to_string(number) + ": unknown header key '" + words[0] +
                        "' (expected ncols, nrows, xllcorner/xllcenter, yllcorner/yllcenter, cellsize, NODATA_value)");
     if (header.count(key)) refuse(path, "line " + std::to_string(number) + ": header key '" + words[0] + "' repeated");
-    if (words.size() != 2 || !parse_number(words[1], value) || !std::isfinite(value))
+    if (words.size() != 2 || !parse_double(words[1], value) || !std::isfinite(value))
       refuse(path, "line " + std::to_string(number) + ": header key '" + words[0] + "' needs one finite number, got '" +
                        line + "'");
     header[key] = value;
@@ -209,23 +229,22 @@ HeightMap read_height_map(const std::string& path) {
   const bool has_nodata = header.count("nodata_value");
   const double nodata = has_nodata ? header["nodata_value"] : 0;
 
+  // The values as the file lists them, rows from the north; stored once all are read, so that a
+  // header's counts do not size an allocation before the file shows it has the values.
   const std::size_t cells = std::size_t(map.ncols) * map.nrows;
-  map.heights.assign(cells, 0);
-  std::size_t read = 0;
+  std::vector<double> values;
   auto take = [&](const std::vector<std::string>& words) {
     for (const std::string& w : words) {
       double h;
-      if (!parse_number(w, h)) refuse(path, "line " + std::to_string(number) + ": '" + w + "' is not a number");
-      if (read == cells)
+      if (!parse_double(w, h)) refuse(path, "line " + std::to_string(number) + ": '" + w + "' is not a number");
+      if (values.size() == cells)
         refuse(path, "line " + std::to_string(number) + ": more than ncols x nrows = " + std::to_string(cells) + " values");
       if (has_nodata && h == nodata) {
         h = -std::numeric_limits<double>::infinity();
       } else if (!std::isfinite(h)) {
         refuse(path, "line " + std::to_string(number) + ": height '" + w + "' is not finite");
       }
-      const std::size_t row_from_north = read / map.ncols, column = read % map.ncols;
-      map.heights[(map.nrows - 1 - row_from_north) * map.ncols + column] = h;
-      ++read;
+      values.push_back(h);
     }
   };
   take(data_words);
@@ -234,9 +253,12 @@ HeightMap read_height_map(const std::string& path) {
     std::istringstream ws(line);
     take({std::istream_iterator<std::string>(ws), std::istream_iterator<std::string>()});
   }
-  if (read != cells)
-    refuse(path, "has " + std::to_string(read) + " values, expected ncols x nrows = " + std::to_string(map.ncols) + " x " +
-                     std::to_string(map.nrows) + " = " + std::to_string(cells));
+  if (values.size() != cells)
+    refuse(path, "has " + std::to_string(values.size()) + " values, expected ncols x nrows = " + std::to_string(map.ncols) +
+                     " x " + std::to_string(map.nrows) + " = " + std::to_string(cells));
+  map.heights.resize(cells);
+  for (std::size_t row = 0; row < std::size_t(map.nrows); ++row)  // the file's first row is the northernmost
+    std::copy_n(values.begin() + row * map.ncols, map.ncols, map.heights.begin() + (map.nrows - 1 - row) * map.ncols);
   return map;
 }
 

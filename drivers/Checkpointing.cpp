@@ -9,6 +9,7 @@
 
 #include "comm/Mpi.hpp"
 #include "core/Error.hpp"
+#include "core/ParseNumber.hpp"
 #include "core/Timers.hpp"
 #include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
@@ -27,16 +28,17 @@ extern "C" void on_stop_signal(int signal) { received_signal = signal; }
 
 const std::string extension = ".bchk";
 
-// The step of "<name>_step<digits>.bchk", or -1.
+// The step of "<name>_step<digits>.bchk", or -1 (also for digits no long holds: not a file of ours).
 long step_of(const std::string& file, const std::string& name) {
   const std::string prefix = name + "_step";
   if (file.size() <= prefix.size() + extension.size() || file.compare(0, prefix.size(), prefix) != 0 ||
       file.compare(file.size() - extension.size(), extension.size(), extension) != 0)
     return -1;
   const std::string digits = file.substr(prefix.size(), file.size() - prefix.size() - extension.size());
-  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  long step = -1;
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) || !parse_long(digits, step))
     return -1;
-  return std::stol(digits);
+  return step;
 }
 
 std::string shown(const Json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }

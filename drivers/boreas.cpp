@@ -4,9 +4,9 @@
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
-#include <string>
-
 #include <cstdio>
+#include <new>
+#include <string>
 
 #include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
@@ -97,6 +97,8 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
     return failed(errors, rank, e.what());
   } catch (const boreas::Error& e) {
     return failed(errors, rank, ("boreas: error: " + std::string(e.what())).c_str());
+  } catch (const std::bad_alloc&) {  // a file the deck names larger than this node's memory
+    return failed(errors, rank, "boreas: error: out of memory while reading the deck and the files it names");
   }
   if (!output_dir.empty()) config.output_dir = output_dir;
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -26,6 +27,24 @@ constexpr int prefix_bytes = 24;  // magic, header length, header hash
 // The JSON header's largest size, written and read (an AMR forest's refined blocks are listed
 // there, ~16 bytes each); the reader allocates no more than this for a damaged length.
 constexpr std::uint64_t max_header_bytes = std::uint64_t(1) << 30;
+
+constexpr int checkpoint_version = 1;
+
+// Whether a header (its hash already matched) holds what the reader takes from it, of the types
+// it reads: the signature, three positive int sizes, positive int cell bytes and the data hash.
+// (The sizes are then checked against the deck's, and the data against the hash.)
+bool header_complete(const Json& meta) {
+  const Json* format = member(meta, "format");
+  const Json* cells = member(meta, "cells");
+  const Json* cell_bytes = member(meta, "cell_bytes");
+  const Json* hash = member(meta, "data_hash");
+  const auto positive_int = [](const Json& n) {
+    return n.is_number_integer() && n.get<long long>() >= 1 && n.get<long long>() <= std::numeric_limits<int>::max();
+  };
+  return format && *format == "boreas-checkpoint" && cells && cells->is_array() && cells->size() == 3 &&
+         std::all_of(cells->begin(), cells->end(), positive_int) && cell_bytes && positive_int(*cell_bytes) && hash &&
+         hash->is_number_unsigned();
+}
 
 void put_u64(char* at, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) at[i] = char((v >> (8 * i)) & 0xff);
@@ -100,7 +119,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const s
   MPI_Allreduce(&local_hash, &hash, 1, MPI_UINT64_T, MPI_SUM, comm);
   const long long data_bytes = static_cast<long long>(cells[0]) * cells[1] * cells[2] * cell_bytes;
   meta["format"] = "boreas-checkpoint";
-  meta["version"] = 1;
+  meta["version"] = checkpoint_version;
   meta["cells"] = cells;
   meta["cell_bytes"] = cell_bytes;
   meta["data_bytes"] = data_bytes;
@@ -206,9 +225,14 @@ Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
         if (text_hash(text) != get_u64(head + 16)) meta = Json(Json::value_t::discarded);
         const Json* offset = member(meta, "data_offset");
         const Json* bytes = member(meta, "data_bytes");
-        if (meta.is_discarded() || !offset || !bytes || !offset->is_number_integer() || !bytes->is_number_integer())
+        const Json* version = member(meta, "version");
+        if (meta.is_discarded() || !offset || !bytes || !offset->is_number_integer() || !bytes->is_number_integer() ||
+            offset->get<long long>() < 0 || bytes->get<long long>() < 0 || !header_complete(meta))
           error = path + ": corrupt checkpoint header (not the JSON a checkpoint holds)";
-        else if (static_cast<unsigned long long>(offset->get<long long>() + bytes->get<long long>()) != size)
+        else if (!version || *version != checkpoint_version)
+          error = path + ": a checkpoint of format version " + (version ? version->dump() : std::string("(none)")) +
+                  "; this build of Boreas reads version " + std::to_string(checkpoint_version);
+        else if (offset->get<unsigned long long>() + bytes->get<unsigned long long>() != size)  // each < 2^63
           error = path + ": truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, expected " +
                   std::to_string(offset->get<long long>() + bytes->get<long long>());
       }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/Error.hpp"
+#include "core/ParseNumber.hpp"
 
 namespace boreas {
 
@@ -19,14 +20,22 @@ CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool wr
     history_missing_ = !in;
     if (in && std::getline(in, line) && line != header)
       throw Error(path_ + ": its columns are not this deck's (header \"" + line + "\"); move it away to restart");
-    while (in && std::getline(in, line)) {
+    for (long number = 2; in && std::getline(in, line); ++number) {
       std::istringstream row(line);
       std::string cell;
       if (!std::getline(row, cell, ',')) continue;
-      const long step = std::stol(cell);
+      const auto not_a_number = [&](const char* expected) {
+        return Error(path_ + ": line " + std::to_string(number) + ": expected " + expected + ", got '" + cell +
+                     "'; move the file away to restart without its history");
+      };
+      long step = 0;
+      if (!parse_long(cell, step)) throw not_a_number("a step number");
       if (step > first_step) break;
       std::vector<double> values;
-      while (std::getline(row, cell, ',')) values.push_back(std::stod(cell));
+      for (double v = 0; std::getline(row, cell, ',');) {
+        if (!parse_double(cell, v)) throw not_a_number("a number");
+        values.push_back(v);
+      }
       if (values.size() != columns_) throw Error(path_ + ": the row of step " + std::to_string(step) + " is incomplete");
       steps_.push_back(step);
       rows_.push_back(std::move(values));

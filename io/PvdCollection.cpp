@@ -6,8 +6,10 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <stdexcept>
 #include <system_error>
+
+#include "core/Error.hpp"
+#include "core/ParseNumber.hpp"
 
 namespace fs = std::filesystem;
 
@@ -46,18 +48,18 @@ void write_text_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot open " + tmp + " for writing");
+    if (!out) throw Error("cannot open " + tmp + " for writing");
     out << text;
     out.close();  // a full disk may show only here
     if (!out) {
       std::error_code ec;
       fs::remove(tmp, ec);
-      throw std::runtime_error("error writing " + tmp + " (full disk?)");
+      throw Error("error writing " + tmp + " (full disk?)");
     }
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  if (ec) throw Error("cannot rename " + tmp + " to " + path + ": " + ec.message());
 }
 
 std::string xml_escape(const std::string& in) {
@@ -98,13 +100,16 @@ void PvdCollection::resume(double time) {
   entries_.clear();
   if (!fs::exists(path_)) return;
   std::ifstream in(path_);
-  if (!in) throw std::runtime_error("cannot read " + path_);
+  if (!in) throw Error("cannot read " + path_);
   static const std::regex dataset("<DataSet timestep=\"([^\"]*)\"[^>]* file=\"([^\"]*)\"");
   std::string line;
   std::smatch m;
-  while (std::getline(in, line))
+  for (long number = 1; std::getline(in, line); ++number)
     if (std::regex_search(line, m, dataset)) {
-      const double t = std::stod(m[1].str());
+      double t = 0;
+      if (!parse_double(m[1].str(), t))
+        throw Error(path_ + ": line " + std::to_string(number) + ": timestep \"" + m[1].str() +
+                    "\" is not a number; move the file away to restart without its list of earlier outputs");
       if (t <= time) entries_.emplace_back(t, xml_unescape(m[2].str()));
     }
 }

@@ -10,7 +10,7 @@
 namespace boreas {
 
 // Writes `text` to `path` via a temporary file + rename, so readers never see a partial file.
-// Throws std::runtime_error on failure.
+// Throws Error (core/Error.hpp) on failure.
 void write_text_atomically(const std::string& path, const std::string& text);
 
 std::string xml_escape(const std::string& in);
@@ -23,7 +23,7 @@ class PvdCollection {
   // Adds an output (the same file again replaces the last entry's time) and rewrites the file.
   void add(double time, const std::string& file);
   // Keeps the existing file's entries up to `time` (a checkpointed run continued; a missing file
-  // starts an empty series). Throws std::runtime_error on a file it cannot read.
+  // starts an empty series). Throws Error on a file it cannot read or parse (with its line).
   void resume(double time);
   bool empty() const { return entries_.empty(); }
 

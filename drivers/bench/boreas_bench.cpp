@@ -32,6 +32,7 @@
 #include "comm/VoxelInput.hpp"
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
+#include "core/ParseNumber.hpp"
 #include "drivers/CommandLine.hpp"
 #include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
@@ -59,8 +60,12 @@ std::array<int, 3> parse_size(const std::string& text, int dimensions) {
   std::vector<int> parts;
   std::stringstream ss(text);
   std::string item;
-  while (std::getline(ss, item, 'x')) parts.push_back(std::stoi(item));
-  if (parts.empty() || parts.size() > 3 || *std::min_element(parts.begin(), parts.end()) < 1)
+  bool numbers = true;
+  for (long n = 0; std::getline(ss, item, 'x');) {
+    numbers = numbers && parse_long(item, n) && n >= 1 && n <= (1L << 30);
+    parts.push_back(numbers ? int(n) : 0);
+  }
+  if (!numbers || parts.empty() || parts.size() > 3)
     throw CLI::ValidationError("--size", "expected N or NxNy[xNz] with positive N, got " + text);
   if (parts.size() == 1) return {parts[0], parts[0], dimensions == 3 ? parts[0] : 1};
   if (dimensions == 2 && parts.size() == 3 && parts[2] != 1)

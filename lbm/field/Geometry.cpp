@@ -208,10 +208,6 @@ double DomainGeometry::bisected_entry(std::size_t k, const std::array<double, 3>
   return in;
 }
 
-WallCrossing DomainGeometry::wall_crossing(const std::array<int, 3>& fluid, const std::array<int, 3>& c) const {
-  return wall_crossing_at_level(0, fluid, c);
-}
-
 WallCrossing DomainGeometry::wall_crossing_at_level(int level, const std::array<int, 3>& fluid,
                                                     const std::array<int, 3>& link) const {
   WallCrossing w;

@@ -54,14 +54,12 @@ class DomainGeometry {
   // its centre as flag_at_level does.
   int body_at_level(int level, int x, int y, int z) const;
   int bodies() const { return int(obstacles_.size()) + (voxel_dims_[0] > 0 ? 1 : 0); }
-  // The crossing of the link from level-0 fluid cell `fluid` along c into a body cell (periodic
-  // axes wrapped): the first obstacle surface the segment meets, exact for the analytic shapes,
-  // the nearest triangle for STL surfaces, bisection of the inside test for height maps (and for
-  // a segment that slips through a hole of an STL surface). A voxel, or an obstacle closed
-  // halfway, is met at the middle of the link.
-  WallCrossing wall_crossing(const std::array<int, 3>& fluid, const std::array<int, 3>& c) const;
-  // The same for the link from fluid cell `fluid` of AMR level `level` (2^level cells per level-0
-  // cell and axis) along c, whose solid end flag_at_level found: the fraction is of that link.
+  // The crossing of the link from fluid cell `fluid` of AMR level `level` (2^level cells per
+  // level-0 cell and axis; 0 on a uniform grid) along c into a body cell (periodic axes wrapped),
+  // whose solid end flag_at_level found: the first obstacle surface the segment meets, exact for
+  // the analytic shapes, the nearest triangle for STL surfaces, bisection of the inside test for
+  // height maps (and for a segment that slips through a hole of an STL surface); the fraction is
+  // of that link. A voxel, or an obstacle closed halfway, is met at the middle of the link.
   WallCrossing wall_crossing_at_level(int level, const std::array<int, 3>& fluid, const std::array<int, 3>& c) const;
   bool periodic(int axis) const { return periodic_[axis]; }
   bool free_slip() const { return any_face(faces_, FaceBC::FreeSlip); }

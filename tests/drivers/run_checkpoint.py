@@ -9,8 +9,9 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
   checkpoint, which a restart on one rank continues bit for bit.
 - kill -9 during checkpoint writes leaves every complete checkpoint valid: the newest
   continues bit for bit (trials until one kill lands inside a write, seen by its .tmp file).
-- Truncated, corrupt, other-deck (tau, lattice, precision, cells) and finished checkpoints are
-  refused with exit 2 and the reason, and nothing in the output directory changes.
+- Truncated, corrupt, later-format, other-deck (tau, lattice, precision, cells) and finished
+  checkpoints are refused with exit 2 and the reason, and nothing in the output directory
+  changes; so is a restart whose probes.csv has a damaged row (its file and line).
 - A checkpoint that cannot be written is a warning; the run completes.
 - An unstable run checkpoints its last good state.
 - An error on one rank alone ends every rank (no hang in a collective).
@@ -203,6 +204,18 @@ def main(argv):
     not_one = tmp / "not_a_checkpoint.bchk"
     not_one.write_bytes(b"x" * 5000)
     refused("a file that is no checkpoint", not_one, "not a Boreas checkpoint")
+    # The header of a later format version, its hash recomputed as its writer would have (FNV-1a).
+    length = int.from_bytes(data[8:16], "little")
+    text = data[24:24 + length]
+    newer = text.replace(b'"version":1,', b'"version":2,')
+    check("the checkpoint's header names its format version 1", newer != text)
+    fnv = 1469598103934665603
+    for byte in newer:
+        fnv = ((fnv ^ byte) * 1099511628211) % 2**64
+    later = tmp / "later_version.bchk"
+    later.write_bytes(data[:16] + fnv.to_bytes(8, "little") + newer + data[24 + length:])
+    refused("a checkpoint of a later format version", later, "a checkpoint of format version 2; this build of Boreas "
+            "reads version 1")
     refused("another tau", base, "tau", "physics.reynolds=200")
     refused("another lattice", base, "lattice", 'lattice.model="D3Q27"')
     refused("another precision", base, "precision", 'lattice.precision="float"')
@@ -250,6 +263,23 @@ def main(argv):
               f"exit {p.returncode} after {time.monotonic() - started:.0f} s: {p.stderr[-300:]}")
     except subprocess.TimeoutExpired:
         check("a failure on one rank of two ends the run with its message (no hang)", False, "still running after 120 s")
+
+    # --- a restart whose probes.csv holds a row that is not numbers: refused with its line
+    probes = tmp / "probes_restart"
+    p = subprocess.run([boreas, str(probed), "-q", "--output-dir", str(probes), "--set", "domain.cells=[24,24,24]",
+                        "--set", "simulation.steps=40", "--set", "checkpoint.every=20", "--set", "output.vtk=false"],
+                       capture_output=True, text=True, timeout=120, env=MPI_ENV)
+    rows = (probes / "probes.csv").read_text().splitlines() if p.returncode == 0 else []
+    if len(rows) > 3:
+        rows[2] = rows[2].replace(",", ",x", 1)
+        (probes / "probes.csv").write_text("\n".join(rows) + "\n")
+        p = subprocess.run([boreas, str(probed), "-q", "--output-dir", str(probes), "--set", "domain.cells=[24,24,24]",
+                            "--set", "simulation.steps=60", "--set", "output.vtk=false", "--restart", "latest"],
+                           capture_output=True, text=True, timeout=120, env=MPI_ENV)
+        check("refused: a restart whose probes.csv has a damaged row (exit 2, file and line)",
+              p.returncode == 2 and "probes.csv: line 3: expected a number, got 'x" in p.stderr, p.stderr[-300:])
+    else:
+        check("a probed run writes probes.csv rows", False, p.stderr[-300:])
 
     shutil.rmtree(tmp, ignore_errors=True)
     return check.exit_code()

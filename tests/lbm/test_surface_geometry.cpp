@@ -170,7 +170,7 @@ long expect_same_crossings(const Config& a, const Config& b, double tolerance) {
         for (int q = 1; q < D3Q27::Q; ++q) {
           const std::array<int, 3> c{D3Q27::c(q, 0), D3Q27::c(q, 1), D3Q27::c(q, 2)};
           if (ga.body_at(x + c[0], y + c[1], z + c[2]) < 0) continue;
-          const WallCrossing wa = ga.wall_crossing({x, y, z}, c), wb = gb.wall_crossing({x, y, z}, c);
+          const WallCrossing wa = ga.wall_crossing_at_level(0, {x, y, z}, c), wb = gb.wall_crossing_at_level(0, {x, y, z}, c);
           EXPECT_TRUE(wa.interpolated && wb.interpolated);
           EXPECT_NEAR(wa.fraction, wb.fraction, tolerance) << "cell " << x << " " << y << " " << z << " q " << q;
           ++links;
@@ -181,7 +181,7 @@ long expect_same_crossings(const Config& a, const Config& b, double tolerance) {
 
 const std::string interpolated = "bounce_back = \"interpolated\"\n";
 
-// The wall fractions of interpolated bounce-back (Geometry.cpp wall_crossing): an STL box and a
+// The wall fractions of interpolated bounce-back (Geometry.cpp wall_crossing_at_level): an STL box and a
 // height-map building give the analytic box's, to round-off (the STL by the nearest triangle hit,
 // the height map by bisection of its inside test).
 TEST_F(SurfaceGeometry, StlAndHeightMapBoxesGiveTheAnalyticWallFractions) {
@@ -228,7 +228,7 @@ TEST_F(SurfaceGeometry, AnalyticWallCrossingsLieOnTheSurface) {
           const std::array<int, 3> e{D3Q27::c(q, 0), D3Q27::c(q, 1), D3Q27::c(q, 2)};
           const int body = g.body_at(x + e[0], y + e[1], z + e[2]);
           if (body < 0) continue;
-          const WallCrossing w = g.wall_crossing({x, y, z}, e);
+          const WallCrossing w = g.wall_crossing_at_level(0, {x, y, z}, e);
           ASSERT_GE(w.fraction, 0.0);
           ASSERT_LE(w.fraction, 1.0);
           const double p[3] = {x + w.fraction * e[0], y + w.fraction * e[1], z + w.fraction * e[2]};
@@ -470,6 +470,11 @@ TEST_F(SurfaceGeometry, MalformedStlFilesAreRefusedWithTheReason) {
   bad_vertex.replace(bad_vertex.find("vertex") + 7, 1, "x");
   std::string no_end = ascii_stl(box);
   no_end.resize(no_end.find("endsolid"));
+  std::string bad_normal = ascii_stl(box);
+  bad_normal.replace(bad_normal.find("normal 0 0 0"), 12, "normal 0 nil 0");
+  std::string stray_zero = ascii_stl(box);  // a zero byte in a text file: no binary STL's size either
+  const std::size_t zero_at = stray_zero.find("endloop");
+  stray_zero.insert(zero_at, 1, '\0');
   const std::vector<Case> cases{
       {"truncated.stl", good.substr(0, good.size() - 10), "declares 12 triangles (684 bytes) but has 674 bytes: truncated"},
       {"count.stl", binary_stl(box, 11), "declares 11 triangles (634 bytes) but has 684 bytes: wrong triangle count"},
@@ -480,6 +485,9 @@ TEST_F(SurfaceGeometry, MalformedStlFilesAreRefusedWithTheReason) {
       {"endsolid.stl", no_end, "without 'endsolid'"},
       {"facet.stl", "solid a\nfacet normal 0 0 1\n  outer loop\n  vertex 0 0 0\n  vertex 1 0 0\nendloop\n",
        "line 6: expected 'vertex x y z', got 'endloop'"},
+      {"normal.stl", bad_normal, "line 2: expected 'facet normal nx ny nz' (numbers) or 'endsolid'"},
+      {"zero.stl", stray_zero,
+       "starts with 'solid' as an ASCII STL does, but byte " + std::to_string(zero_at) + " is the control character 0x00"},
   };
   for (const Case& c : cases) {
     const std::string path = write(c.name, c.bytes);
@@ -488,6 +496,12 @@ TEST_F(SurfaceGeometry, MalformedStlFilesAreRefusedWithTheReason) {
     EXPECT_NE(why.find(c.reason), std::string::npos) << c.name << ": " << why;
   }
   EXPECT_EQ(refusal([&] { read_stl(write("good.stl", good)); }), "");
+  // A binary STL's 80 header bytes are free: one that starts with a UTF-8 byte-order mark is
+  // still read whole (an ASCII file's mark is skipped).
+  std::string marked = good;
+  marked.replace(0, 3, "\xEF\xBB\xBF");
+  EXPECT_EQ(read_stl(write("marked.stl", marked)).triangles.size(), box.size());
+  EXPECT_EQ(read_stl(write("marked_ascii.stl", "\xEF\xBB\xBF" + ascii_stl(box))).triangles.size(), box.size());
 }
 
 TEST_F(SurfaceGeometry, MalformedHeightMapsAreRefusedWithTheReason) {
@@ -507,6 +521,9 @@ TEST_F(SurfaceGeometry, MalformedHeightMapsAreRefusedWithTheReason) {
       {"nan.asc", header + "1 nan\n3 4\n", "line 6: height 'nan' is not finite"},
       {"word.asc", header + "1 2\n3 four\n", "line 7: 'four' is not a number"},
       {"rows.asc", "ncols 2\nnrows 1.5\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n", "line 2: nrows must be a whole number"},
+      // A damaged header's counts (10^9 values, 8 GB) size nothing before the values are read.
+      {"huge.asc", "ncols 100000\nnrows 10000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n",
+       "has 4 values, expected ncols x nrows = 100000 x 10000 = 1000000000"},
   };
   for (const Case& c : cases) {
     const std::string path = write(c.name, c.text);
