@@ -822,6 +822,11 @@ void AmrLattice<L, Real>::restore_mass() {
   for (const AmrLevel<L, Real>& lv : levels_)
     Kokkos::parallel_for("amr mass restoration", Kokkos::RangePolicy<ExecSpace>(0, lv.places.total),
                          AmrShiftDensity<L, Real>{lv.f[lv.cur], lv.flags, lv.places.total, shift});
+  // The refined cells the next step pulls from were restricted before the shift, and restriction
+  // does not commute with it (the equilibrium is not linear in j / rho): restricted again from the
+  // shifted fine cells, finest first, they hold what restrict_all gives (outputs, regrids,
+  // checkpoints), so that an output at this step changes nothing after it.
+  for (int l = int(levels_.size()) - 2; l >= 0; --l) restrict_level(l, levels_[l].f[levels_[l].cur], false, false);
   Kokkos::fence();
 }
 
