@@ -1093,6 +1093,7 @@ class AmrLattice final : public AmrSolver {
   void save_state() override;
   void restore_state() override;
   std::vector<double> probe_values(const std::vector<Probe>& probes) const override;
+  std::vector<CellMoments> leaf_moments() const override;
   void add_statistics_sample() override;
   long statistics_samples() const override { return statistics_samples_; }
   std::vector<double> statistics_state() const override;

@@ -1546,17 +1546,24 @@ void AmrLattice<L, Real>::make_statistics() {
 }
 
 template <class L, class Real>
+std::vector<CellMoments> AmrLattice<L, Real>::leaf_moments() const {
+  std::vector<CellMoments> out;
+  for (const AmrLevel<L, Real>& lv : levels_) {
+    const long cells = long(lv.leaves.extent(0)) * shape_.interior();
+    AmrLeafMoments<L, Real> m{lv.f[lv.cur], lv.flags, lv.leaves, lv.places, {}, CellMoments("amr leaf moments", cells, 4)};
+    for (int d = 0; d < 3; ++d) m.force[d] = lv.params.force[d];
+    if (cells > 0) Kokkos::parallel_for("amr leaf moments", Kokkos::RangePolicy<ExecSpace>(0, cells), m);
+    out.push_back(m.moments);
+  }
+  return out;
+}
+
+template <class L, class Real>
 void AmrLattice<L, Real>::add_statistics_sample() {
   make_statistics();
-  for (int l = 0; l < int(levels_.size()); ++l) {
-    const AmrLevel<L, Real>& lv = levels_[l];
-    const long cells = long(lv.leaves.extent(0)) * shape_.interior();
-    if (cells == 0) continue;
-    AmrLeafMoments<L, Real> m{lv.f[lv.cur], lv.flags, lv.leaves, lv.places, {}, CellMoments("amr statistics sample", cells, 4)};
-    for (int d = 0; d < 3; ++d) m.force[d] = lv.params.force[d];
-    Kokkos::parallel_for("amr statistics sample", Kokkos::RangePolicy<ExecSpace>(0, cells), m);
-    statistics_[l].add(m.moments);
-  }
+  const std::vector<CellMoments> moments = leaf_moments();
+  for (std::size_t l = 0; l < moments.size(); ++l)
+    if (moments[l].extent(0) > 0) statistics_[l].add(moments[l]);
   ++statistics_samples_;
 }
 

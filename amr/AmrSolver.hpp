@@ -89,6 +89,9 @@ class AmrSolver {
   // Each owner sums its leaves' cells on the device, exactly (core/ExactSum.hpp): the same bits on
   // every rank (collective).
   virtual std::vector<double> probe_values(const std::vector<Probe>& probes) const = 0;
+  // Density and velocity of this rank's leaves on the device, one CellMoments per level (its
+  // leaves in order, interior cells x fastest; solid cells 0), as sample() gives them.
+  virtual std::vector<CellMoments> leaf_moments() const = 0;
   // Time averages ([statistics]; lbm/field/RunningStatistics.hpp) of the leaves' fluid cells,
   // accumulated on the device by each leaf's owner: one more sample of the current state (density
   // and velocity as sample() gives them). The state of every leaf of the forest, level by level in

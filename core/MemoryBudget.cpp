@@ -35,7 +35,7 @@ MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host)
   const long long per_cell = device_bytes_per_cell(config, config.kernel);
   // The sparse storage's need follows its fluid cells, known once the geometry is read: it checks
   // itself then (drivers/SparseSimulation.cpp).
-  need.device_bytes = config.storage == StorageKind::Sparse ? 0 : need.cells_per_rank * per_cell;
+  need.device_bytes = config.storage == StorageKind::Sparse ? 0 : need.cells_per_rank * (per_cell + monitor_bytes_per_cell);
   // Output: density, velocity, vorticity (doubles) and flags per owned cell; observables gather
   // density, velocity and flags of the whole domain on every rank.
   long long host = need.cells_per_rank * (5 * 8 + 1);

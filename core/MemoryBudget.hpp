@@ -27,6 +27,9 @@ int lattice_copies(const Scheme& kernel);
 
 // Device bytes of one cell: the lattices `kernel` keeps (lattice_copies) and its flag.
 long long device_bytes_per_cell(const Config& config, const Scheme& kernel);
+// Device bytes the convergence monitor keeps per owned cell (a leaf's interior cell on AMR
+// levels): the last check's velocity (lbm/field/VelocityChange.hpp).
+constexpr long long monitor_bytes_per_cell = 3 * 8;
 
 MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host);
 

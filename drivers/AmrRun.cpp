@@ -19,6 +19,7 @@
 #include "comm/Mpi.hpp"
 #include "core/Error.hpp"
 #include "drivers/Checkpointing.hpp"
+#include "drivers/Convergence.hpp"
 #include "drivers/ForceSeries.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
@@ -378,6 +379,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     last_good_sampling = sampling;
   };
   keep_as_last_good();
+  ConvergenceMonitor convergence;
   std::string status = "completed";
   int stopped_by = 0;
   long poll = 1;  // steps between looks at stop signals and the checkpoint clock, about a second
@@ -433,6 +435,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
         solver = solver->regridded(config, domain, std::move(forest));  // carries the timers
         updates = solver->updates_per_step();
         ++regrids;
+        convergence.forget();
         keep_as_last_good();
       }
       solver->timers().add("AMR regrid", seconds_since(start));
@@ -464,6 +467,12 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     if (sampled_forces) forces->add(solver->step(), *sampled_forces);
     if (sampled_probes) probes->append(solver->step(), *sampled_probes);
     if (at_check || at_output || at_checkpoint) keep_as_last_good();
+    if (at_check) {
+      auto t = solver->timers().scope("others");
+      std::vector<double> volumes;  // of a level's cells, in level-0 cells
+      for (int l = 0; l < solver->forest().levels(); ++l) volumes.push_back(std::ldexp(1.0, -config.dimensions() * l));
+      convergence.check(solver->step(), solver->leaf_moments(), volumes, options.comm);
+    }
     if (at_output) {
       auto t = solver->timers().scope("output");
       write_output(series, *solver, options.comm);
@@ -471,10 +480,11 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     if (at_checkpoint) checkpoint(AmrState::of(*solver, sampled));
     if (progress && at_check) {
       const double elapsed = seconds_since(t0);
-      std::fprintf(stderr, "%sstep %ld/%ld (%.0f%%)  %.1f level-weighted MLUPS  elapsed %.1f s  ETA %.1f s%s",
+      std::fprintf(stderr, "%sstep %ld/%ld (%.0f%%)  %.1f level-weighted MLUPS  elapsed %.1f s  ETA %.1f s%s%s",
                    tty ? "\r\033[K" : "", solver->step(), config.steps, 100.0 * solver->step() / double(config.steps),
                    updates_done / std::max(stepping_seconds(solver->timers()), 1e-12) * 1e-6, elapsed,
-                   elapsed * double(config.steps - solver->step()) / double(solver->step() - first_step), tty ? "" : "\n");
+                   elapsed * double(config.steps - solver->step()) / double(solver->step() - first_step),
+                   convergence.progress_text().c_str(), tty ? "" : "\n");
     }
     if (stopped_by != 0 && solver->step() < config.steps) {  // a signal in the last chunk: the run is complete
       status = "interrupted";
@@ -587,6 +597,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["kernel"] = amr_kernel_name;
   r["fields_hash"] = hash_hex(solver->fields_hash());
   if (!instability.is_null()) r["instability"] = instability;
+  if (const Json c = convergence.report(); !c.is_null()) r["convergence"] = c;
   if (status == "interrupted") r["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) r["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) r["checkpoints"] = checkpoints.report();

@@ -343,6 +343,14 @@ std::string summary_text(const Json& r) {
       r["mlups"].get<double>(), member(r, "amr") ? "level-weighted " : "", wall);
   if (const Json* h = member(r, "fields_hash")) add(", fields_hash %s", h->get<std::string>().c_str());
   out += "\n";
+  if (const Json* c = member(r, "convergence")) {
+    const Json& v = (*c)["velocity_change"];
+    const long long from = (*c)["since_step"].get<std::int64_t>(), to = (*c)["step"].get<std::int64_t>();
+    if (v.is_null())
+      add("  velocity change |du|/|u|: none, the fluid is at rest (steps %lld to %lld)\n", from, to);
+    else
+      add("  velocity change |du|/|u| %.2e from step %lld to %lld\n", v.get<double>(), from, to);
+  }
   if (const Json* a = member(r, "amr")) {
     out += "  AMR leaf cells per level:";
     for (const auto& l : (*a)["levels"])

@@ -80,9 +80,12 @@ void check_device_memory(const Config& config, int ranks) {
 }
 
 std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks) {
-  const long long side = config.amr.leaf_size + 2, cells = config.dimensions() == 2 ? side * side : side * side * side;
-  // The leaves always pull, on two lattices (amr/AmrLattice.hpp), whatever simulation.kernel says.
-  const long long per_rank = (blocks + ranks - 1) / ranks * cells * device_bytes_per_cell(config, Scheme{});
+  const long long n = config.amr.leaf_size, side = n + 2, cells = config.dimensions() == 2 ? side * side : side * side * side;
+  const long long interior = config.dimensions() == 2 ? n * n : n * n * n;
+  // The leaves always pull, on two lattices (amr/AmrLattice.hpp), whatever simulation.kernel says;
+  // the convergence monitor keeps a velocity per interior cell of a leaf (counted for every block).
+  const long long per_rank =
+      (blocks + ranks - 1) / ranks * (cells * device_bytes_per_cell(config, Scheme{}) + interior * monitor_bytes_per_cell);
   const std::optional<long long> device_free = device_memory_available();
   const int on_node = device_free ? 1 : node_ranks();
   const long long available = device_free ? *device_free : host_memory_available();

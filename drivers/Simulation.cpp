@@ -3,6 +3,7 @@
 #include "drivers/SparseSimulation.hpp"
 #include "drivers/AmrRun.hpp"
 #include "drivers/Checkpointing.hpp"
+#include "drivers/Convergence.hpp"
 #include "drivers/ForceSeries.hpp"
 
 #include <unistd.h>
@@ -370,12 +371,13 @@ class Progress {
  public:
   // `first`: the step the run began at (a restart's), from which the rate is measured.
   Progress(bool enabled, long first, long total) : enabled_(enabled), tty_(isatty(2)), first_(first), total_(total) {}
-  void update(long step, double mlups, double elapsed) {
+  // `extra`: what follows the timing (the convergence monitor's change).
+  void update(long step, double mlups, double elapsed, const std::string& extra) {
     if (!enabled_) return;
     const double eta = step > first_ ? elapsed * double(total_ - step) / double(step - first_) : 0.0;
-    std::fprintf(stderr, "%sstep %ld/%ld (%.0f%%)  %.1f MLUPS  elapsed %.1f s  ETA %.1f s%s",
+    std::fprintf(stderr, "%sstep %ld/%ld (%.0f%%)  %.1f MLUPS  elapsed %.1f s  ETA %.1f s%s%s",
                  tty_ ? "\r\033[K" : "", step, total_, 100.0 * step / double(total_), mlups,
-                 elapsed, eta, tty_ ? "" : "\n");
+                 elapsed, eta, extra.c_str(), tty_ ? "" : "\n");
     std::fflush(stderr);
   }
   void finish() {
@@ -534,6 +536,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
                                ? config.progress_every
                                : std::max(1L, (config.steps / 10 + sweep - 1) / sweep) * sweep;
   Progress progress(options.progress && root, first_step, config.steps);
+  ConvergenceMonitor convergence;
   // Between chunks of about a second every rank looks at stop signals and the checkpoint clock
   // (one reduction), so that all take the same decision at the same step.
   long poll = sweep;
@@ -576,14 +579,15 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
     const bool at_sample = config.statistics.enabled && sampling.at(sim->step());
     const bool at_probe = probes && sim->step() % config.probes_every == 0;
-    if (at_sample || at_probe) {
+    if (at_sample || at_probe || at_check) {
       auto t = timers.scope("others");
-      const std::vector<CellMoments> moments = sim->local_moments();  // once for both
+      const std::vector<CellMoments> moments = sim->local_moments();  // once for all three
       if (at_sample) {
         for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i].add(moments[i]);
         ++sampling.samples;
       }
       if (at_probe) probes->append(sim->step(), probe_values(*sim, moments, config.probes, comm.get()));
+      if (at_check) convergence.check(sim->step(), moments, std::vector<double>(moments.size(), 1.0), comm.get());
     }
     if (forces && sim->step() % config.forces.every == 0) {
       auto t = timers.scope("others");
@@ -600,7 +604,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     if (at_check) {
       const double lbm = timers.get("lbm") + timers.get("boundaries");
       progress.update(sim->step(), double(fluid_cells) * (sim->step() - first_step) / std::max(lbm, 1e-12) * 1e-6,
-                      elapsed());
+                      elapsed(), convergence.progress_text());
     }
     if (stopped_by != 0 && sim->step() < config.steps) {  // a signal in the last chunk: the run is complete
       status = "interrupted";
@@ -658,6 +662,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   Json report = make_report(config, *sim, status, wall, initial_mass, first_step);
   report["observables"] = compute_observables(config, *sim);
   if (!instability.is_null()) report["instability"] = instability;
+  if (const Json c = convergence.report(); !c.is_null()) report["convergence"] = c;
   if (status == "interrupted") report["stopped_by"] = signal_name(stopped_by);
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();

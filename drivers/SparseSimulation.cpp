@@ -200,10 +200,12 @@ class SparseSimulation final : public GridSimulation {
   }
 
   // Refused before the lattices are allocated: the lattices, the saved state, a canonical copy
-  // of AA's and the tables.
+  // of AA's, the tables and the convergence monitor's velocity of the blocks' cells.
   void check_memory() const {
     const std::optional<long long> free = device_memory_available();
-    const long long need = device_bytes(lattices() + 2);
+    long long box_cells = 0;
+    for (int id : ids_) box_cells += set_.blocks[id].box.cells();
+    const long long need = device_bytes(lattices() + 2) + box_cells * monitor_bytes_per_cell;
     if (free && need > *free)
       throw Error("the sparse storage of rank " + std::to_string(comm_.rank()) + " needs " + format_bytes(need) +
                   " of device memory for " + std::to_string(field_.cells) + " fluid cells, the device has " +

@@ -6,8 +6,8 @@ Usage: run_amr_ranks.py BOREAS_EXE MPIEXEC AMR_DECK
 AMR_DECK: a deck with [amr] and dynamic regridding (inputs/cylinder2d_amr.toml), run to step 300
 (regrids at 100, 200 and 300).
 - On 3 ranks: the one-rank fields_hash and mass, every .vthb/.vti output, forces.csv and
-  probes.csv (30 samples) byte for byte the one-rank run's, the report's partition (3 ranks, imbalance per level, messages per step) and
-  its MPI time; the same with CRMT on leaves (amr.crmt), which exchanges every k >= 2 steps.
+  probes.csv (30 samples) byte for byte the one-rank run's, the report's partition (3 ranks, imbalance per level, messages per step),
+  its MPI time and its convergence monitor's last velocity change (to round-off); the same with CRMT on leaves (amr.crmt), which exchanges every k >= 2 steps.
 - Checkpointed on 3 ranks at step 200, stopped at 250 and continued on 2 ranks: the one-rank
   fields_hash and outputs.
 Prints one line per check; exits non-zero if any fails.
@@ -63,6 +63,10 @@ def main(argv):
           all(1 <= x < 1.2 for x in part["level_imbalance"]) and part.get("messages_per_step", 0) > 0 and
           r1["amr"]["partition"]["messages_per_step"] == 0, str(part))
     check("the report times the leaf exchange", r3.get("timing_s", {}).get("mpi", 0) > 0, str(r3.get("timing_s")))
+    c1, c3 = r1.get("convergence", {}), r3.get("convergence", {})
+    check("3 ranks give the one-rank velocity change of the last checks (to 1e-12; a sum in rank order)",
+          c1.get("step") == c3.get("step") and c1.get("velocity_change") is not None and
+          abs(c1["velocity_change"] - c3.get("velocity_change", 0)) <= 1e-12 * c1["velocity_change"], f"{c1} {c3}")
 
     crmt = tmp / "crmt"
     p = run(crmt, 3, "simulation.steps=300", "amr.crmt=true")

@@ -67,11 +67,12 @@ TEST(RunCheck, DomainBeyondTheMachinesMemory) {
   }
   const Config c = parse_deck_string(deck, "deck.toml", "", {"domain.cells=[1200, 1200, 1200]"});
   EXPECT_EQ(estimate_memory(c, 4, true).cells_per_rank, 1200LL * 1200 * 1200 / 4);
-  EXPECT_EQ(estimate_memory(c, 1, false).device_bytes, 1200LL * 1200 * 1200 * (3 * 19 * 8 + 1));
+  EXPECT_EQ(estimate_memory(c, 1, false).device_bytes, 1200LL * 1200 * 1200 * (3 * 19 * 8 + 1 + monitor_bytes_per_cell));
 }
 
-// An AMR forest's blocks (each (leaf_size + 2)^3 cells: 3 lattices and flags), once built: a
-// billion 8^3 leaves are 1000^3 x 457 B, 456 TB, refused at amr.max_level (a regrid keeps its
+// An AMR forest's blocks (each (leaf_size + 2)^3 cells: 3 lattices and flags; and the
+// convergence monitor's 24 B per leaf cell), once built: a billion 8^3 leaves are 10^9 x (1000 x
+// 457 + 512 x 24) B, 469 TB, refused at amr.max_level (a regrid keeps its
 // forest instead); a thousand fit. Here, on several ranks, the same blocks need less per rank.
 TEST(RunCheck, AmrForestBeyondTheMachinesMemory) {
   if (exec_is_host && host_memory_available() == 0) GTEST_SKIP() << "no /proc/meminfo";
@@ -79,10 +80,10 @@ TEST(RunCheck, AmrForestBeyondTheMachinesMemory) {
       parse_deck_string(deck, "deck.toml", "", {"domain.cells=[16, 16, 16]", "amr.leaf_size=8", "amr.max_level=1"});
   const std::string shortfall = amr_memory_shortfall(c, 1000000000LL, 1);
   EXPECT_NE(shortfall.find("the forest holds 1000000000 blocks of 1000 cells (ghost ring included); the run needs at "
-                           "least 415.6 TiB of"),
+                           "least 426.8 TiB of"),
             std::string::npos) << shortfall;
   EXPECT_EQ(amr_memory_shortfall(c, 1000, 1), "");
-  EXPECT_NE(amr_memory_shortfall(c, 1000000000LL, 4).find("least 103.9 TiB"), std::string::npos);
+  EXPECT_NE(amr_memory_shortfall(c, 1000000000LL, 4).find("least 106.7 TiB"), std::string::npos);
   try {
     check_amr_memory(c, 1000000000LL, 1);
     ADD_FAILURE() << "not refused";

@@ -3,7 +3,8 @@
 // faces allow): every VTK array written (density, velocity, vorticity_magnitude, flags, at
 // every output step) and every physical value of report.json (mass, observables, fields_hash,
 // fluid cells) of a run on 2, 3, 4 and 8 ranks equals bit for bit the one-rank ab_pull run of
-// the same deck. The files are read back with VTK's own readers, as ParaView reads them.
+// the same deck (the convergence monitor's velocity change, a sum in rank and block order, to
+// round-off). The files are read back with VTK's own readers, as ParaView reads them.
 // The binary runs under mpiexec with N ranks and tests every rank count n <= N.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -33,10 +34,11 @@ using test::Deck;
 using test::decks;
 
 // The decks with output every 5 steps (steps 0, 5, 10 and the last), the mass observable, time
-// averages sampled every 2 steps from step 3 (arrays from the output at step 5 on) and, added
-// below, probes along the diagonal every 3 steps.
+// averages sampled every 2 steps from step 3 (arrays from the output at step 5 on), checks (and
+// the convergence monitor) at step 6 and the last, which every kernel's sweeps (1, 2, 3 steps)
+// reach, and, added below, probes along the diagonal every 3 steps.
 const std::vector<std::string> with_output = {"output.vtk=true", "output.every=5", "validation.observables=[\"mass\"]",
-                                              "statistics.start=3", "statistics.every=2"};
+                                              "statistics.start=3", "statistics.every=2", "output.progress_every=6"};
 
 
 // Every variant, both layouts, CRMT and an overlap strategy.
@@ -116,6 +118,12 @@ void expect_same_report(const Json& a, const Json& ref, const std::string& what)
   values.push_back(a["observables"]["mass"].get<double>());
   expected.push_back(ref["observables"]["mass"].get<double>());
   expect_same_bits(values, expected, what + " report mass (initial, final, relative change, observable)");
+  // The convergence monitor's sums run over blocks and ranks in their order: equal to round-off.
+  ASSERT_TRUE(a.contains("convergence") && ref.contains("convergence")) << what;
+  for (const char* key : {"step", "since_step"})
+    EXPECT_EQ(a["convergence"][key].get<std::int64_t>(), ref["convergence"][key].get<std::int64_t>()) << what << " " << key;
+  const double change = ref["convergence"]["velocity_change"].get<double>();
+  EXPECT_NEAR(a["convergence"]["velocity_change"].get<double>(), change, 1e-12 * change) << what << " velocity change";
 }
 
 class OutputIndependence : public ::testing::TestWithParam<int> {};
