@@ -17,19 +17,12 @@
 #include "drivers/Simulation.hpp"
 #include "lbm/field/VelocityChange.hpp"
 #include "tests/amr/AmrCase.hpp"
+#include "tests/drivers/DeviceMoments.hpp"
 
 namespace boreas {
 namespace {
 
-CellMoments device_moments(const std::vector<double>& host) {  // cells x 4, cell by cell
-  const long cells = long(host.size() / 4);
-  CellMoments m("moments", cells, 4);
-  auto h = Kokkos::create_mirror_view(m);
-  for (long i = 0; i < cells; ++i)
-    for (int c = 0; c < 4; ++c) h(i, c) = host[4 * i + c];
-  Kokkos::deep_copy(m, h);
-  return m;
-}
+using testing::device_moments;
 
 TEST(VelocityChange, SquaredNormsOfTheSampleAndOfItsChange) {
   std::mt19937 gen(7);
@@ -78,16 +71,21 @@ double relative(const std::vector<double>& before, const std::vector<double>& no
   return std::sqrt(change / size);
 }
 
+// run_deck's report of `config` without progress lines, its output in the test's directory `name`.
+Json quiet_report(Config config, const std::string& name) {
+  config.output_dir = ::testing::TempDir() + name;
+  RunOptions quiet;
+  quiet.progress = false;
+  return run_deck(config, quiet);
+}
+
 const std::string cavity =
     "[simulation]\nsteps = 300\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [24, 20]\n[physics]\ntau = 0.8\n"
     "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.05, 0]\n[output]\nvtk = false\nprogress_every = 100\n";
 
 TEST(ConvergenceMonitor, RunDeckReportsTheChangeOfItsLastInterval) {
   Config config = parse_deck_string(cavity, "cavity.toml", "");
-  config.output_dir = ::testing::TempDir() + "boreas_convergence";
-  RunOptions quiet;
-  quiet.progress = false;
-  const Json report = run_deck(config, quiet);
+  const Json report = quiet_report(config, "boreas_convergence");
   ASSERT_TRUE(report.contains("convergence"));
   const Json& c = report["convergence"];
   EXPECT_EQ(c["step"].get<long>(), 300);
@@ -103,18 +101,14 @@ TEST(ConvergenceMonitor, RunDeckReportsTheChangeOfItsLastInterval) {
   // Steady: the change falls to round-off (7.7e-14 measured from step 19000 to 20000).
   config.steps = 20000;
   config.progress_every = 1000;
-  const double steady = run_deck(config, quiet)["convergence"]["velocity_change"].get<double>();
+  const double steady = quiet_report(config, "boreas_convergence")["convergence"]["velocity_change"].get<double>();
   std::printf("cavity |du|/|u|: %.3e from step 200 to 300, %.3e from 19000 to 20000\n", expected, steady);
   EXPECT_LT(steady, 1e-12);
 }
 
 TEST(ConvergenceMonitor, AmrRunWeighsTheLevelsByTheirCellVolume) {
   const std::string deck = cavity + "[amr]\nmax_level = 1\n[[amr.region]]\nlo = [0, 12]\nhi = [23, 19]\nlevel = 1\n";
-  Config config = parse_deck_string(deck, "cavity_amr.toml", "");
-  config.output_dir = ::testing::TempDir() + "boreas_convergence_amr";
-  RunOptions quiet;
-  quiet.progress = false;
-  const Json report = run_deck(config, quiet);
+  const Json report = quiet_report(parse_deck_string(deck, "cavity_amr.toml", ""), "boreas_convergence_amr");
   ASSERT_TRUE(report.contains("convergence"));
   testing::AmrCase run(deck);
   AmrSolver& solver = *run.solver;

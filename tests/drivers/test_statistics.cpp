@@ -13,6 +13,7 @@
 #include "core/Deck.hpp"
 #include "drivers/Simulation.hpp"
 #include "lbm/field/RunningStatistics.hpp"
+#include "tests/drivers/DeviceMoments.hpp"
 
 namespace boreas {
 namespace {
@@ -55,15 +56,7 @@ void expect_matches(const RunningStatistics& stats, const Reference& ref, double
   }
 }
 
-void add_host_sample(RunningStatistics& stats, const std::vector<double>& s) {
-  const long cells = long(s.size() / 4);
-  CellMoments m("sample", cells, 4);
-  auto h = Kokkos::create_mirror_view(m);
-  for (long i = 0; i < cells; ++i)
-    for (int c = 0; c < 4; ++c) h(i, c) = s[4 * i + c];
-  Kokkos::deep_copy(m, h);
-  stats.add(m);
-}
+void add_host_sample(RunningStatistics& stats, const std::vector<double>& s) { stats.add(testing::device_moments(s)); }
 
 TEST(RunningStatistics, MatchTwoPassMeansAndCovariances) {
   std::mt19937 gen(3);
