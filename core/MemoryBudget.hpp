@@ -13,7 +13,7 @@ namespace boreas {
 // Lower bounds per rank (ghost layers and padding not counted), so that a refusal is never wrong.
 struct MemoryNeed {
   long long cells_per_rank = 0;  // owned cells of the largest rank, at least
-  long long device_bytes = 0;    // population lattices, the saved last good state, flags
+  long long device_bytes = 0;    // population lattices, the saved last good state, flags, monitor
   long long host_bytes = 0;      // device_bytes on host backends plus the output fields
 };
 

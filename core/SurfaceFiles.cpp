@@ -110,10 +110,9 @@ TriangleMesh read_ascii_stl(const std::string& path, const std::string& text) {
       if (lower(words[0]) != "solid") fail("'solid' or the end of the file after 'endsolid'");
       continue;
     }
-    double normal;
-    if (keyword != "facet" || words.size() != 5 || lower(words[1]) != "normal" || !parse_double(words[2], normal) ||
-        !parse_double(words[3], normal) || !parse_double(words[4], normal))
-      fail("'facet normal nx ny nz' (numbers) or 'endsolid'");
+    // The normal is not used (and some exporters write "-1.#IND00" for a degenerate facet's).
+    if (keyword != "facet" || words.size() != 5 || lower(words[1]) != "normal")
+      fail("'facet normal nx ny nz' or 'endsolid'");
     expect(words, {"outer", "loop"}, 0, "'outer loop'");
     Triangle tri;
     for (int v = 0; v < 3; ++v) {

@@ -467,7 +467,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     if (sampled_forces) forces->add(solver->step(), *sampled_forces);
     if (sampled_probes) probes->append(solver->step(), *sampled_probes);
     if (at_check || at_output || at_checkpoint) keep_as_last_good();
-    if (at_check) {
+    if (at_check && solver->step() % check_every == 0) {  // whole check intervals, as run_deck
       auto t = solver->timers().scope("others");
       std::vector<double> volumes;  // of a level's cells, in level-0 cells
       for (int l = 0; l < solver->forest().levels(); ++l) volumes.push_back(std::ldexp(1.0, -config.dimensions() * l));

@@ -8,13 +8,13 @@ namespace boreas {
 void ConvergenceMonitor::check(long step, const std::vector<CellMoments>& parts, const std::vector<double>& volumes,
                                MPI_Comm comm) {
   const VelocityChange::SquaredNorms local = change_.add(parts, volumes);
-  // Summed over the ranks; a rank that did not compare (it cannot happen while all forget
-  // together, but then no rank's figure would mean anything) counts in the third term.
+  // Summed over the ranks, and shown where every rank compared: at the first check a rank
+  // without parts "compares" its nothing, the others do not.
   double sums[3] = {local.change, local.size, local.compared ? 0.0 : 1.0}, total[3];
   MPI_Allreduce(sums, total, 3, MPI_DOUBLE, MPI_SUM, comm);
   shown_ = total[2] == 0 && last_step_ >= 0;
   if (shown_) {
-    value_ = relative_change(true, total[0], total[1]);
+    value_ = relative_change(total[0], total[1]);
     since_step_ = last_step_;
     step_ = step;
   }

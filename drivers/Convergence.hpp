@@ -15,7 +15,7 @@ namespace boreas {
 class ConvergenceMonitor {
  public:
   // A check at `step` with this rank's parts (blocks, or AMR levels with their cell volumes);
-  // collective.
+  // collective. The drivers call it at whole check intervals.
   void check(long step, const std::vector<CellMoments>& parts, const std::vector<double>& volumes, MPI_Comm comm);
   // The next check starts over (a regrid changed the cells).
   void forget() { change_.forget(); }

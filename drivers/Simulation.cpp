@@ -579,15 +579,20 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
     const bool at_sample = config.statistics.enabled && sampling.at(sim->step());
     const bool at_probe = probes && sim->step() % config.probes_every == 0;
-    if (at_sample || at_probe || at_check) {
+    if (at_sample || at_probe) {
       auto t = timers.scope("others");
-      const std::vector<CellMoments> moments = sim->local_moments();  // once for all three
+      const std::vector<CellMoments> moments = sim->local_moments();  // once for both
       if (at_sample) {
         for (std::size_t i = 0; i < statistics.size(); ++i) statistics[i].add(moments[i]);
         ++sampling.samples;
       }
       if (at_probe) probes->append(sim->step(), probe_values(*sim, moments, config.probes, comm.get()));
-      if (at_check) convergence.check(sim->step(), moments, std::vector<double>(moments.size(), 1.0), comm.get());
+    }
+    // The monitor compares whole check intervals (not a shorter last one at the end of the run).
+    if (at_check && sim->step() % check_every == 0) {
+      auto t = timers.scope("others");
+      const std::vector<CellMoments> moments = sim->monitored_moments();
+      convergence.check(sim->step(), moments, std::vector<double>(moments.size(), 1.0), comm.get());
     }
     if (forces && sim->step() % config.forces.every == 0) {
       auto t = timers.scope("others");

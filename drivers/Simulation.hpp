@@ -37,6 +37,10 @@ class Simulation {
   // The same fields left on the device, one (owned cells x 4: rho, ux, uy, uz) per local block
   // (what [statistics] accumulates). Collective.
   virtual std::vector<CellMoments> local_moments() const = 0;
+  // The moments the convergence monitor compares (drivers/Convergence.hpp): local_moments(), or
+  // on the sparse storage one part of its fluid cells, which keeps the monitor's memory to them.
+  // Collective.
+  virtual std::vector<CellMoments> monitored_moments() const { return local_moments(); }
   // |curl u| of this rank's blocks from their local_macroscopic(), the same on every
   // decomposition (differences reach into the neighbours' cells). Collective.
   virtual std::vector<std::vector<double>> local_vorticity_magnitude(const std::vector<HostMacroscopic>& local) const = 0;

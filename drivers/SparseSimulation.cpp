@@ -86,6 +86,15 @@ class SparseSimulation final : public GridSimulation {
     return out;
   }
 
+  std::vector<CellMoments> monitored_moments() const override {
+    const DeviceView<double* [4]> rho_u = fluid_moments();
+    const CellMoments m("boreas::fluid_moments", field_.cells, 4);
+    Kokkos::parallel_for(
+        "boreas::sparse_monitored_moments", Kokkos::RangePolicy<ExecSpace>(0, field_.cells), KOKKOS_LAMBDA(const long i) {
+          for (int c = 0; c < 4; ++c) m(i, c) = rho_u(i, c);
+        });
+    return {m};
+  }
   std::vector<CellMoments> local_moments() const override {
     if (places_.empty()) {  // per block: the sparse cells it holds and their index in its box
       std::vector<std::vector<long>> from(ids_.size()), to(ids_.size());
@@ -96,11 +105,7 @@ class SparseSimulation final : public GridSimulation {
       for (std::size_t k = 0; k < ids_.size(); ++k)
         places_.push_back({to_device_view("boreas::sparse_cells", from[k]), to_device_view("boreas::box_index", to[k])});
     }
-    DeviceView<Real*> natural = canonical_copy();
-    output_exchange_->start(natural);  // remote links' slots take what arrives: their incoming populations
-    output_exchange_->finish(natural);
-    const DeviceView<double* [4]> rho_u("sparse_moments", field_.cells);
-    sparse_moments<L, Real>(field_, natural, physics_.params, rho_u);
+    const DeviceView<double* [4]> rho_u = fluid_moments();
     std::vector<CellMoments> out;
     for (std::size_t k = 0; k < ids_.size(); ++k) {
       out.emplace_back("boreas::moments", set_.blocks[ids_[k]].box.cells(), 4);  // zero: solid cells
@@ -200,12 +205,10 @@ class SparseSimulation final : public GridSimulation {
   }
 
   // Refused before the lattices are allocated: the lattices, the saved state, a canonical copy
-  // of AA's, the tables and the convergence monitor's velocity of the blocks' cells.
+  // of AA's, the tables and the convergence monitor's velocity of the fluid cells.
   void check_memory() const {
     const std::optional<long long> free = device_memory_available();
-    long long box_cells = 0;
-    for (int id : ids_) box_cells += set_.blocks[id].box.cells();
-    const long long need = device_bytes(lattices() + 2) + box_cells * monitor_bytes_per_cell;
+    const long long need = device_bytes(lattices() + 2) + field_.cells * monitor_bytes_per_cell;
     if (free && need > *free)
       throw Error("the sparse storage of rank " + std::to_string(comm_.rank()) + " needs " + format_bytes(need) +
                   " of device memory for " + std::to_string(field_.cells) + " fluid cells, the device has " +
@@ -235,6 +238,15 @@ class SparseSimulation final : public GridSimulation {
     } else {
       Kokkos::deep_copy(f_, natural);
     }
+  }
+  // Density and velocity of the fluid cells (sparse order).
+  DeviceView<double* [4]> fluid_moments() const {
+    DeviceView<Real*> natural = canonical_copy();
+    output_exchange_->start(natural);  // remote links' slots take what arrives: their incoming populations
+    output_exchange_->finish(natural);
+    const DeviceView<double* [4]> rho_u("sparse_moments", field_.cells);
+    sparse_moments<L, Real>(field_, natural, physics_.params, rho_u);
+    return rho_u;
   }
   // The canonical state: pull's lattice itself, AA's converted.
   DeviceView<Real*> canonical() const { return aa_ ? canonical_copy() : f_; }

@@ -226,12 +226,14 @@ Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
         const Json* offset = member(meta, "data_offset");
         const Json* bytes = member(meta, "data_bytes");
         const Json* version = member(meta, "version");
-        if (meta.is_discarded() || !offset || !bytes || !offset->is_number_integer() || !bytes->is_number_integer() ||
-            offset->get<long long>() < 0 || bytes->get<long long>() < 0 || !header_complete(meta))
+        // A later format may name its keys otherwise: its version is read before them.
+        if (!meta.is_discarded() && version && *version != checkpoint_version)
+          error = path + ": a checkpoint of format version " + version->dump() + "; this build of Boreas reads version " +
+                  std::to_string(checkpoint_version);
+        else if (meta.is_discarded() || !version || !offset || !bytes || !offset->is_number_integer() ||
+                 !bytes->is_number_integer() || offset->get<long long>() < 0 || bytes->get<long long>() < 0 ||
+                 !header_complete(meta))
           error = path + ": corrupt checkpoint header (not the JSON a checkpoint holds)";
-        else if (!version || *version != checkpoint_version)
-          error = path + ": a checkpoint of format version " + (version ? version->dump() : std::string("(none)")) +
-                  "; this build of Boreas reads version " + std::to_string(checkpoint_version);
         else if (offset->get<unsigned long long>() + bytes->get<unsigned long long>() != size)  // each < 2^63
           error = path + ": truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, expected " +
                   std::to_string(offset->get<long long>() + bytes->get<long long>());

@@ -35,8 +35,8 @@ VelocityChange::SquaredNorms VelocityChange::add(const std::vector<CellMoments>&
   return s;
 }
 
-double relative_change(bool compared, double change, double size) {
-  return compared && size > 0 ? std::sqrt(change / size) : std::numeric_limits<double>::quiet_NaN();
+double relative_change(double change, double size) {
+  return size > 0 ? std::sqrt(change / size) : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace boreas

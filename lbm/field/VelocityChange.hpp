@@ -32,8 +32,8 @@ class VelocityChange {
   std::vector<CellMoments> previous_;  // (cells, 3) each
 };
 
-// The relative change from the squared norms summed over every rank: NaN where not compared or
-// where the field is at rest.
-double relative_change(bool compared, double change, double size);
+// The relative change from the squared norms summed over every rank: NaN where the field is at
+// rest.
+double relative_change(double change, double size);
 
 }  // namespace boreas

@@ -43,6 +43,10 @@ SteadyState advance_until_steady(AmrSolver& solver, long chunk, long max_steps, 
     solver.advance(chunk);
     s.steps += chunk;
     const std::vector<double> now = sample();
+    if (now.size() != previous.size()) {
+      ADD_FAILURE() << "the sample's length changed from " << previous.size() << " to " << now.size();
+      return s;
+    }
     s.change = 0;
     for (std::size_t i = 0; i < now.size(); ++i) s.change = std::max(s.change, std::abs(now[i] - previous[i]));
     s.reached = s.change < tolerance;

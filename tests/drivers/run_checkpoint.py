@@ -204,16 +204,19 @@ def main(argv):
     not_one = tmp / "not_a_checkpoint.bchk"
     not_one.write_bytes(b"x" * 5000)
     refused("a file that is no checkpoint", not_one, "not a Boreas checkpoint")
-    # The header of a later format version, its hash recomputed as its writer would have (FNV-1a).
+    # The header of a later format version that names a key otherwise, its length and hash as its
+    # writer would have set them (FNV-1a; the longer header takes some of the zeros before the data).
     length = int.from_bytes(data[8:16], "little")
     text = data[24:24 + length]
-    newer = text.replace(b'"version":1,', b'"version":2,')
-    check("the checkpoint's header names its format version 1", newer != text)
+    newer = text.replace(b'"version":1,', b'"version":2,').replace(b'"cells":', b'"grid_cells":')
+    check("the checkpoint's header names its format version 1 and its cells",
+          b'"version":2,' in newer and b'"grid_cells":' in newer and data[24 + length:24 + len(newer)].strip(b"\0") == b"")
     fnv = 1469598103934665603
     for byte in newer:
         fnv = ((fnv ^ byte) * 1099511628211) % 2**64
     later = tmp / "later_version.bchk"
-    later.write_bytes(data[:16] + fnv.to_bytes(8, "little") + newer + data[24 + length:])
+    later.write_bytes(data[:8] + len(newer).to_bytes(8, "little") + fnv.to_bytes(8, "little") + newer +
+                      data[24 + len(newer):])
     refused("a checkpoint of a later format version", later, "a checkpoint of format version 2; this build of Boreas "
             "reads version 1")
     refused("another tau", base, "tau", "physics.reynolds=200")

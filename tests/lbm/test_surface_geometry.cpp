@@ -470,8 +470,8 @@ TEST_F(SurfaceGeometry, MalformedStlFilesAreRefusedWithTheReason) {
   bad_vertex.replace(bad_vertex.find("vertex") + 7, 1, "x");
   std::string no_end = ascii_stl(box);
   no_end.resize(no_end.find("endsolid"));
-  std::string bad_normal = ascii_stl(box);
-  bad_normal.replace(bad_normal.find("normal 0 0 0"), 12, "normal 0 nil 0");
+  std::string odd_normal = ascii_stl(box);  // read: the normal is not used
+  odd_normal.replace(odd_normal.find("normal 0 0 0"), 12, "normal -1.#IND00 1.#QNAN0 0");
   std::string stray_zero = ascii_stl(box);  // a zero byte in a text file: no binary STL's size either
   const std::size_t zero_at = stray_zero.find("endloop");
   stray_zero.insert(zero_at, 1, '\0');
@@ -485,7 +485,6 @@ TEST_F(SurfaceGeometry, MalformedStlFilesAreRefusedWithTheReason) {
       {"endsolid.stl", no_end, "without 'endsolid'"},
       {"facet.stl", "solid a\nfacet normal 0 0 1\n  outer loop\n  vertex 0 0 0\n  vertex 1 0 0\nendloop\n",
        "line 6: expected 'vertex x y z', got 'endloop'"},
-      {"normal.stl", bad_normal, "line 2: expected 'facet normal nx ny nz' (numbers) or 'endsolid'"},
       {"zero.stl", stray_zero,
        "starts with 'solid' as an ASCII STL does, but byte " + std::to_string(zero_at) + " is the control character 0x00"},
   };
@@ -496,6 +495,7 @@ TEST_F(SurfaceGeometry, MalformedStlFilesAreRefusedWithTheReason) {
     EXPECT_NE(why.find(c.reason), std::string::npos) << c.name << ": " << why;
   }
   EXPECT_EQ(refusal([&] { read_stl(write("good.stl", good)); }), "");
+  EXPECT_EQ(read_stl(write("odd_normal.stl", odd_normal)).triangles.size(), box.size());
   // A binary STL's 80 header bytes are free: one that starts with a UTF-8 byte-order mark is
   // still read whole (an ASCII file's mark is skipped).
   std::string marked = good;
