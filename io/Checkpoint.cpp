@@ -31,19 +31,23 @@ constexpr std::uint64_t max_header_bytes = std::uint64_t(1) << 30;
 constexpr int checkpoint_version = 1;
 
 // Whether a header (its hash already matched) holds what the reader takes from it, of the types
-// it reads: the signature, three positive int sizes, positive int cell bytes and the data hash.
-// (The sizes are then checked against the deck's, and the data against the hash.)
+// it reads: the signature, three positive int sizes, positive int cell bytes, the data's offset
+// and length (non-negative) and its hash. (The sizes are then checked against the deck's and the
+// file's, and the data against the hash.)
 bool header_complete(const Json& meta) {
   const Json* format = member(meta, "format");
   const Json* cells = member(meta, "cells");
   const Json* cell_bytes = member(meta, "cell_bytes");
+  const Json* offset = member(meta, "data_offset");
+  const Json* bytes = member(meta, "data_bytes");
   const Json* hash = member(meta, "data_hash");
   const auto positive_int = [](const Json& n) {
     return n.is_number_integer() && n.get<long long>() >= 1 && n.get<long long>() <= std::numeric_limits<int>::max();
   };
+  const auto non_negative = [](const Json* n) { return n && n->is_number_integer() && n->get<long long>() >= 0; };
   return format && *format == "boreas-checkpoint" && cells && cells->is_array() && cells->size() == 3 &&
-         std::all_of(cells->begin(), cells->end(), positive_int) && cell_bytes && positive_int(*cell_bytes) && hash &&
-         hash->is_number_unsigned();
+         std::all_of(cells->begin(), cells->end(), positive_int) && cell_bytes && positive_int(*cell_bytes) &&
+         non_negative(offset) && non_negative(bytes) && hash && hash->is_number_unsigned();
 }
 
 void put_u64(char* at, std::uint64_t v) {
@@ -223,20 +227,20 @@ Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
         in.read(text.data(), std::streamsize(length));
         Json meta = Json::parse(text, nullptr, false);
         if (text_hash(text) != get_u64(head + 16)) meta = Json(Json::value_t::discarded);
-        const Json* offset = member(meta, "data_offset");
-        const Json* bytes = member(meta, "data_bytes");
         const Json* version = member(meta, "version");
         // A later format may name its keys otherwise: its version is read before them.
-        if (!meta.is_discarded() && version && *version != checkpoint_version)
+        if (!meta.is_discarded() && version && *version != checkpoint_version) {
           error = path + ": a checkpoint of format version " + version->dump() + "; this build of Boreas reads version " +
                   std::to_string(checkpoint_version);
-        else if (meta.is_discarded() || !version || !offset || !bytes || !offset->is_number_integer() ||
-                 !bytes->is_number_integer() || offset->get<long long>() < 0 || bytes->get<long long>() < 0 ||
-                 !header_complete(meta))
+        } else if (meta.is_discarded() || !version || !header_complete(meta)) {
           error = path + ": corrupt checkpoint header (not the JSON a checkpoint holds)";
-        else if (offset->get<unsigned long long>() + bytes->get<unsigned long long>() != size)  // each < 2^63
-          error = path + ": truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, expected " +
-                  std::to_string(offset->get<long long>() + bytes->get<long long>());
+        } else {
+          const unsigned long long expected = meta["data_offset"].get<unsigned long long>() +
+                                              meta["data_bytes"].get<unsigned long long>();  // each < 2^63
+          if (expected != size)
+            error = path + ": truncated or corrupt checkpoint: " + std::to_string(size) + " bytes, expected " +
+                    std::to_string(expected);
+        }
       }
     }
   }
