@@ -1569,58 +1569,26 @@ void AmrLattice<L, Real>::add_statistics_sample() {
 
 template <class L, class Real>
 std::vector<double> AmrLattice<L, Real>::statistics_state() const {
-  constexpr int columns = RunningStatistics::state_columns;
-  const long per_leaf = shape_.interior() * columns;
-  // This rank's leaves, level by level in forest order, cell by cell.
-  std::vector<double> mine;
-  for (int l = 0; l < int(levels_.size()); ++l) {
-    const std::vector<double> state = statistics_.empty()
-                                          ? std::vector<double>(levels_[l].leaves.extent(0) * std::size_t(per_leaf))
-                                          : statistics_[l].state();
-    mine.insert(mine.end(), state.begin(), state.end());
-  }
-  const auto* bytes = reinterpret_cast<const unsigned char*>(mine.data());
-  const std::vector<unsigned char> all = comm_.allgather(std::vector<unsigned char>(bytes, bytes + mine.size() * sizeof(double)));
-  // Rank by rank, level by level: place each leaf at its place in the forest's order of leaves.
-  std::vector<std::vector<long>> place(levels_.size());
-  long leaves = 0;
-  for (int l = 0; l < int(levels_.size()); ++l) {
-    place[l].assign(forest_.level(l).size(), -1);
-    for (int b = 0; b < int(forest_.level(l).size()); ++b)
-      if (forest_.level(l)[b].leaf()) place[l][b] = leaves++;
-  }
-  std::vector<double> out(std::size_t(leaves * per_leaf));
-  std::size_t at = 0;
-  for (int r = 0; r < comm_.size(); ++r)
-    for (int l = 0; l < int(levels_.size()); ++l)
-      for (int b = 0; b < int(forest_.level(l).size()); ++b)
-        if (place[l][b] >= 0 && partition_.owner[l][b] == r) {
-          std::memcpy(out.data() + place[l][b] * per_leaf, all.data() + at, per_leaf * sizeof(double));
-          at += per_leaf * sizeof(double);
-        }
-  return out;
+  const long per_leaf = shape_.interior() * RunningStatistics::state_columns;
+  std::vector<std::vector<double>> owned;
+  for (int l = 0; l < int(levels_.size()); ++l)
+    owned.push_back(statistics_.empty() ? std::vector<double>(levels_[l].leaves.extent(0) * std::size_t(per_leaf))
+                                        : statistics_[l].state());
+  return gather_leaf_values(forest_, partition_, comm_, owned, per_leaf);
 }
 
 template <class L, class Real>
 void AmrLattice<L, Real>::load_statistics_state(const std::vector<double>& state, long samples) {
-  constexpr int columns = RunningStatistics::state_columns;
-  const long per_leaf = shape_.interior() * columns;
-  make_statistics();
-  long leaves = 0, at = 0;
+  const long per_leaf = shape_.interior() * RunningStatistics::state_columns;
+  long leaves = 0;
   for (int l = 0; l < int(levels_.size()); ++l)
     for (const ForestBlock& b : forest_.level(l)) leaves += b.leaf();
   if (long(state.size()) != leaves * per_leaf)
     throw Error("statistics: " + std::to_string(state.size()) + " values for " + std::to_string(leaves) +
                 " leaves of " + std::to_string(per_leaf) + " each");
-  for (int l = 0; l < int(levels_.size()); ++l) {
-    std::vector<double> level;  // the owned leaves (AmrLevel::leaves is in forest order)
-    for (int b = 0; b < int(forest_.level(l).size()); ++b) {
-      if (!forest_.level(l)[b].leaf()) continue;
-      if (partition_.owner[l][b] == comm_.rank()) level.insert(level.end(), state.begin() + at, state.begin() + at + per_leaf);
-      at += per_leaf;
-    }
-    statistics_[l].load(level, samples);
-  }
+  make_statistics();
+  const std::vector<std::vector<double>> owned = owned_leaf_values(forest_, partition_, comm_.rank(), state, per_leaf);
+  for (int l = 0; l < int(levels_.size()); ++l) statistics_[l].load(owned[l], samples);
   statistics_samples_ = samples;
 }
 

@@ -1,6 +1,7 @@
 #include "amr/LeafValues.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -80,6 +81,52 @@ std::vector<double> transfer_leaf_values(const Forest& from, const std::vector<d
             old.add(l, {box.lo[0] + x, box.lo[1] + y, box.lo[2] + z}, 1.0, out.data() + out.size() - per_cell);
           }
     }
+  return out;
+}
+
+std::vector<double> gather_leaf_values(const Forest& forest, const ForestPartition& partition, const Comm& comm,
+                                       const std::vector<std::vector<double>>& owned, long per_leaf) {
+  std::vector<double> mine;  // level by level
+  for (const std::vector<double>& level : owned) mine.insert(mine.end(), level.begin(), level.end());
+  const auto* bytes = reinterpret_cast<const unsigned char*>(mine.data());
+  const std::vector<unsigned char> all = comm.allgather(std::vector<unsigned char>(bytes, bytes + mine.size() * sizeof(double)));
+  // Rank by rank, level by level: each leaf to its place in the forest's order of leaves.
+  std::vector<std::vector<long>> place(forest.levels());
+  long leaves = 0;
+  for (int l = 0; l < forest.levels(); ++l) {
+    place[l].assign(forest.level(l).size(), -1);
+    for (int b = 0; b < int(forest.level(l).size()); ++b)
+      if (forest.level(l)[b].leaf()) place[l][b] = leaves++;
+  }
+  if (all.size() != std::size_t(leaves * per_leaf) * sizeof(double))
+    throw std::logic_error("gather_leaf_values: " + std::to_string(all.size() / sizeof(double)) + " values for " +
+                           std::to_string(leaves) + " leaves of " + std::to_string(per_leaf));
+  std::vector<double> out(std::size_t(leaves * per_leaf));
+  std::size_t at = 0;
+  for (int r = 0; r < comm.size(); ++r)
+    for (int l = 0; l < forest.levels(); ++l)
+      for (int b = 0; b < int(forest.level(l).size()); ++b)
+        if (place[l][b] >= 0 && partition.owner[l][b] == r) {
+          std::memcpy(out.data() + place[l][b] * per_leaf, all.data() + at, per_leaf * sizeof(double));
+          at += per_leaf * sizeof(double);
+        }
+  return out;
+}
+
+std::vector<std::vector<double>> owned_leaf_values(const Forest& forest, const ForestPartition& partition, int rank,
+                                                   const std::vector<double>& all, long per_leaf) {
+  std::vector<std::vector<double>> out(forest.levels());
+  std::size_t at = 0;
+  for (int l = 0; l < forest.levels(); ++l)
+    for (int b = 0; b < int(forest.level(l).size()); ++b) {
+      if (!forest.level(l)[b].leaf()) continue;
+      if (at + per_leaf > all.size())
+        throw std::logic_error("owned_leaf_values: " + std::to_string(all.size()) + " values for more leaves");
+      if (partition.owner[l][b] == rank) out[l].insert(out[l].end(), all.begin() + at, all.begin() + at + per_leaf);
+      at += per_leaf;
+    }
+  if (at != all.size())
+    throw std::logic_error("owned_leaf_values: " + std::to_string(all.size()) + " values for " + std::to_string(at));
   return out;
 }
 

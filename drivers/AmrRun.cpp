@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "amr/AmrSolver.hpp"
+#include "amr/LeafValues.hpp"
 #include "comm/Mpi.hpp"
 #include "core/Error.hpp"
 #include "drivers/Checkpointing.hpp"
@@ -414,7 +415,16 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     // uninterrupted) then hold the same state at that step.
     if (at_regrid) {
       const auto start = std::chrono::steady_clock::now();
-      Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
+      // The monitor's last sample moves to the new forest's cells with the state, so that runs
+      // that regrid still show their change (including the regrid's own).
+      std::vector<double> monitored;
+      Forest forest = [&] {
+        const std::vector<AmrBlockSample> samples = solver->sample();
+        Forest next = regrid_forest(config, domain, solver->forest(), samples);
+        if (!(next == solver->forest()) && convergence.holds_sample())
+          monitored = velocity_on_forest(*solver, samples, convergence.previous_velocity(), next, comm);
+        return next;
+      }();
       // A forest the machine cannot hold beside the current one is not taken (decided together:
       // nodes differ in what they have); the run goes on with the forest it has.
       const bool changed = !(forest == solver->forest());
@@ -435,7 +445,9 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
         solver = solver->regridded(config, domain, std::move(forest));  // carries the timers
         updates = solver->updates_per_step();
         ++regrids;
-        convergence.forget();
+        if (!monitored.empty())
+          convergence.carry(owned_leaf_values(solver->forest(), solver->partition(), comm.rank(), monitored,
+                                              3L * solver->cells_per_block()));
         keep_as_last_good();
       }
       solver->timers().add("AMR regrid", seconds_since(start));

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "amr/AmrSolver.hpp"
+#include "comm/Mpi.hpp"
 #include "io/Json.hpp"
 #include "lbm/field/VelocityChange.hpp"
 
@@ -17,8 +19,12 @@ class ConvergenceMonitor {
   // A check at `step` with this rank's parts (blocks, or AMR levels with their cell volumes);
   // collective. The drivers call it at whole check intervals.
   void check(long step, const std::vector<CellMoments>& parts, const std::vector<double>& volumes, MPI_Comm comm);
-  // The next check starts over (a regrid changed the cells).
-  void forget() { change_.forget(); }
+  // Whether a check kept a sample for the next to compare with (every rank alike); that sample's
+  // velocity per part on the host (3 values per cell), and its replacement on other cells (an AMR
+  // regrid's: drivers/AmrRun.cpp).
+  bool holds_sample() const { return last_step_ >= 0; }
+  std::vector<std::vector<double>> previous_velocity() const { return change_.previous(); }
+  void carry(const std::vector<std::vector<double>>& velocity) { change_.replace_previous(velocity); }
   // "  |du|/|u| 1.2e-05" for the progress line; "" before there is a change to show.
   std::string progress_text() const;
   // {"velocity_change": relative change, "step": s, "since_step": p} of the last check that
@@ -32,5 +38,13 @@ class ConvergenceMonitor {
   double value_ = 0;                      // its relative change (NaN: the field is at rest)
   bool shown_ = false;                    // whether the last check compared
 };
+
+// The monitor's last velocity (`velocity`: per level, this rank's leaves of `solver`) on the leaves
+// of `to`, a regrid of `solver`'s forest (`samples`: its blocks, for their solid cells), 3 values
+// per cell, every leaf in forest order: a cell takes the volume-weighted mean velocity of the old
+// fluid cells it covers or lies in (amr/LeafValues.hpp), 0 where there are none. Collective.
+std::vector<double> velocity_on_forest(const AmrSolver& solver, const std::vector<AmrBlockSample>& samples,
+                                       const std::vector<std::vector<double>>& velocity, const Forest& to,
+                                       const Comm& comm);
 
 }  // namespace boreas

@@ -19,6 +19,15 @@ VelocityChange::SquaredNorms VelocityChange::add(const std::vector<CellMoments>&
   }
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const auto u = Kokkos::subview(parts[p], Kokkos::ALL, std::make_pair(1, 4));
+    if (s.compared && replaced_) {
+      // A carried velocity knows the old cells only: the new solid ones are at rest.
+      const CellMoments before = previous_[p], now = parts[p];
+      Kokkos::parallel_for("boreas::previous_velocity_solid", Kokkos::RangePolicy<ExecSpace>(0, long(now.extent(0))),
+                           KOKKOS_LAMBDA(const long i) {
+                             if (now(i, 0) == 0.0)
+                               for (int a = 0; a < 3; ++a) before(i, a) = 0.0;
+                           });
+    }
     if (s.compared) {
       KokkosBlas::axpby(1.0, u, -1.0, previous_[p]);  // previous <- u - previous
       for (int a = 0; a < 3; ++a) {
@@ -32,7 +41,32 @@ VelocityChange::SquaredNorms VelocityChange::add(const std::vector<CellMoments>&
     }
     Kokkos::deep_copy(previous_[p], u);
   }
+  replaced_ = false;
   return s;
+}
+
+std::vector<std::vector<double>> VelocityChange::previous() const {
+  std::vector<std::vector<double>> out;
+  for (const CellMoments& part : previous_) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), part);
+    std::vector<double>& values = out.emplace_back(host.extent(0) * 3);
+    for (std::size_t i = 0; i < host.extent(0); ++i)
+      for (int a = 0; a < 3; ++a) values[3 * i + a] = host(i, a);
+  }
+  return out;
+}
+
+void VelocityChange::replace_previous(const std::vector<std::vector<double>>& parts) {
+  previous_.clear();
+  for (const std::vector<double>& values : parts) {
+    CellMoments part("boreas::previous_velocity", values.size() / 3, 3);
+    const auto host = Kokkos::create_mirror_view(part);
+    for (std::size_t i = 0; i < host.extent(0); ++i)
+      for (int a = 0; a < 3; ++a) host(i, a) = values[3 * i + a];
+    Kokkos::deep_copy(part, host);
+    previous_.push_back(part);
+  }
+  replaced_ = true;
 }
 
 double relative_change(double change, double size) {

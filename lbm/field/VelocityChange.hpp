@@ -17,7 +17,7 @@ namespace boreas {
 class VelocityChange {
  public:
   struct SquaredNorms {
-    bool compared = false;  // false: no earlier sample of these parts (the first, or after forget())
+    bool compared = false;  // false: no earlier sample of these parts (the first)
     double change = 0;      // sum of V |u - u_before|^2 over this rank's parts
     double size = 0;        // sum of V |u|^2
   };
@@ -25,11 +25,15 @@ class VelocityChange {
   // 0) per part with the volume of its cells, against the previous call's; keeps the sample's
   // velocity for the next call. Parts of other sizes than the previous call's are not compared.
   SquaredNorms add(const std::vector<CellMoments>& parts, const std::vector<double>& volumes);
-  // The next sample starts over (AMR: a regrid changed the cells the parts hold).
-  void forget() { previous_.clear(); }
+  // The last sample's velocity per part on the host (3 values per cell, cell by cell), and its
+  // replacement (AMR: carried to a regridded forest's cells, drivers/AmrRun.cpp), which the next
+  // add() compares with where that sample's cells are fluid (solid: density 0), as at rest elsewhere.
+  std::vector<std::vector<double>> previous() const;
+  void replace_previous(const std::vector<std::vector<double>>& parts);
 
  private:
   std::vector<CellMoments> previous_;  // (cells, 3) each
+  bool replaced_ = false;              // replace_previous() since the last add()
 };
 
 // The relative change from the squared norms summed over every rank: NaN where the field is at

@@ -4,7 +4,8 @@
 // leaf in the forest's order; loaded into a solver that continues the same run, they continue bit
 // for bit (what a restart does; tests/drivers/run_amr_checkpoint.py runs it through boreas, and
 // tests/mpi/test_amr_ranks.cpp compares them on 2-8 ranks, through regrids); a regrid carries them
-// to the new leaves keeping every region's means (amr/LeafValues.hpp).
+// to the new leaves keeping every region's means (amr/LeafValues.hpp), which also gathers the
+// owners' leaf values in the forest's order and shares them out again.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -158,6 +159,42 @@ TEST(AmrStatistics, RegridCarriesTheAveragesKeepingTheirMeans) {
   next->advance(3);
   next->add_statistics_sample();
   EXPECT_EQ(next->statistics_samples(), 7);
+}
+
+// Leaf values between the forest's order and their owners' (what statistics_state and the
+// convergence monitor's regrid gather and share out): on 3 ranks each owner gets its leaves in
+// forest order, and on one rank the gather puts them back.
+TEST(AmrStatistics, LeafValuesGoToTheirOwnersAndBack) {
+  testing::AmrCase run(cavity);
+  const Forest& forest = run.solver->forest();
+  const long per_leaf = 5;
+  long leaves = 0;
+  for (int l = 0; l < forest.levels(); ++l) leaves += forest.leaves(l);
+  std::vector<double> all(leaves * per_leaf);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = 0.5 * double(i);
+  const ForestPartition three = partition_forest(forest, 3);
+  std::vector<std::vector<std::vector<double>>> owned;
+  for (int r = 0; r < 3; ++r) owned.push_back(owned_leaf_values(forest, three, r, all, per_leaf));
+  std::vector<std::vector<std::size_t>> next(3, std::vector<std::size_t>(forest.levels(), 0));
+  long at = 0, owners = 0;
+  for (int l = 0; l < forest.levels(); ++l)
+    for (int b = 0; b < int(forest.level(l).size()); ++b) {
+      if (!forest.level(l)[b].leaf()) continue;
+      const int r = three.owner[l][b];
+      owners |= 1 << r;
+      const std::vector<double>& mine = owned[r][l];
+      ASSERT_LE(next[r][l] + per_leaf, mine.size());
+      EXPECT_TRUE(std::equal(all.begin() + at, all.begin() + at + per_leaf, mine.begin() + next[r][l]));
+      next[r][l] += per_leaf;
+      at += per_leaf;
+    }
+  EXPECT_EQ(owners, 7);  // every rank holds leaves
+  for (int r = 0; r < 3; ++r)
+    for (int l = 0; l < forest.levels(); ++l) EXPECT_EQ(next[r][l], owned[r][l].size());
+  const ForestPartition one = partition_forest(forest, 1);
+  EXPECT_EQ(gather_leaf_values(forest, one, Comm(MPI_COMM_SELF), owned_leaf_values(forest, one, 0, all, per_leaf), per_leaf),
+            all);
+  EXPECT_THROW(owned_leaf_values(forest, one, 0, std::vector<double>(all.size() + 1), per_leaf), std::logic_error);
 }
 
 }  // namespace
