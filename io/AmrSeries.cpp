@@ -91,7 +91,9 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
   amr->Initialize(levels, counts.data());
   const double origin[3] = {0, 0, 0};
   amr->SetOrigin(origin);
-  amr->SetGridDescription(VTK_XYZ_GRID);
+  // 2D: VTK's planar AMR (boxes without a z extent, grids one point thick), whose blanking
+  // coarsens x and y only; one-cell-thick 3D boxes cannot be coarsened by 2 and blank nothing.
+  amr->SetGridDescription(two_d_ ? VTK_XY_PLANE : VTK_XYZ_GRID);
   for (int l = 0; l < levels; ++l) {
     const double h = std::ldexp(1.0, -l);
     const double spacing[3] = {h, h, two_d_ ? 1.0 : h};
@@ -105,6 +107,7 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
         hi[d] = bhi[d] * size[l][d] - 1;
         n[d] = hi[d] - lo[d] + 1;
       }
+      if (two_d_) hi[2] = lo[2] - 1;
       amr->SetAMRBox(l, i, vtkAMRBox(lo, hi));
       const std::size_t cells = std::size_t(n[0]) * n[1] * n[2];
       std::vector<double> density(cells), velocity(3 * cells), level(cells, l);
@@ -136,7 +139,7 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
       const double box_origin[3] = {lo[0] * spacing[0], lo[1] * spacing[1], lo[2] * spacing[2]};
       grid->SetOrigin(box_origin);
       grid->SetSpacing(spacing);
-      grid->SetDimensions(n[0] + 1, n[1] + 1, n[2] + 1);
+      grid->SetDimensions(n[0] + 1, n[1] + 1, two_d_ ? 1 : n[2] + 1);
       vtkCellData* cd = grid->GetCellData();
       add_cell_array(cd, "density", density, 1);
       add_cell_array(cd, "velocity", velocity, 3);
