@@ -121,8 +121,8 @@ BlockSet bisection(const FluidCounter& fluid, int ranks, int dimensions, int blo
   d.dims = {0, 0, 0};
   const int parts_total = ranks * blocks_per_rank;
   // Fluid count per cell, then recursive halving: split `parts` ranks as floor/ceil halves, cut
-  // the box across its longest axis (x last: it is the unit-stride axis) where the low side holds
-  // its share of fluid cells.
+  // the box across its longest axis (x last: it is the unit-stride axis) on which both sides keep
+  // a cell per part, where the low side holds its share of fluid cells.
   const auto& n = fluid.domain().cells();
   std::function<void(const Box&, int)> split = [&](const Box& b, int parts) {
     if (parts == 1) {
@@ -132,26 +132,34 @@ BlockSet bisection(const FluidCounter& fluid, int ranks, int dimensions, int blo
       d.blocks.push_back(block);
       return;
     }
-    int axis = -1;
+    // The longest axis on which each side can hold its parts (a cell at least each): cuts
+    // c in [c_min, c_max] slices.
+    const int low_parts = parts / 2;
+    int axis = -1, c_min = 0, c_max = -1;
     for (int a : {2, 1, 0}) {
       if (a == 2 && dimensions == 2) continue;
-      if (b.extent(a) < 2) continue;
-      if (axis < 0 || b.extent(a) > b.extent(axis)) axis = a;
+      const long long section = b.cells() / b.extent(a);
+      const int low = int((low_parts + section - 1) / section), high = b.extent(a) - int((parts - low_parts + section - 1) / section);
+      if (low > high || (axis >= 0 && b.extent(a) <= b.extent(axis))) continue;
+      axis = a;
+      c_min = std::max(low, 1);
+      c_max = high;
     }
-    if (axis < 0) throw Error("recursive bisection: more blocks than cells");
-    const int low_parts = parts / 2;
+    if (axis < 0)
+      throw Error("recursive bisection: a box of " + std::to_string(b.extent(0)) + " x " + std::to_string(b.extent(1)) +
+                  (dimensions == 3 ? " x " + std::to_string(b.extent(2)) : std::string()) + " cells cannot be halved into " +
+                  std::to_string(parts) + " blocks of at least one cell; use fewer blocks (ranks x parallel.blocks_per_rank) "
+                  "or the cartesian decomposition");
     const std::vector<long long> slice = fluid.slices(b, axis);
     long long total = 0;
     for (long long s : slice) total += s;
-    // Cut after the slice where the running count comes closest to the low side's share,
-    // keeping at least one slice per part on each side.
-    const int max_cut = b.extent(axis) - (parts - low_parts);
-    int cut = low_parts;
+    // Cut after the slice where the running count comes closest to the low side's share.
+    int cut = c_min;
     double best = std::numeric_limits<double>::max();
     long long running = 0;
-    for (int c = 1; c <= max_cut; ++c) {
+    for (int c = 1; c <= c_max; ++c) {
       running += slice[c - 1];
-      if (c < low_parts) continue;
+      if (c < c_min) continue;
       const double err = std::abs(double(running) * parts - double(total) * low_parts);
       if (err < best) {
         best = err;

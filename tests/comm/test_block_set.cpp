@@ -15,6 +15,7 @@
 #include "comm/Decomposition.hpp"
 #include "comm/HaloPlan.hpp"
 #include "core/Deck.hpp"
+#include "core/Error.hpp"
 #include "lbm/physics/Lattice.hpp"
 
 namespace boreas {
@@ -68,6 +69,31 @@ TEST(BlockSet, DecompositionsPartitionTheDomain) {
             for (int x = 0; x < c.cells[0]; ++x) expected += domain.flag_at(x, y, z) == flag::fluid;
         EXPECT_EQ(fluid, expected);
       }
+}
+
+// Bisection into about as many blocks as cells: every block keeps a cell at least (it cut
+// slices per part on one axis, which overlapped blocks and ran past the domain when an axis had
+// fewer cells than parts); a box that cannot be halved so is refused.
+TEST(BlockSet, BisectionIntoManySmallBlocks) {
+  const auto cube = [](const std::string& cells, int per_rank) {
+    return parse_deck_string("[simulation]\nsteps = 1\n[lattice]\nmodel = \"" +
+                                 std::string(cells.find(',') == cells.rfind(',') ? "D2Q9" : "D3Q19") +
+                                 "\"\n[domain]\ncells = [" + cells + "]\n[physics]\ntau = 0.6\n",
+                             "blocks", ".",
+                             {"parallel.decomposition=\"bisection\"", "parallel.blocks_per_rank=" + std::to_string(per_rank)});
+  };
+  const std::pair<std::string, std::array<int, 2>> cases[] = {
+      {"4, 4, 4", {1, 16}}, {"4, 4, 4", {2, 16}}, {"4, 4, 4", {4, 16}}, {"8, 8", {2, 8}}, {"8, 8", {4, 16}}, {"5, 3, 2", {3, 5}}};
+  for (const auto& [cells, split] : cases) {
+    const Config c = cube(cells, split[1]);
+    SCOPED_TRACE(cells + ": " + std::to_string(split[0]) + " ranks x " + std::to_string(split[1]));
+    const BlockSet set = decompose(c, DomainGeometry(c), split[0], 1);
+    expect_partition(set, c, split[0]);
+    for (const GridBlock& b : set.blocks)
+      for (int a = 0; a < 3; ++a) EXPECT_GE(b.box.extent(a), 1) << "block " << b.id;
+  }
+  const Config c = cube("3, 3", 8);  // 4 + 4 parts need two rows each of 3
+  EXPECT_THROW(decompose(c, DomainGeometry(c), 1, 1), Error);
 }
 
 // In a fully periodic domain every block has one neighbour entry per direction (26), even when
