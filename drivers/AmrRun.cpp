@@ -111,6 +111,7 @@ constexpr int amr_statistics_cell_bytes = RunningStatistics::state_columns * int
 void write_amr_statistics(MPI_Comm comm, const std::string& path, const AmrState& state, long leaf_cells) {
   Json meta = state.sampling.json();
   meta["step"] = state.step;
+  meta["fields_hash"] = hash_hex(state.fields_hash);  // of the checkpoint they go with (statistics_header)
   BoxBytes rows;
   rows.hi = {int(leaf_cells), int(long(state.statistics.size()) / RunningStatistics::state_columns / leaf_cells), 1};
   const auto* bytes = reinterpret_cast<const unsigned char*>(state.statistics.data());
@@ -330,6 +331,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
   prepare_output_directory(options.comm, config.output_dir);
   if (first_step == 0) warn_about_earlier_report(config, rank == 0);
+  if (options.restart.empty()) set_aside_earlier_checkpoints(options.comm, config);
   if (rank == 0 && options.progress) {
     RunSetup setup{amr_kernel_name, ranks, first_step, {}};
     for (int l = 0; l < solver->forest().levels(); ++l) setup.fluid_cells.push_back(solver->fluid_leaf_cells(l));

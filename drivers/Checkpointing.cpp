@@ -14,6 +14,7 @@
 #include "drivers/Machine.hpp"
 #include "drivers/Report.hpp"
 #include "drivers/Simulation.hpp"
+#include "io/BoxFile.hpp"
 #include "io/Checkpoint.hpp"
 
 namespace boreas {
@@ -82,6 +83,14 @@ Json statistics_header(MPI_Comm comm, const std::string& checkpoint, const Sampl
     return Json();
   }
   const Json header = read_checkpoint_header(comm, path);
+  // Averages of another checkpoint at this step (an earlier run's, whose checkpoint this one's
+  // replaced) are not this state's; files before 2026-12-06 carry no hash and are taken.
+  const std::string written_with = header.value("fields_hash", ""),
+                    state = read_checkpoint_header(comm, checkpoint).value("fields_hash", "");
+  if (!written_with.empty() && written_with != state) {
+    why = path + " belongs to another checkpoint (fields_hash " + written_with + ", the checkpoint's " + state + ")";
+    return Json();
+  }
   const long start = header.value("start", -1L), every = header.value("every", -1L);
   if (start != sampling.start || every != sampling.every) {
     why = path + " sampled from step " + std::to_string(start) + " every " + std::to_string(every) +
@@ -111,6 +120,54 @@ void prune_checkpoints(const Config& config, long step) {
     fs::remove(older[i], ec);
     fs::remove(statistics_path(older[i]), ec);
   }
+}
+
+namespace {
+// set_aside_earlier_checkpoints on rank 0: the files moved, and where.
+int move_earlier_checkpoints(const Config& config, std::string& into) {
+  const fs::path dir = checkpoint_directory(config);
+  std::vector<fs::path> files;  // <name>_step<digits>.bchk, and .bchk.statistics, .bchk.tmp, ...
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::size_t end = name.find(extension);
+    if (end != std::string::npos && step_of(name.substr(0, end + extension.size()), config.name) >= 0 &&
+        entry.is_regular_file(ec))
+      files.push_back(entry.path());
+  }
+  if (files.empty()) return 0;
+  std::string stamp = utc_now();
+  stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }), stamp.end());
+  fs::path aside = dir / ("earlier_" + stamp);
+  for (int k = 2; fs::exists(aside, ec); ++k) aside = dir / ("earlier_" + stamp + "_" + std::to_string(k));
+  fs::create_directories(aside, ec);
+  if (ec) throw Error(aside.string() + ": cannot set aside the checkpoints of an earlier run: " + ec.message());
+  for (const fs::path& f : files) {
+    fs::rename(f, aside / f.filename(), ec);
+    if (ec)
+      throw Error(f.string() + ": cannot set aside an earlier run's checkpoint into " + aside.string() + ": " +
+                  ec.message() + " (move or remove it, or choose another --output-dir)");
+  }
+  into = aside.string();
+  return int(files.size());
+}
+}  // namespace
+
+void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config) {
+  std::string error;
+  if (Comm(comm).rank() == 0) {
+    try {
+      std::string into;
+      if (const int moved = move_earlier_checkpoints(config, into); moved > 0)
+        std::fprintf(stderr,
+                     "boreas: warning: %s held %d checkpoint files of an earlier run of '%s': moved to %s (restart "
+                     "that run with --restart %s/<file>; --restart latest continues this one)\n",
+                     checkpoint_directory(config).c_str(), moved, config.name.c_str(), into.c_str(), into.c_str());
+    } catch (const Error& e) {
+      error = e.what();
+    }
+  }
+  agree(comm, error);
 }
 
 // A deck key that checks the flow but does not decide it: checkpoints written before it left the
@@ -253,6 +310,11 @@ bool Checkpoints::write(long step, bool root, Json meta,
   const std::string path = checkpoint_path(config_, step);
   last_ = std::chrono::steady_clock::now();
   last_step_ = step;
+  // Averages left beside an earlier checkpoint of this step are not this one's.
+  if (root) {
+    std::error_code ec;
+    fs::remove(statistics_path(path), ec);
+  }
   try {
     write(path, meta);
   } catch (const Error& e) {

@@ -24,7 +24,8 @@ std::string checkpoint_path(const Config& config, long step);
 std::string statistics_path(const std::string& checkpoint);
 // The header of the averages kept beside `checkpoint` (statistics_path), "" in `why`; or why the
 // averages start again: no such file (a checkpoint of a run without [statistics]) or other
-// sampling than `sampling`'s start and every. A file that is there but not of step `step` with
+// sampling than `sampling`'s start and every, or averages of another checkpoint (their fields_hash
+// is not the checkpoint's). A file that is there but not of step `step` with
 // `cell_bytes` per cell is an Error (every rank): averages are not dropped silently. Collective.
 Json statistics_header(MPI_Comm comm, const std::string& checkpoint, const Sampling& sampling, long step,
                        int cell_bytes, std::string& why);
@@ -33,6 +34,11 @@ std::vector<std::string> list_checkpoints(const Config& config);
 // Removes all but the newest `checkpoint.keep` of those up to `step` (rank 0 only); newer ones,
 // left by a run this one restarted before their step, stay.
 void prune_checkpoints(const Config& config, long step);
+// A run that starts from step 0 moves the checkpoints an earlier run of this deck left in its
+// directory (their averages and interrupted writes with them) into <directory>/earlier_<UTC time>,
+// so that `--restart latest` continues this run, never the earlier one, and nothing is lost.
+// Rank 0 moves them and says so; an Error on every rank if they cannot move. Collective.
+void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config);
 
 // What decides the continuation: the deck as parsed without what may change between a run and
 // its restart (steps, output, kernel and its tuning, parallel layout, checkpoint policy).

@@ -402,8 +402,10 @@ std::vector<BoxBytes> statistics_pieces(const Simulation& sim) {
   return pieces;
 }
 
+// `checkpoint_hash`: the fields_hash of the checkpoint they go with (statistics_header checks it).
 void write_statistics(MPI_Comm comm, const std::string& path, const Simulation& sim,
-                      const std::vector<RunningStatistics>& statistics, const Sampling& sampling) {
+                      const std::vector<RunningStatistics>& statistics, const Sampling& sampling,
+                      const std::string& checkpoint_hash) {
   std::vector<BoxBytes> pieces = statistics_pieces(sim);
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     const std::vector<double> cells = statistics[i].state();
@@ -411,6 +413,7 @@ void write_statistics(MPI_Comm comm, const std::string& path, const Simulation& 
   }
   Json meta = sampling.json();
   meta["step"] = sim.step();
+  meta["fields_hash"] = checkpoint_hash;
   boreas::write_checkpoint(comm, path, meta, sim.config().cells, statistics_cell_bytes, pieces);
 }
 
@@ -446,7 +449,7 @@ bool write_checkpoint(Checkpoints& checkpoints, const Simulation& sim, MPI_Comm 
   // The averages first: a checkpoint that exists has them.
   return checkpoints.write(sim.step(), sim.rank() == 0, meta, [&](const std::string& path, const Json& full) {
     if (statistics && sim.config().statistics.enabled)
-      write_statistics(comm, statistics_path(path), sim, *statistics, sampling);
+      write_statistics(comm, statistics_path(path), sim, *statistics, sampling, full.at("fields_hash").get<std::string>());
     sim.write_checkpoint(path, full);
   });
 }
@@ -496,6 +499,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
   prepare_output_directory(comm.get(), config.output_dir);
   if (first_step == 0) warn_about_earlier_report(config, root);
+  if (options.restart.empty()) set_aside_earlier_checkpoints(comm.get(), config);
   if (root && options.progress)
     std::fprintf(stderr, "%s",
                  setup_text(config, {scheme_name(sim->config().kernel), comm.size(), first_step, {fluid_cells}}).c_str());

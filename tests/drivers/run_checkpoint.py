@@ -12,6 +12,9 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 - Truncated, corrupt, later-format, other-deck (tau, lattice, precision, cells) and finished
   checkpoints are refused with exit 2 and the reason, and nothing in the output directory
   changes; so is a restart whose probes.csv has a damaged row (its file and line).
+- Averages beside a checkpoint that belong to another checkpoint of that step start again.
+- A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
+  --restart latest continues the new run; the earlier one continues from where they went.
 - A checkpoint that cannot be written is a warning; the run completes.
 - An unstable run checkpoints its last good state.
 - An error on one rank alone ends every rank (no hang in a collective).
@@ -101,6 +104,40 @@ def main(argv):
     p = run(part, "simulation.steps=330", *averages, restart="latest")
     check("a damaged averages file is refused, not dropped", p.returncode == 2 and str(damaged) in p.stderr,
           f"exit {p.returncode}; {p.stderr[-300:]}")
+
+    # --- averages beside a checkpoint that are another checkpoint's (an earlier run's at the same
+    # step, left behind) start again rather than continue
+    mine, theirs = tmp / "stats_mine", tmp / "stats_theirs"
+    run(mine, "simulation.steps=100", "checkpoint.every=100", *averages)
+    run(theirs, "simulation.steps=100", "checkpoint.every=100", "physics.reynolds=50", *averages)
+    stats = "checkpoints/cavity3d_step00000100.bchk.statistics"
+    shutil.copyfile(theirs / stats, mine / stats)
+    p = run(mine, "simulation.steps=120", *averages, restart="latest")
+    check("averages of another checkpoint at the same step: they start again, with a warning",
+          p.returncode == 0 and "belongs to another checkpoint" in p.stderr and
+          report(mine).get("restarted_from", {}).get("statistics_continued") is False, p.stderr[-400:])
+
+    # --- a run from step 0 sets aside the checkpoints an earlier run left in its directory:
+    # --restart latest continues this run (not the earlier one's later step), nothing is removed
+    reused = tmp / "reused"
+    run(reused, "simulation.steps=300", "checkpoint.every=100", *averages)
+    p = run(reused, "simulation.steps=200", "checkpoint.every=100")
+    aside = sorted((reused / "checkpoints").glob("earlier_*"))
+    check("a fresh run moves an earlier run's checkpoints (and averages) aside, with a warning",
+          p.returncode == 0 and "checkpoint files of an earlier run" in p.stderr and len(aside) == 1 and
+          sorted(x.name for x in aside[0].iterdir()) ==
+          [f"cavity3d_step00000{s}00.bchk{e}" for s in (2, 3) for e in ("", ".statistics")] and
+          [x.name for x in checkpoint_files(reused)] == ["cavity3d_step00000100.bchk", "cavity3d_step00000200.bchk"],
+          p.stderr[-400:])
+    p = run(reused, "simulation.steps=250", restart="latest")
+    check("--restart latest then continues the fresh run", p.returncode == 0 and
+          report(reused).get("restarted_from", {}).get("step") == 200 and
+          report(reused).get("fields_hash") == reference_hash(250), p.stderr[-400:])
+    if aside:
+        p = run(reused, "simulation.steps=350", *averages, restart=str(aside[0] / "cavity3d_step00000300.bchk"))
+        check("the earlier run continues from where it was set aside",
+              p.returncode == 0 and report(reused).get("restarted_from", {}).get("statistics_continued") is True,
+              p.stderr[-400:])
 
     # --- a stop signal: checkpoint, exit 4; restarts continue bit for bit
     def stop_and_restart(label, sig, ranks):
