@@ -567,7 +567,12 @@ Json run_deck(const Config& config, const RunOptions& options) {
     poll = std::max(sweep, long(1.0 / std::max(clock.seconds_per_step, 1e-9)) / sweep * sweep);
     stopped_by = clock.stopped_by;
     const auto [at_checkpoint, at_check, at_output] = chunk_end(config, sim->step(), check_every, clock);
-    if (at_check || at_output || at_checkpoint) {
+    const bool at_sample = config.statistics.enabled && sampling.at(sim->step());
+    const bool at_probe = probes && sim->step() % config.probes_every == 0;
+    const bool at_forces = forces && sim->step() % config.forces.every == 0;
+    // Whatever is recorded or kept is first checked (as the AMR driver does): averages, probes
+    // and forces never take a state past the instability.
+    if (at_check || at_output || at_checkpoint || at_sample || at_probe || at_forces) {
       Health h;
       {
         auto t = timers.scope("others");
@@ -578,11 +583,11 @@ Json run_deck(const Config& config, const RunOptions& options) {
         bad = h;
         break;
       }
-      auto t = timers.scope("others");
-      sim->save_state();
+      if (at_check || at_output || at_checkpoint) {
+        auto t = timers.scope("others");
+        sim->save_state();
+      }
     }
-    const bool at_sample = config.statistics.enabled && sampling.at(sim->step());
-    const bool at_probe = probes && sim->step() % config.probes_every == 0;
     if (at_sample || at_probe) {
       auto t = timers.scope("others");
       const std::vector<CellMoments> moments = sim->local_moments();  // once for both
@@ -598,7 +603,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
       const std::vector<CellMoments> moments = sim->monitored_moments();
       convergence.check(sim->step(), moments, std::vector<double>(moments.size(), 1.0), comm.get());
     }
-    if (forces && sim->step() % config.forces.every == 0) {
+    if (at_forces) {
       auto t = timers.scope("others");
       forces->add(sim->step(), sim->body_forces());
     }

@@ -5,9 +5,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "amr/AmrSolver.hpp"
 #include "lbm/field/Geometry.hpp"
+#include "tests/io/VtkReadBack.hpp"
 #include "tests/validation/Harness.hpp"
 
 namespace boreas::testing {
@@ -45,6 +49,52 @@ TEST(Instability, StopsAndKeepsLastGoodState) {
   sim->advance(step);
   EXPECT_TRUE(sim->check().ok);
   EXPECT_EQ(report["fields_hash"].get<std::string>(), hash_hex(sim->fields_hash()));
+}
+
+// What the run records (time averages, probes) takes only states that pass the check, so the
+// final output and probes.csv hold nothing past the instability (before, samples between the
+// last check and the failing one went in: averages of 1e185, NaN rows).
+TEST(Instability, RecordsNothingPastTheInstability) {
+  const std::string dir = ::testing::TempDir() + "/boreas_unstable_records";
+  std::filesystem::remove_all(dir);
+  Config c = deck(
+      "[simulation]\nsteps = 20000\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n"
+      "[physics]\nreynolds = 1e5\nlength = 32\nvelocity = 0.2\nmach_limit = 0.5\n"
+      "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.2, 0]\n"
+      "[statistics]\nstart = 0\nevery = 1\n[[probe]]\nname = \"lid\"\npoint = [16, 30]\n"
+      "[output]\nevery = 0\nprogress_every = 50\nprobes_every = 1\n");
+  c.output_dir = dir;
+  RunOptions quiet;
+  quiet.progress = false;
+  const Json report = run_deck(c, quiet);
+  ASSERT_EQ(report["status"].get<std::string>(), "unstable");
+  const long good = report["steps"].get<std::int64_t>(), failed = report["instability"]["step"].get<std::int64_t>();
+  EXPECT_GE(report["statistics"]["samples"].get<std::int64_t>(), good);
+  std::ifstream csv(dir + "/probes.csv");
+  std::string line;
+  std::getline(csv, line);  // header
+  long rows = 0, last = -1;
+  while (std::getline(csv, line)) {
+    std::istringstream fields(line);
+    std::string value;
+    std::getline(fields, value, ',');
+    last = std::stol(value);
+    std::getline(fields, value, ',');
+    const double rho = std::stod(value);
+    EXPECT_TRUE(rho >= 0.1 && rho <= 10) << "step " << last << ": density " << rho;
+    ++rows;
+  }
+  EXPECT_EQ(last + 1, failed) << "rows up to the step before the failing one";
+  EXPECT_EQ(rows, last);
+  const std::string vti = dir + "/test_" + std::string(6 - std::to_string(good).size(), '0') + std::to_string(good) + ".vti";
+  const auto arrays = boreas::test::read_cell_arrays(vti);
+  bool averaged = false;
+  for (const auto& [name, values] : arrays)
+    if (name == "mean_density") {
+      averaged = true;
+      for (double v : values) ASSERT_TRUE(v >= 0.1 && v <= 10) << vti << ": mean density " << v;
+    }
+  EXPECT_TRUE(averaged) << vti;
 }
 
 // The same on AMR levels (the lid's band refined): the run looks at every chunk of steps whether
