@@ -41,25 +41,27 @@ Json ConvergenceMonitor::report() const {
   return j;
 }
 
-std::vector<double> velocity_on_forest(const AmrSolver& solver, const std::vector<AmrBlockSample>& samples,
-                                       const std::vector<std::vector<double>>& velocity, const Forest& to,
-                                       const Comm& comm) {
+std::vector<double> fluid_weighted_velocity(const AmrSolver& solver, const std::vector<AmrBlockSample>& samples,
+                                            const std::vector<std::vector<double>>& velocity, const Comm& comm) {
   const std::vector<double> u = gather_leaf_values(solver.forest(), solver.partition(), comm, velocity,
                                                    3L * solver.cells_per_block());
-  // Per cell the velocity where fluid (0 elsewhere) and whether fluid: the ratio of their means
-  // is the fluid cells' mean.
-  std::vector<double> fluid_weighted(u.size() / 3 * 4);
+  std::vector<double> out(u.size() / 3 * 4);
   std::size_t cell = 0;
   for (const AmrBlockSample& b : samples)
     for (std::size_t i = 0; b.leaf && i < b.flags.size(); ++i, ++cell) {
       const bool fluid = b.flags[i] == flag::fluid;
-      for (int a = 0; a < 3; ++a) fluid_weighted[4 * cell + a] = fluid ? u.at(3 * cell + a) : 0.0;
-      fluid_weighted[4 * cell + 3] = fluid ? 1.0 : 0.0;
+      for (int a = 0; a < 3; ++a) out.at(4 * cell + a) = fluid ? u.at(3 * cell + a) : 0.0;
+      out.at(4 * cell + 3) = fluid ? 1.0 : 0.0;
     }
-  if (4 * cell != fluid_weighted.size())
-    throw std::logic_error("velocity_on_forest: samples of " + std::to_string(cell) + " leaf cells for " +
+  if (4 * cell != out.size())
+    throw std::logic_error("fluid_weighted_velocity: samples of " + std::to_string(cell) + " leaf cells for " +
                            std::to_string(u.size() / 3));
-  const std::vector<double> moved = transfer_leaf_values(solver.forest(), fluid_weighted, to, 4);
+  return out;
+}
+
+std::vector<double> velocity_on_forest(const Forest& from, const std::vector<double>& fluid_weighted, const Forest& to) {
+  // The ratio of the two means is the fluid cells' mean.
+  const std::vector<double> moved = transfer_leaf_values(from, fluid_weighted, to, 4);
   std::vector<double> out(moved.size() / 4 * 3);
   for (std::size_t i = 0; i < moved.size() / 4; ++i)
     for (int a = 0; a < 3; ++a) out[3 * i + a] = moved[4 * i + 3] > 0 ? moved[4 * i + a] / moved[4 * i + 3] : 0.0;

@@ -39,12 +39,14 @@ class ConvergenceMonitor {
   bool shown_ = false;                    // whether the last check compared
 };
 
-// The monitor's last velocity (`velocity`: per level, this rank's leaves of `solver`) on the leaves
-// of `to`, a regrid of `solver`'s forest (`samples`: its blocks, for their solid cells), 3 values
-// per cell, every leaf in forest order: a cell takes the volume-weighted mean velocity of the old
-// fluid cells it covers or lies in (amr/LeafValues.hpp), 0 where there are none. Collective.
-std::vector<double> velocity_on_forest(const AmrSolver& solver, const std::vector<AmrBlockSample>& samples,
-                                       const std::vector<std::vector<double>>& velocity, const Forest& to,
-                                       const Comm& comm);
+// Carrying the monitor's last velocity through a regrid, in two parts so that the new forest's
+// values are made only once it is known to fit: every leaf cell's velocity where fluid (0
+// elsewhere) and whether it is fluid, 4 values per cell (`velocity`: per level, this rank's leaves
+// of `solver`; `samples`: its blocks, for their solid cells; collective); then those values on the
+// leaves of `to`, a regrid of `from`, 3 per cell: a cell takes the volume-weighted mean velocity of
+// the old fluid cells it covers or lies in (amr/LeafValues.hpp), 0 where there are none.
+std::vector<double> fluid_weighted_velocity(const AmrSolver& solver, const std::vector<AmrBlockSample>& samples,
+                                            const std::vector<std::vector<double>>& velocity, const Comm& comm);
+std::vector<double> velocity_on_forest(const Forest& from, const std::vector<double>& fluid_weighted, const Forest& to);
 
 }  // namespace boreas

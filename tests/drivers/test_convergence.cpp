@@ -239,7 +239,8 @@ TEST(ConvergenceMonitor, ARegridCarriesTheSampleAsMeansOfTheFluidCells) {
   std::vector<std::vector<double>> velocity(run.solver->forest().levels());  // one rank: every leaf
   for (const AmrBlockSample& b : samples)
     if (b.leaf) velocity[b.level].insert(velocity[b.level].end(), b.velocity.begin(), b.velocity.end());
-  const std::vector<double> carried = velocity_on_forest(*run.solver, samples, velocity, to, Comm(MPI_COMM_SELF));
+  const std::vector<double> carried = velocity_on_forest(
+      run.solver->forest(), fluid_weighted_velocity(*run.solver, samples, velocity, Comm(MPI_COMM_SELF)), to);
   FinestCells finest(32, 32, 2);
   finest.paint(samples, run.solver->forest().leaf_size());
   const int n = to.leaf_size();
