@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "comm/ExecInstances.hpp"
 #include "comm/HaloPlan.hpp"
 #include "comm/Mpi.hpp"
 #include "core/Timers.hpp"
@@ -183,7 +184,9 @@ class Halo {
   }
 
  private:
-  using HostBuffer = Kokkos::View<Real*, Kokkos::HostSpace>;
+  // Page-locked on CUDA: a pageable copy would block the host until done and serialise the
+  // streams' packs (comm/ExecInstances.hpp).
+  using HostBuffer = Kokkos::View<Real*, StagingSpace>;
 
   template <class View>
   static auto slice(const View& v, const HaloMessage& msg) {

@@ -79,11 +79,11 @@ class SimulationImpl final : public GridSimulation {
     }
     // Moments gather from ghost cells; an in-place variant's canonical state is a fresh copy
     // whose ghosts only an exchange fills (natural-layout lattices keep theirs filled).
-    if (set_.size() > 1 && !front().scheme().canonical_is_stored())
-      output_halo_ = make_halo(output_comm_, !exec_is_host && !mpi_is_cuda_aware(), 1, HaloTransfer::Pull);
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
+    if (set_.size() > 1 && !front().scheme().canonical_is_stored())
+      output_halo_ = make_halo(output_comm_, host_buffers, 1, HaloTransfer::Pull);
     StepperSetup<L, Real> setup;
     setup.config = &config_;
     setup.blocks = block_ptrs_;
