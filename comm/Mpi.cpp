@@ -178,10 +178,10 @@ void ensure_mpi_initialized() {
 
 namespace {
 // (rank, size) of this rank among those sharing its node (MPI_COMM_TYPE_SHARED).
-std::pair<int, int> node_rank_and_size() {
+std::pair<int, int> node_rank_and_size(MPI_Comm comm) {
   ensure_mpi_initialized();
   MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int rank = 0, size = 1;
   MPI_Comm_rank(node, &rank);
   MPI_Comm_size(node, &size);
@@ -190,8 +190,8 @@ std::pair<int, int> node_rank_and_size() {
 }
 }  // namespace
 
-int node_local_rank() { return node_rank_and_size().first; }
-int node_ranks() { return node_rank_and_size().second; }
+int node_local_rank() { return node_rank_and_size(MPI_COMM_WORLD).first; }
+int node_ranks(MPI_Comm comm) { return node_rank_and_size(comm).second; }
 
 bool mpi_is_cuda_aware() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

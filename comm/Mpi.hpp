@@ -59,9 +59,10 @@ class Comm {
 // going through the driver's MPI_Init).
 void ensure_mpi_initialized();
 
-// Rank among the ranks sharing this node (MPI_COMM_TYPE_SHARED), and how many share it.
+// Rank among the ranks sharing this node (MPI_COMM_TYPE_SHARED), and how many of `comm`'s share
+// it (collective over `comm`).
 int node_local_rank();
-int node_ranks();
+int node_ranks(MPI_Comm comm = MPI_COMM_WORLD);
 
 // True when MPI says it can read device memory (Open MPI's MPIX_Query_cuda_support); false
 // when it says no or cannot tell.

@@ -79,29 +79,33 @@ void check_device_memory(const Config& config, int ranks) {
                          format_bytes(*free) + " free; " + memory_hint(config));
 }
 
-std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks) {
+std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks, int ranks_on_node) {
   const long long n = config.amr.leaf_size, side = n + 2, cells = config.dimensions() == 2 ? side * side : side * side * side;
   const long long interior = config.dimensions() == 2 ? n * n : n * n * n;
+  const long long lattice = cells * lattice_directions(config.lattice) * (config.precision == Precision::Float ? 4 : 8);
   // The leaves always pull, on two lattices (amr/AmrLattice.hpp), whatever simulation.kernel says;
   // the convergence monitor keeps a velocity per interior cell of a leaf (counted for every block).
-  const long long per_rank =
+  const long long share =
       (blocks + ranks - 1) / ranks * (cells * device_bytes_per_cell(config, Scheme{}) + interior * monitor_bytes_per_cell);
+  const long long whole = ranks > 1 ? 3 * blocks * lattice : 0;
+  const long long per_rank = share + whole;
   const std::optional<long long> device_free = device_memory_available();
-  const int on_node = device_free ? 1 : node_ranks();
+  const int on_node = device_free ? 1 : ranks_on_node;
   const long long available = device_free ? *device_free : host_memory_available();
   if (available <= 0 || double(per_rank) * on_node <= double(available)) return {};
   return "the forest holds " + std::to_string(blocks) + " blocks of " + std::to_string(cells) +
          " cells (ghost ring included); the run needs at least " + format_bytes(per_rank) + " of " +
-         (device_free ? "device memory per rank, the device has " + format_bytes(available) + " free"
-                      : "host memory per rank, " + format_bytes(per_rank * on_node) + " for the " +
-                            std::to_string(on_node) + " on this node, which has " + format_bytes(available) +
-                            " available");
+         (device_free ? "device memory per rank" : "host memory per rank") +
+         (whole > 0 ? " (" + format_bytes(whole) + " of it 3 lattices of the whole forest, which every rank holds)" : "") +
+         (device_free ? ", the device has " + format_bytes(available) + " free"
+                      : ", " + format_bytes(per_rank * on_node) + " for the " + std::to_string(on_node) +
+                            " on this node, which has " + format_bytes(available) + " available");
 }
 
-void check_amr_memory(const Config& config, long long blocks, int ranks) {
-  const std::string shortfall = amr_memory_shortfall(config, blocks, ranks);
+void check_amr_memory(const Config& config, long long blocks, int ranks, int ranks_on_node) {
+  const std::string shortfall = amr_memory_shortfall(config, blocks, ranks, ranks_on_node);
   if (shortfall.empty()) return;
-  std::string hint = "hint: fewer or smaller [[amr.region]]s, a lower amr.max_level, more ranks or nodes";
+  std::string hint = "hint: fewer or smaller [[amr.region]]s, a lower amr.max_level, more nodes";
   if (config.precision == Precision::Double) hint += ", or lattice.precision = \"float\"";
   throw_deck_error(config, "amr.max_level", shortfall + "; " + hint);
 }

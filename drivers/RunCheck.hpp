@@ -19,12 +19,14 @@ void check_device_memory(const Config& config, int ranks);
 
 // With [amr], once the forest is built: its `blocks` (every level's, refined ones too), each
 // (leaf_size + 2)^D cells with its ghost ring in two lattices, the saved last good state and
-// flags, shared by `ranks`, against this node's host memory on host backends and the device's free
-// memory on device backends (a refinement that cannot fit is refused instead of failing inside
-// an allocation minutes later). The shortfall in words, empty where the forest fits (a regrid
-// asks it while the current forest still holds its memory).
-std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks);
-void check_amr_memory(const Config& config, long long blocks, int ranks);
+// flags, shared by `ranks`, and on several ranks 3 lattices of the whole forest on every rank
+// (the replica outputs, checks and checkpoints gather into, and what a regrid or a restart builds
+// beside it: AmrLattice::gathered), against this node's host memory shared by `ranks_on_node`
+// on host backends and the device's free memory on device backends (a refinement that cannot fit
+// is refused instead of failing inside an allocation minutes later). The shortfall in words,
+// empty where the forest fits (a regrid asks it while the current forest still holds its memory).
+std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks, int ranks_on_node);
+void check_amr_memory(const Config& config, long long blocks, int ranks, int ranks_on_node);
 
 // What the deck asks that runs but runs badly on this kind of backend (device: a GPU), as
 // warnings for the user: the swap kernels' ordered row waves on GPUs.

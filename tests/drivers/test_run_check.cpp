@@ -73,19 +73,22 @@ TEST(RunCheck, DomainBeyondTheMachinesMemory) {
 // An AMR forest's blocks (each (leaf_size + 2)^3 cells: 3 lattices and flags; and the
 // convergence monitor's 24 B per leaf cell), once built: a billion 8^3 leaves are 10^9 x (1000 x
 // 457 + 512 x 24) B, 469 TB, refused at amr.max_level (a regrid keeps its
-// forest instead); a thousand fit. Here, on several ranks, the same blocks need less per rank.
+// forest instead); a thousand fit. On 4 ranks each holds a quarter of the blocks and 3 lattices of
+// the whole forest (10^9 x 1000 x 152 B each): 2.5 10^8 x 469288 + 4.56 10^14 B, 521.4 TiB.
 TEST(RunCheck, AmrForestBeyondTheMachinesMemory) {
   if (exec_is_host && host_memory_available() == 0) GTEST_SKIP() << "no /proc/meminfo";
   const Config c =
       parse_deck_string(deck, "deck.toml", "", {"domain.cells=[16, 16, 16]", "amr.leaf_size=8", "amr.max_level=1"});
-  const std::string shortfall = amr_memory_shortfall(c, 1000000000LL, 1);
+  const std::string shortfall = amr_memory_shortfall(c, 1000000000LL, 1, 1);
   EXPECT_NE(shortfall.find("the forest holds 1000000000 blocks of 1000 cells (ghost ring included); the run needs at "
                            "least 426.8 TiB of"),
             std::string::npos) << shortfall;
-  EXPECT_EQ(amr_memory_shortfall(c, 1000, 1), "");
-  EXPECT_NE(amr_memory_shortfall(c, 1000000000LL, 4).find("least 106.7 TiB"), std::string::npos);
+  EXPECT_EQ(amr_memory_shortfall(c, 1000, 1, 1), "");
+  const std::string four = amr_memory_shortfall(c, 1000000000LL, 4, 1);
+  EXPECT_NE(four.find("least 521.4 TiB of"), std::string::npos) << four;
+  EXPECT_NE(four.find("(414.7 TiB of it 3 lattices of the whole forest, which every rank holds)"), std::string::npos) << four;
   try {
-    check_amr_memory(c, 1000000000LL, 1);
+    check_amr_memory(c, 1000000000LL, 1, 1);
     ADD_FAILURE() << "not refused";
   } catch (const DeckError& e) {
     EXPECT_NE(std::string(e.what()).find("--set amr.max_level=1: error: amr.max_level: the forest holds"), std::string::npos)
