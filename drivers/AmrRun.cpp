@@ -177,8 +177,9 @@ void write_amr_checkpoint(MPI_Comm comm, const std::string& path, Json meta, con
                    rank == 0 ? std::vector<BoxBytes>{rows} : std::vector<BoxBytes>{});
 }
 
+// `ranks_on_node`: of `comm`, on this node (the memory check).
 std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& config, const DomainGeometry& domain,
-                                               const std::string& path, const Json& header) {
+                                               const std::string& path, const Json& header, int ranks_on_node) {
   std::vector<std::array<int, 4>> refined;
   try {
     refined = header.at("amr_forest").at("refined").get<std::vector<std::array<int, 4>>>();
@@ -197,7 +198,7 @@ std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& conf
   MPI_Comm_size(comm, &ranks);
   // As a new forest is (check_amr_memory), before anything is allocated: the checkpoint may come
   // from a larger machine or more ranks.
-  if (const std::string shortfall = amr_memory_shortfall(config, blocks, ranks); !shortfall.empty())
+  if (const std::string shortfall = amr_memory_shortfall(config, blocks, ranks, ranks_on_node); !shortfall.empty())
     throw Error(path + ": " + shortfall + "; hint: continue it on more ranks or nodes");
   std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, std::move(forest), comm);
   BoxBytes rows;
@@ -281,6 +282,7 @@ Json amr_observables(const Config& config, const AmrSolver& solver) {
 Json run_amr_deck(const Config& config, const RunOptions& options) {
   const Comm comm(options.comm);  // starts MPI where the caller has not (as the uniform driver)
   const int ranks = comm.size(), rank = comm.rank();
+  const int ranks_on_node = node_ranks(options.comm);  // collective: once, for the memory checks
   if (rank == 0 && config.collision == CollisionKind::TRT && config.trt_magic > 0.1 && config.tau < 0.53 &&
       config.amr.max_level > 0)
     std::fprintf(stderr,
@@ -297,7 +299,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (!options.restart.empty()) {
     std::string path;
     const Json header = restart_header(config, options.restart, options.comm, path);
-    solver = read_amr_checkpoint(options.comm, config, domain, path, header);
+    solver = read_amr_checkpoint(options.comm, config, domain, path, header, ranks_on_node);
     initial_mass = header.value("initial_mass", 0.0);
     restarted = Json::object();
     restarted["checkpoint"] = path;
@@ -306,7 +308,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), solver->step());
   } else {
     Forest forest = build_forest(config, domain);
-    check_amr_memory(config, block_count(forest), ranks);
+    check_amr_memory(config, block_count(forest), ranks, ranks_on_node);
     solver = AmrSolver::create(config, domain, std::move(forest), options.comm);
     initial_mass = solver->mass();
   }
@@ -419,18 +421,18 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       const auto start = std::chrono::steady_clock::now();
       // The monitor's last sample moves to the new forest's cells with the state, so that runs
       // that regrid still show their change (including the regrid's own).
-      std::vector<double> monitored;
+      std::vector<double> monitored;  // fluid_weighted_velocity, on the current forest
       Forest forest = [&] {
         const std::vector<AmrBlockSample> samples = solver->sample();
         Forest next = regrid_forest(config, domain, solver->forest(), samples);
         if (!(next == solver->forest()) && convergence.holds_sample())
-          monitored = velocity_on_forest(*solver, samples, convergence.previous_velocity(), next, comm);
+          monitored = fluid_weighted_velocity(*solver, samples, convergence.previous_velocity(), comm);
         return next;
       }();
       // A forest the machine cannot hold beside the current one is not taken (decided together:
       // nodes differ in what they have); the run goes on with the forest it has.
       const bool changed = !(forest == solver->forest());
-      const std::string shortfall = changed ? amr_memory_shortfall(config, block_count(forest), ranks) : std::string();
+      const std::string shortfall = changed ? amr_memory_shortfall(config, block_count(forest), ranks, ranks_on_node) : std::string();
       if (comm.max(shortfall.empty() ? 0.0 : 1.0) > 0) {
         if (rank == 0 && regrids_refused == 0)
           std::fprintf(stderr, "boreas: warning: step %ld: the regrid's forest does not fit (%s); the run keeps its "
@@ -444,11 +446,14 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
           status = "unstable";
           break;
         }
+        const std::vector<double> carried =
+            monitored.empty() ? monitored : velocity_on_forest(solver->forest(), monitored, forest);
+        monitored = {};
         solver = solver->regridded(config, domain, std::move(forest));  // carries the timers
         updates = solver->updates_per_step();
         ++regrids;
-        if (!monitored.empty())
-          convergence.carry(owned_leaf_values(solver->forest(), solver->partition(), comm.rank(), monitored,
+        if (!carried.empty())
+          convergence.carry(owned_leaf_values(solver->forest(), solver->partition(), comm.rank(), carried,
                                               3L * solver->cells_per_block()));
         keep_as_last_good();
       }
@@ -548,6 +553,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["lattice"] = lattice_name(config.lattice);
   r["tau"] = config.tau;
   r["steps"] = solver->step();
+  if (first_step > 0) r["steps_run"] = reached - first_step;  // as the uniform report: this run's share
   r["wall_time_s"] = wall;
   if (config.units.enabled) r["units"] = units_json(config, wall, reached - first_step);  // dx, dt of level 0
   const int levels = solver->forest().levels();
@@ -569,7 +575,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["fluid_cells"] = fluid;
   // Level-weighted updates (waLBerla, seed 000): sum over levels of 2^l N_l per level-0 step.
   r["amr"]["updates_per_step"] = updates;
-  r["amr"]["regrids"] = regrids;
+  r["amr"]["regrids"] = regrids;  // this run's, since its restart step (steps_run)
   r["amr"]["regrids_refused"] = regrids_refused;
   // Several ranks: each level's leaves shared along the Morton curve (amr/Partition.hpp).
   Json part = Json::object();

@@ -272,6 +272,46 @@ Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& pat
   return header;
 }
 
+namespace {
+// What the rows of forces.csv and probes.csv mean beyond their columns' names (the coefficients'
+// references, the probes' cells): a restart that appends to those files must not change it.
+Json series_signature(const Config& config) {
+  Json s = Json::object();
+  if (config.forces.enabled) {
+    Json f = Json::object();
+    f["reference_velocity"] = config.forces.velocity;
+    f["reference_length"] = config.forces.length;
+    f["reference_area"] = config.forces.area;
+    f["drag_axis"] = config.forces.drag_axis;
+    f["lift_axis"] = config.forces.lift_axis;
+    s["forces.csv"] = f;
+  }
+  if (!config.probes.empty()) {
+    Json p = Json::object();
+    for (const Probe& probe : config.probes) p[probe.name] = probe.cell;
+    s["probes.csv"] = p;
+  }
+  return s;
+}
+
+// Why the rows the restart from `header` would append to a series file of the output directory
+// mean something else than its earlier rows; "" if they do not (or the checkpoint predates the
+// series' signature, or the file is not there to continue).
+std::string series_change(const Config& config, const Json& header, const std::string& path) {
+  const Json* before = member(header, "series");
+  if (!before || !before->is_object()) return "";
+  const Json here = series_signature(config);
+  for (const auto& item : here.items()) {
+    const Json* then = member(*before, item.key());
+    std::error_code ec;
+    if (!then || *then == item.value() || !fs::exists(fs::path(config.output_dir) / item.key(), ec)) continue;
+    return path + ": " + item.key() + " holds rows for " + then->dump() + ", this deck asks " + item.value().dump() +
+           ": its rows would mix both; restart with the checkpoint's settings, or into another --output-dir";
+  }
+  return "";
+}
+}  // namespace
+
 Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm, std::string& path) {
   const Comm c(comm);
   std::string resolved;
@@ -286,6 +326,9 @@ Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm
   if (resolved[0] == '!') throw Error(resolved.substr(1));
   path = resolved.substr(1);
   Json header = open_checkpoint(comm, config, path);
+  if (const std::string changed = c.broadcast(c.rank() == 0 ? series_change(config, header, path) : std::string());
+      !changed.empty())
+    throw Error(changed);
   const long step = header.at("step").get<long>();
   if (step >= config.steps)
     throw Error(path + ": the checkpoint is at step " + std::to_string(step) + ", not before simulation.steps = " +
@@ -307,6 +350,7 @@ bool Checkpoints::write(long step, bool root, Json meta,
   meta["written"] = utc_now();
   meta["initial_mass"] = initial_mass_;
   meta["signature"] = signature_;
+  meta["series"] = series_signature(config_);
   const std::string path = checkpoint_path(config_, step);
   last_ = std::chrono::steady_clock::now();
   last_step_ = step;

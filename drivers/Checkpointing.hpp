@@ -52,7 +52,9 @@ std::string resolve_restart(const Config& config, const std::string& spec);
 Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& path);
 
 // The checkpoint a restart names (`latest` resolved on rank 0, one view of the directory),
-// opened and checked against the deck; its step must lie before the deck's end. Collective.
+// opened and checked against the deck; its step must lie before the deck's end, and forces.csv
+// and probes.csv that the run continues keep their meaning (the forces' references, the probes'
+// cells, as the checkpoint recorded them). Collective.
 Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm, std::string& path);
 
 // Checkpoints of a run: what it wrote, and when the next falls due.

@@ -11,7 +11,8 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
   continues bit for bit (trials until one kill lands inside a write, seen by its .tmp file).
 - Truncated, corrupt, later-format, other-deck (tau, lattice, precision, cells) and finished
   checkpoints are refused with exit 2 and the reason, and nothing in the output directory
-  changes; so is a restart whose probes.csv has a damaged row (its file and line).
+  changes; so is a restart whose probes.csv has a damaged row (its file and line), or whose deck
+  moved a probe whose probes.csv rows it would continue.
 - Averages beside a checkpoint that belong to another checkpoint of that step start again.
 - A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
   --restart latest continues the new run; the earlier one continues from where they went.
@@ -310,6 +311,15 @@ def main(argv):
                         "--set", "simulation.steps=40", "--set", "checkpoint.every=20", "--set", "output.vtk=false"],
                        capture_output=True, text=True, timeout=120, env=MPI_ENV)
     rows = (probes / "probes.csv").read_text().splitlines() if p.returncode == 0 else []
+    moved = tmp / "probed_moved.toml"
+    moved.write_text(pathlib.Path(deck).read_text() + "\n[[probe]]\npoint = [2, 1, 1]\n")
+    before = snapshot(probes)
+    p = subprocess.run([boreas, str(moved), "-q", "--output-dir", str(probes), "--set", "domain.cells=[24,24,24]",
+                        "--set", "simulation.steps=60", "--set", "output.vtk=false", "--restart", "latest"],
+                       capture_output=True, text=True, timeout=120, env=MPI_ENV)
+    check("refused: a restart that moves a probe whose probes.csv rows it would continue (exit 2, both cells)",
+          p.returncode == 2 and "probes.csv holds rows for" in p.stderr and "[1,1,1]" in p.stderr and
+          "[2,1,1]" in p.stderr and snapshot(probes) == before, p.stderr[-300:])
     if len(rows) > 3:
         rows[2] = rows[2].replace(",", ",x", 1)
         (probes / "probes.csv").write_text("\n".join(rows) + "\n")
