@@ -73,6 +73,9 @@ class Halo {
     unpack_local(f);
     wait_receives(f);
     wait_sends();
+    // The staged copies run on a stream from page-locked memory: done before the buffers are
+    // posted for the next exchange.
+    ExecSpace().fence();
   }
 
   void post_receives() {

@@ -199,7 +199,7 @@ std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& conf
   // As a new forest is (check_amr_memory), before anything is allocated: the checkpoint may come
   // from a larger machine or more ranks.
   if (const std::string shortfall = amr_memory_shortfall(config, blocks, ranks, ranks_on_node); !shortfall.empty())
-    throw Error(path + ": " + shortfall + "; hint: continue it on more ranks or nodes");
+    throw Error(path + ": " + shortfall + "; hint: continue it on more nodes");
   std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, std::move(forest), comm);
   BoxBytes rows;
   rows.hi = {solver->cells_per_block(), int(blocks), 1};
@@ -448,7 +448,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
         }
         const std::vector<double> carried =
             monitored.empty() ? monitored : velocity_on_forest(solver->forest(), monitored, forest);
-        monitored = {};
+        std::vector<double>().swap(monitored);  // its memory back before the regrid's
         solver = solver->regridded(config, domain, std::move(forest));  // carries the timers
         updates = solver->updates_per_step();
         ++regrids;
@@ -553,7 +553,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["lattice"] = lattice_name(config.lattice);
   r["tau"] = config.tau;
   r["steps"] = solver->step();
-  if (first_step > 0) r["steps_run"] = reached - first_step;  // as the uniform report: this run's share
+  if (first_step > 0) r["steps_run"] = solver->step() - first_step;  // as the uniform report: to the state it ends on
   r["wall_time_s"] = wall;
   if (config.units.enabled) r["units"] = units_json(config, wall, reached - first_step);  // dx, dt of level 0
   const int levels = solver->forest().levels();

@@ -160,8 +160,9 @@ void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config) {
       std::string into;
       if (const int moved = move_earlier_checkpoints(config, into); moved > 0)
         std::fprintf(stderr,
-                     "boreas: warning: %s held %d checkpoint files of an earlier run of '%s': moved to %s (restart "
-                     "that run with --restart %s/<file>; --restart latest continues this one)\n",
+                     "boreas: warning: %s held %d checkpoint files of an earlier run of '%s': moved to %s (continue "
+                     "that run with --restart %s/<file> --output-dir <another directory>; --restart latest "
+                     "continues this one)\n",
                      checkpoint_directory(config).c_str(), moved, config.name.c_str(), into.c_str(), into.c_str());
     } catch (const Error& e) {
       error = e.what();
@@ -299,7 +300,7 @@ Json series_signature(const Config& config) {
 // series' signature, or the file is not there to continue).
 std::string series_change(const Config& config, const Json& header, const std::string& path) {
   const Json* before = member(header, "series");
-  if (!before || !before->is_object()) return "";
+  if (!before || !before->is_object() || header.value("step", 0L) == 0) return "";  // from step 0 the files start anew
   const Json here = series_signature(config);
   for (const auto& item : here.items()) {
     const Json* then = member(*before, item.key());

@@ -72,6 +72,8 @@ class Checkpoints {
   // The newest checkpoint written, or a line saying there is none.
   std::string newest() const { return written_.empty() ? "(none written)" : written_.back(); }
   bool any_attempt() const { return !written_.empty() || !failed_.empty(); }
+  // Whether the newest checkpoint written is of `step`.
+  bool newest_is(long step) const { return !written_.empty() && written_.back() == checkpoint_path(config_, step); }
   Json report() const;
 
  private:

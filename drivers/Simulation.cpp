@@ -631,10 +631,18 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "unstable") {
     const long bad_step = sim->step();
     sim->restore_state();
-    {
-      // Without the averages: they hold samples after the last good state, up to the unstable one.
+    // The last good state's checkpoint, unless it is on disk already (written at that step, or the
+    // one this run restarted from), with its averages: a new one has none (they hold samples after
+    // that state).
+    std::string good_checkpoint;
+    if (checkpoints.newest_is(sim->step())) {
+      good_checkpoint = checkpoints.newest();
+    } else if (!restarted.is_null() && sim->step() == first_step) {
+      good_checkpoint = restarted["checkpoint"].get<std::string>();
+    } else {
       auto t = timers.scope("output");
       write_checkpoint(checkpoints, *sim, comm.get(), nullptr, sampling);
+      good_checkpoint = checkpoints.newest();
     }
     const long long nx = config.cells[0], ny = config.cells[1], c = bad.first_bad_cell;
     const long long cell[3] = {c % nx, (c / nx) % ny, c / (nx * ny)};
@@ -645,13 +653,13 @@ Json run_deck(const Config& config, const RunOptions& options) {
                    "  Re) and a small lattice Mach number (lower the lattice velocity).\n"
                    "  Writing the last good state, step %ld (checkpoint %s).\n",
                    bad_step, bad.bad_density, cell[0], cell[1], cell[2], config.tau, sim->step(),
-                   checkpoints.newest().c_str());
+                   good_checkpoint.c_str());
     instability = Json::object();
     instability["step"] = bad_step;
     instability["cell"] = Json::array({cell[0], cell[1], cell[2]});
     instability["density"] = bad.bad_density;
     instability["last_good_step"] = sim->step();
-    instability["checkpoint"] = checkpoints.newest();  // of the last good state, unless its write failed
+    instability["checkpoint"] = good_checkpoint;  // of the last good state, unless its write failed
   }
   if (status == "interrupted" && root)
     std::fprintf(stderr,

@@ -135,9 +135,10 @@ def main(argv):
           report(reused).get("restarted_from", {}).get("step") == 200 and
           report(reused).get("fields_hash") == reference_hash(250), p.stderr[-400:])
     if aside:
-        p = run(reused, "simulation.steps=350", *averages, restart=str(aside[0] / "cavity3d_step00000300.bchk"))
-        check("the earlier run continues from where it was set aside",
-              p.returncode == 0 and report(reused).get("restarted_from", {}).get("statistics_continued") is True,
+        elsewhere = tmp / "reused_earlier"
+        p = run(elsewhere, "simulation.steps=350", *averages, restart=str(aside[0] / "cavity3d_step00000300.bchk"))
+        check("the earlier run continues from where it was set aside (into another directory)",
+              p.returncode == 0 and report(elsewhere).get("restarted_from", {}).get("statistics_continued") is True,
               p.stderr[-400:])
 
     # --- a stop signal: checkpoint, exit 4; restarts continue bit for bit
@@ -287,6 +288,17 @@ def main(argv):
     saved = [x.name for x in checkpoint_files(unstable)]
     check("an unstable run (exit 3) checkpoints its last good step",
           p.returncode == 3 and good is not None and saved == [f"cavity3d_step{good:08d}.bchk"], f"{saved} {good}")
+    # ... and where that step's checkpoint was written already (with its averages), keeps it
+    p = run(unstable, "physics.reynolds=1e5", "physics.mach_limit=0.5", "physics.velocity=0.2",
+            "boundary.y_max.velocity=[0.2,0,0]", "simulation.steps=20000", "output.every=0",
+            "output.progress_every=50", "output.vtk=false", "checkpoint.every=50", "statistics.start=0",
+            "statistics.every=5")
+    r = report(unstable) if (unstable / "report.json").exists() else {}
+    good = r.get("instability", {}).get("last_good_step", 0)
+    kept = unstable / "checkpoints" / f"cavity3d_step{good:08d}.bchk.statistics"
+    check("an unstable run whose last good step was checkpointed keeps that checkpoint's averages",
+          p.returncode == 3 and good > 0 and kept.exists() and
+          r["instability"].get("checkpoint", "").endswith(f"cavity3d_step{good:08d}.bchk"), f"{good} {p.stderr[-300:]}")
 
     # --- a failure on one rank alone (rank 0 cannot write probes.csv, a directory stands in the
     # way of its new copy) ends every rank with that rank's message, not a hang in a collective
