@@ -18,13 +18,14 @@ namespace boreas::testing {
 namespace {
 
 // Lid-driven cavity at Re 1e5 on 32^2: tau = 0.5 + 3 * 0.2 * 32 / 1e5 = 0.50019, far below what
-// such a grid resolves; BGK diverges within a few hundred steps.
-Config blow_up_deck(const std::string& dir) {
+// such a grid resolves; BGK diverges within a few hundred steps. `tables`: more of the deck,
+// `output`: more [output] keys.
+Config blow_up_deck(const std::string& dir, const std::string& tables = "", const std::string& output = "") {
   Config c = deck(
       "[simulation]\nsteps = 20000\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n"
       "[physics]\nreynolds = 1e5\nlength = 32\nvelocity = 0.2\nmach_limit = 0.5\n"
-      "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.2, 0]\n"
-      "[output]\nevery = 0\nprogress_every = 50\n");
+      "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.2, 0]\n" +
+      tables + "[output]\nevery = 0\nprogress_every = 50\n" + output);
   c.output_dir = dir;
   return c;
 }
@@ -57,13 +58,8 @@ TEST(Instability, StopsAndKeepsLastGoodState) {
 TEST(Instability, RecordsNothingPastTheInstability) {
   const std::string dir = ::testing::TempDir() + "/boreas_unstable_records";
   std::filesystem::remove_all(dir);
-  Config c = deck(
-      "[simulation]\nsteps = 20000\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n"
-      "[physics]\nreynolds = 1e5\nlength = 32\nvelocity = 0.2\nmach_limit = 0.5\n"
-      "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.2, 0]\n"
-      "[statistics]\nstart = 0\nevery = 1\n[[probe]]\nname = \"lid\"\npoint = [16, 30]\n"
-      "[output]\nevery = 0\nprogress_every = 50\nprobes_every = 1\n");
-  c.output_dir = dir;
+  const Config c = blow_up_deck(dir, "[statistics]\nstart = 0\nevery = 1\n[[probe]]\nname = \"lid\"\npoint = [16, 30]\n",
+                                "probes_every = 1\n");
   RunOptions quiet;
   quiet.progress = false;
   const Json report = run_deck(c, quiet);
@@ -103,13 +99,8 @@ TEST(Instability, RecordsNothingPastTheInstability) {
 TEST(Instability, AmrRunStopsEarly) {
   const std::string dir = ::testing::TempDir() + "/boreas_unstable_amr";
   std::filesystem::remove_all(dir);
-  Config c = deck(
-      "[simulation]\nsteps = 20000\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n"
-      "[physics]\nreynolds = 1e5\nlength = 32\nvelocity = 0.2\nmach_limit = 0.5\n"
-      "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.2, 0]\n"
-      "[amr]\nleaf_size = 4\nmax_level = 1\n[[amr.region]]\nlo = [0, 24]\nhi = [31, 31]\nlevel = 1\n"
-      "[output]\nevery = 0\nprogress_every = 50\n");
-  c.output_dir = dir;
+  const Config c =
+      blow_up_deck(dir, "[amr]\nleaf_size = 4\nmax_level = 1\n[[amr.region]]\nlo = [0, 24]\nhi = [31, 31]\nlevel = 1\n");
   RunOptions quiet;
   quiet.progress = false;
   const Json report = run_deck(c, quiet);
