@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "core/Error.hpp"
@@ -42,48 +43,42 @@ std::vector<double> curl_magnitude(const Box& box, const Box& grown, const std::
   return out;
 }
 
-// The whole domain on every rank: each rank's blocks in slot order, concatenated.
+template <class T>
+std::vector<unsigned char> bytes_of(const std::vector<T>& values) {
+  const auto* b = reinterpret_cast<const unsigned char*>(values.data());
+  return std::vector<unsigned char>(b, b + values.size() * sizeof(T));
+}
+
+// The whole domain on every rank: each rank's blocks in slot order, concatenated (Comm::allgather:
+// any size, where MPI's int counts and displacements overflow past 2^31 values).
 HostMacroscopic gather_macroscopic(const std::vector<HostMacroscopic>& local, const BlockSet& set,
                                    const Comm& comm, const std::array<int, 3>& N) {
-  const int n = comm.size();
-  std::vector<int> counts(n, 0), displs(n, 0);
-  for (const GridBlock& b : set.blocks) counts[b.owner] += int(b.box.cells());
-  for (int r = 1; r < n; ++r) displs[r] = displs[r - 1] + counts[r - 1];
   HostMacroscopic mine;
   for (const HostMacroscopic& m : local) {
     mine.density.insert(mine.density.end(), m.density.begin(), m.density.end());
     mine.velocity.insert(mine.velocity.end(), m.velocity.begin(), m.velocity.end());
     mine.flags.insert(mine.flags.end(), m.flags.begin(), m.flags.end());
   }
-  const long total = displs[n - 1] + counts[n - 1];
-  std::vector<double> rho(total), vel(3 * total);
-  std::vector<std::uint8_t> flags(total);
-  MPI_Allgatherv(mine.density.data(), counts[comm.rank()], MPI_DOUBLE, rho.data(), counts.data(),
-                 displs.data(), MPI_DOUBLE, comm.get());
-  MPI_Allgatherv(mine.flags.data(), counts[comm.rank()], MPI_UINT8_T, flags.data(), counts.data(),
-                 displs.data(), MPI_UINT8_T, comm.get());
-  std::vector<int> counts3(n), displs3(n);
-  for (int r = 0; r < n; ++r) {
-    counts3[r] = 3 * counts[r];
-    displs3[r] = 3 * displs[r];
-  }
-  MPI_Allgatherv(mine.velocity.data(), counts3[comm.rank()], MPI_DOUBLE, vel.data(), counts3.data(),
-                 displs3.data(), MPI_DOUBLE, comm.get());
+  const std::vector<unsigned char> rho = comm.allgather(bytes_of(mine.density));
+  const std::vector<unsigned char> vel = comm.allgather(bytes_of(mine.velocity));
+  const std::vector<unsigned char> flags = comm.allgather(mine.flags);
+  std::vector<long long> next(comm.size() + 1, 0);  // per rank: where its next block starts
+  for (const GridBlock& b : set.blocks) next[b.owner + 1] += b.box.cells();
+  std::partial_sum(next.begin(), next.end(), next.begin());
   HostMacroscopic out;
   out.density.assign(static_cast<std::size_t>(N[0]) * N[1] * N[2], 0.0);
   out.velocity.assign(3 * out.density.size(), 0.0);
   out.flags.assign(out.density.size(), 0);
-  std::vector<long> next(displs.begin(), displs.end());  // per rank: where its next block starts
   for (const GridBlock& block : set.blocks) {
     const Box& b = block.box;
-    long k = next[block.owner];
+    long long k = next[block.owner];
     for (int z = b.lo[2]; z < b.hi[2]; ++z)
       for (int y = b.lo[1]; y < b.hi[1]; ++y)
         for (int x = b.lo[0]; x < b.hi[0]; ++x, ++k) {
           const std::size_t g = (static_cast<std::size_t>(z) * N[1] + y) * N[0] + x;
-          out.density[g] = rho[k];
+          std::memcpy(&out.density[g], rho.data() + k * sizeof(double), sizeof(double));
           out.flags[g] = flags[k];
-          for (int d = 0; d < 3; ++d) out.velocity[3 * g + d] = vel[3 * k + d];
+          std::memcpy(&out.velocity[3 * g], vel.data() + 3 * k * sizeof(double), 3 * sizeof(double));
         }
     next[block.owner] = k;
   }
