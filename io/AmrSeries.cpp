@@ -165,9 +165,9 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
   write_checked(writer, path);
   files_.push_back(path);
 
-  const bool first = pvd_.empty();
   pvd_.add(time, name);
-  if (first) files_.push_back(pvd_path());
+  if (!pvd_listed_) files_.push_back(pvd_path());  // once, also when resumed after a restart
+  pvd_listed_ = true;
   return counts;
 }
 

@@ -53,6 +53,7 @@ class AmrSeries {
   bool two_d_;
   PvdCollection pvd_;
   std::vector<std::string> files_;
+  bool pvd_listed_ = false;  // the .pvd among files_
 };
 
 // Greedy merge of equal-sized blocks (given by their lower corners, in units of the block size)

@@ -132,9 +132,9 @@ void VtkSeries::write(long step, double time, const CellFields& piece, const std
 
   if (nranks_ > 1) write_pvti(step, piece, global_dims, all_pieces);
 
-  const bool first = pvd_.empty();
   pvd_.add(time, master_name(step));
-  if (first) files_.push_back(pvd_.path());
+  if (!pvd_listed_) files_.push_back(pvd_.path());  // once, also when resumed after a restart
+  pvd_listed_ = true;
 }
 
 void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<int, 3>& global_dims,

@@ -78,6 +78,7 @@ class VtkSeries {
   int rank_ = 0, nranks_ = 1;
   PvdCollection pvd_;  // rank 0's
   std::vector<std::string> files_;
+  bool pvd_listed_ = false;  // the .pvd among files_
 };
 
 }  // namespace boreas

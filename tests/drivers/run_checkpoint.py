@@ -91,6 +91,8 @@ def main(argv):
     pvd = (part / "cavity3d.pvd").read_text()
     check("the .pvd lists every output of both runs",
           all(f"cavity3d_{s:06d}.vti" in pvd for s in range(0, 301, 50)) and pvd.count("<DataSet") == 7)
+    check("the restarted report's output_files name the .pvd it rewrote",
+          any(x.endswith("cavity3d.pvd") for x in r.get("output_files", [])), str(r.get("output_files"))[-300:])
     check("keep = 2 (default) removes older checkpoints, their averages with them",
           [x.name for x in checkpoint_files(part)] == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"] and
           sorted(x.name for x in (part / "checkpoints").glob("*.statistics")) ==
