@@ -1430,8 +1430,7 @@ AmrLattice<L, Real>& AmrLattice<L, Real>::gathered() const {
         for (int q = 0; q < L::Q; ++q)
           for (long c = 0; c < S; ++c) mine.push_back(f(lv.places.of(slot_[l][b], c) + q * lv.places.total));
   }
-  const auto* bytes = reinterpret_cast<const unsigned char*>(mine.data());
-  const std::vector<unsigned char> all = comm_.allgather(std::vector<unsigned char>(bytes, bytes + mine.size() * sizeof(Real)));
+  const std::vector<Real> all = comm_.allgather(mine);
   // Rank by rank, each rank's owned blocks level by level in forest order.
   std::vector<decltype(Kokkos::create_mirror_view(whole->levels_[0].f[0]))> hosts;
   for (int l = 0; l < int(levels_.size()); ++l) hosts.push_back(Kokkos::create_mirror_view(whole->levels_[l].f[0]));
@@ -1441,8 +1440,7 @@ AmrLattice<L, Real>& AmrLattice<L, Real>::gathered() const {
       const LevelPlaces& places = whole->levels_[l].places;
       for (int b = 0; b < int(forest_.level(l).size()); ++b)
         if (partition_.owner[l][b] == r) {
-          for (long k = 0; k < QS; ++k, at += sizeof(Real))
-            std::memcpy(&hosts[l](places.of(b, k % S) + k / S * places.total), all.data() + at, sizeof(Real));
+          for (long k = 0; k < QS; ++k, ++at) hosts[l](places.of(b, k % S) + k / S * places.total) = all[at];
         }
     }
   for (int l = 0; l < int(levels_.size()); ++l) Kokkos::deep_copy(whole->levels_[l].f[0], hosts[l]);

@@ -1,7 +1,6 @@
 #include "amr/LeafValues.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -88,8 +87,7 @@ std::vector<double> gather_leaf_values(const Forest& forest, const ForestPartiti
                                        const std::vector<std::vector<double>>& owned, long per_leaf) {
   std::vector<double> mine;  // level by level
   for (const std::vector<double>& level : owned) mine.insert(mine.end(), level.begin(), level.end());
-  const auto* bytes = reinterpret_cast<const unsigned char*>(mine.data());
-  const std::vector<unsigned char> all = comm.allgather(std::vector<unsigned char>(bytes, bytes + mine.size() * sizeof(double)));
+  const std::vector<double> all = comm.allgather(mine);
   // Rank by rank, level by level: each leaf to its place in the forest's order of leaves.
   std::vector<std::vector<long>> place(forest.levels());
   long leaves = 0;
@@ -98,17 +96,17 @@ std::vector<double> gather_leaf_values(const Forest& forest, const ForestPartiti
     for (int b = 0; b < int(forest.level(l).size()); ++b)
       if (forest.level(l)[b].leaf()) place[l][b] = leaves++;
   }
-  if (all.size() != std::size_t(leaves * per_leaf) * sizeof(double))
-    throw std::logic_error("gather_leaf_values: " + std::to_string(all.size() / sizeof(double)) + " values for " +
+  if (all.size() != std::size_t(leaves * per_leaf))
+    throw std::logic_error("gather_leaf_values: " + std::to_string(all.size()) + " values for " +
                            std::to_string(leaves) + " leaves of " + std::to_string(per_leaf));
-  std::vector<double> out(std::size_t(leaves * per_leaf));
-  std::size_t at = 0;
+  std::vector<double> out(all.size());
+  auto at = all.begin();
   for (int r = 0; r < comm.size(); ++r)
     for (int l = 0; l < forest.levels(); ++l)
       for (int b = 0; b < int(forest.level(l).size()); ++b)
         if (place[l][b] >= 0 && partition.owner[l][b] == r) {
-          std::memcpy(out.data() + place[l][b] * per_leaf, all.data() + at, per_leaf * sizeof(double));
-          at += per_leaf * sizeof(double);
+          std::copy_n(at, per_leaf, out.begin() + place[l][b] * per_leaf);
+          at += per_leaf;
         }
   return out;
 }

@@ -116,16 +116,23 @@ std::vector<unsigned char> Comm::broadcast(std::vector<unsigned char> bytes, lon
   broadcast_bytes(comm_, reinterpret_cast<char*>(bytes.data()), size, max_message);
   return bytes;
 }
-std::vector<unsigned char> Comm::allgather(const std::vector<unsigned char>& mine, long long max_message) const {
-  const long long n = static_cast<long long>(mine.size());
-  std::vector<long long> sizes(size_), starts(size_ + 1, 0);
-  MPI_Allgather(&n, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_);
+std::vector<long long> Comm::gather_sizes(long long bytes) const {
+  std::vector<long long> sizes(size_);
+  MPI_Allgather(&bytes, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, comm_);
+  return sizes;
+}
+
+void Comm::allgather_bytes(const void* mine_values, const std::vector<long long>& sizes, void* out_values,
+                           long long max_message) const {
+  const auto* mine = static_cast<const unsigned char*>(mine_values);
+  auto* out = static_cast<unsigned char*>(out_values);
+  const long long n = sizes[rank_];
+  std::vector<long long> starts(size_ + 1, 0);
   long long largest = 0;
   for (int r = 0; r < size_; ++r) {
     starts[r + 1] = starts[r] + sizes[r];
     largest = std::max(largest, sizes[r]);
   }
-  std::vector<unsigned char> out(static_cast<std::size_t>(starts[size_]));
   // Round k gathers bytes [k chunk, (k + 1) chunk) of each rank's: at most max_message in all.
   const long long chunk = std::max(1LL, max_message / size_);
   std::vector<int> counts(size_), offsets(size_ + 1, 0);
@@ -136,12 +143,10 @@ std::vector<unsigned char> Comm::allgather(const std::vector<unsigned char>& min
       offsets[r + 1] = offsets[r] + counts[r];
     }
     round.resize(static_cast<std::size_t>(offsets[size_]));
-    MPI_Allgatherv(mine.data() + std::min(at, n), counts[rank_], MPI_BYTE, round.data(), counts.data(),
-                   offsets.data(), MPI_BYTE, comm_);
-    for (int r = 0; r < size_; ++r)
-      std::copy_n(round.data() + offsets[r], counts[r], out.data() + starts[r] + at);
+    MPI_Allgatherv(mine + std::min(at, n), counts[rank_], MPI_BYTE, round.data(), counts.data(), offsets.data(),
+                   MPI_BYTE, comm_);
+    for (int r = 0; r < size_; ++r) std::copy_n(round.data() + offsets[r], counts[r], out + starts[r] + at);
   }
-  return out;
 }
 std::vector<std::vector<int>> Comm::exchange(const std::vector<std::vector<int>>& to_each) const {
   std::vector<int> send_counts(size_), recv_counts(size_), send_offsets(size_ + 1, 0), recv_offsets(size_ + 1, 0);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace boreas {
@@ -40,16 +41,28 @@ class Comm {
   // set less) the data go in several collective calls, so that any size passes.
   std::string broadcast(std::string text, long long max_message = max_mpi_count) const;
   std::vector<unsigned char> broadcast(std::vector<unsigned char> bytes, long long max_message = max_mpi_count) const;
-  // Every rank's bytes, concatenated in rank order, on every rank (in rounds of at most
-  // `max_message` bytes in all).
-  std::vector<unsigned char> allgather(const std::vector<unsigned char>& mine,
-                                       long long max_message = max_mpi_count) const;
+  // Every rank's values (bytes, doubles, ...), concatenated in rank order, on every rank (in
+  // rounds of at most `max_message` bytes in all: any size passes).
+  template <class T>
+  std::vector<T> allgather(const std::vector<T>& mine, long long max_message = max_mpi_count) const {
+    static_assert(std::is_trivially_copyable_v<T>, "allgather copies values as bytes");
+    const std::vector<long long> sizes = gather_sizes(static_cast<long long>(mine.size() * sizeof(T)));
+    long long total = 0;
+    for (long long s : sizes) total += s;
+    std::vector<T> out(static_cast<std::size_t>(total) / sizeof(T));
+    allgather_bytes(mine.data(), sizes, out.data(), max_message);
+    return out;
+  }
   static constexpr long long max_mpi_count = 2147483647;
   // Lists swapped between all ranks: to_each[r] goes to rank r; returns what each rank sent here.
   std::vector<std::vector<int>> exchange(const std::vector<std::vector<int>>& to_each) const;
   void barrier() const;
 
  private:
+  std::vector<long long> gather_sizes(long long bytes) const;  // each rank's, on every rank
+  // allgather()'s rounds: this rank's `sizes[rank]` bytes at `mine`, every rank's into `out`.
+  void allgather_bytes(const void* mine, const std::vector<long long>& sizes, void* out, long long max_message) const;
+
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   long long messages_ = 0, bytes_ = 0;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numeric>
 
 #include "core/Error.hpp"
@@ -43,12 +42,6 @@ std::vector<double> curl_magnitude(const Box& box, const Box& grown, const std::
   return out;
 }
 
-template <class T>
-std::vector<unsigned char> bytes_of(const std::vector<T>& values) {
-  const auto* b = reinterpret_cast<const unsigned char*>(values.data());
-  return std::vector<unsigned char>(b, b + values.size() * sizeof(T));
-}
-
 // The whole domain on every rank: each rank's blocks in slot order, concatenated (Comm::allgather:
 // any size, where MPI's int counts and displacements overflow past 2^31 values).
 HostMacroscopic gather_macroscopic(const std::vector<HostMacroscopic>& local, const BlockSet& set,
@@ -59,9 +52,8 @@ HostMacroscopic gather_macroscopic(const std::vector<HostMacroscopic>& local, co
     mine.velocity.insert(mine.velocity.end(), m.velocity.begin(), m.velocity.end());
     mine.flags.insert(mine.flags.end(), m.flags.begin(), m.flags.end());
   }
-  const std::vector<unsigned char> rho = comm.allgather(bytes_of(mine.density));
-  const std::vector<unsigned char> vel = comm.allgather(bytes_of(mine.velocity));
-  const std::vector<unsigned char> flags = comm.allgather(mine.flags);
+  const std::vector<double> rho = comm.allgather(mine.density), vel = comm.allgather(mine.velocity);
+  const std::vector<std::uint8_t> flags = comm.allgather(mine.flags);
   std::vector<long long> next(comm.size() + 1, 0);  // per rank: where its next block starts
   for (const GridBlock& b : set.blocks) next[b.owner + 1] += b.box.cells();
   std::partial_sum(next.begin(), next.end(), next.begin());
@@ -76,9 +68,9 @@ HostMacroscopic gather_macroscopic(const std::vector<HostMacroscopic>& local, co
       for (int y = b.lo[1]; y < b.hi[1]; ++y)
         for (int x = b.lo[0]; x < b.hi[0]; ++x, ++k) {
           const std::size_t g = (static_cast<std::size_t>(z) * N[1] + y) * N[0] + x;
-          std::memcpy(&out.density[g], rho.data() + k * sizeof(double), sizeof(double));
+          out.density[g] = rho[k];
           out.flags[g] = flags[k];
-          std::memcpy(&out.velocity[3 * g], vel.data() + 3 * k * sizeof(double), 3 * sizeof(double));
+          for (int d = 0; d < 3; ++d) out.velocity[3 * g + d] = vel[3 * k + d];
         }
     next[block.owner] = k;
   }
