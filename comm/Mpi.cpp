@@ -6,8 +6,6 @@
 #include <utility>
 
 #include <cstdlib>
-#include <limits>
-#include <stdexcept>
 #include <string>
 
 #if __has_include(<mpi-ext.h>)
@@ -24,24 +22,47 @@ Comm::Comm(MPI_Comm comm) : comm_(comm) {
 
 namespace {
 
-// MPI counts are ints: larger messages are refused rather than truncated.
-int message_count(long long bytes) {
-  if (bytes > std::numeric_limits<int>::max())
-    throw std::length_error("MPI message of " + std::to_string(bytes) + " bytes: more than 2^31 - 1");
-  return static_cast<int>(bytes);
-}
+// MPI counts are ints: a message of more bytes goes as one element of a type made of `max_message`
+// byte pieces and the rest (the same bytes, so the receiver may post either form). The type is
+// freed at once: MPI keeps it until the operation completes.
+struct MessageType {
+  int count = 0;
+  MPI_Datatype type = MPI_BYTE;
+  MessageType(long long bytes, long long max_message) {
+    if (bytes <= max_message) {
+      count = static_cast<int>(bytes);
+      return;
+    }
+    MPI_Datatype piece;
+    MPI_Type_contiguous(static_cast<int>(max_message), MPI_BYTE, &piece);
+    const int lengths[2] = {static_cast<int>(bytes / max_message), static_cast<int>(bytes % max_message)};
+    const MPI_Aint displacements[2] = {0, static_cast<MPI_Aint>(bytes - bytes % max_message)};
+    const MPI_Datatype types[2] = {piece, MPI_BYTE};
+    MPI_Type_create_struct(2, lengths, displacements, types, &type);
+    MPI_Type_commit(&type);
+    MPI_Type_free(&piece);
+    count = 1;
+  }
+  ~MessageType() {
+    if (type != MPI_BYTE) MPI_Type_free(&type);
+  }
+  MessageType(const MessageType&) = delete;
+  MessageType& operator=(const MessageType&) = delete;
+};
 
 }  // namespace
 
-MPI_Request Comm::irecv(void* buf, long bytes, int source, int tag) const {
+MPI_Request Comm::irecv(void* buf, long long bytes, int source, int tag, long long max_message) const {
+  const MessageType m(bytes, max_message);
   MPI_Request r;
-  MPI_Irecv(buf, message_count(bytes), MPI_BYTE, source, tag, comm_, &r);
+  MPI_Irecv(buf, m.count, m.type, source, tag, comm_, &r);
   return r;
 }
 
-MPI_Request Comm::isend(const void* buf, long bytes, int dest, int tag) {
+MPI_Request Comm::isend(const void* buf, long long bytes, int dest, int tag, long long max_message) {
+  const MessageType m(bytes, max_message);
   MPI_Request r;
-  MPI_Isend(buf, message_count(bytes), MPI_BYTE, dest, tag, comm_, &r);
+  MPI_Isend(buf, m.count, m.type, dest, tag, comm_, &r);
   ++messages_;
   bytes_ += bytes;
   return r;

@@ -21,8 +21,10 @@ class Comm {
   int size() const { return size_; }
   MPI_Comm get() const { return comm_; }
 
-  MPI_Request irecv(void* buf, long bytes, int source, int tag) const;
-  MPI_Request isend(const void* buf, long bytes, int dest, int tag);
+  // Point-to-point messages of any size: past `max_message` bytes (MPI's int counts; tests set
+  // less) one message of a derived type carries them.
+  MPI_Request irecv(void* buf, long long bytes, int source, int tag, long long max_message = max_mpi_count) const;
+  MPI_Request isend(const void* buf, long long bytes, int dest, int tag, long long max_message = max_mpi_count);
 
   // Messages and bytes handed to isend since construction (or reset).
   long long messages_sent() const { return messages_; }

@@ -1,6 +1,7 @@
-// Comm's byte collectives carry any size: past MPI's int counts they go in several calls. The
-// limit is lowered here (a few bytes) so that the split paths run on small data: what arrives must
-// be every byte sent, in rank order, as a single call delivers it.
+// Comm's byte collectives carry any size: past MPI's int counts they go in several calls; a
+// point-to-point message goes as one element of a derived type. The limit is lowered here (a few
+// bytes) so that those paths run on small data: what arrives must be every byte sent, in rank
+// order, as a single call delivers it.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -39,6 +40,27 @@ TEST(Collectives, BroadcastInPiecesGivesRankZerosBytes) {
     EXPECT_EQ(comm.broadcast(comm.rank() == 0 ? sent : std::vector<unsigned char>{}, limit), sent) << limit;
     EXPECT_EQ(comm.broadcast(comm.rank() == 0 ? text : std::string("other"), limit), text) << limit;
   }
+}
+
+// Each rank sends its successor a message of 4,099 bytes (and one of none) with the given limits on
+// either side: the derived type of a split message and plain bytes are the same bytes to MPI.
+TEST(Collectives, PointToPointMessagesPastTheLimitArriveWhole) {
+  Comm comm(MPI_COMM_WORLD);
+  const int to = (comm.rank() + 1) % comm.size(), from = (comm.rank() + comm.size() - 1) % comm.size();
+  std::vector<unsigned char> sent(4099);
+  for (std::size_t i = 0; i < sent.size(); ++i) sent[i] = static_cast<unsigned char>(i * 7 + comm.rank());
+  for (long long send_limit : {1000LL, 4099LL, Comm::max_mpi_count})
+    for (long long receive_limit : {Comm::max_mpi_count, 3LL, 4098LL}) {
+      std::vector<unsigned char> received(sent.size() + 1, 0), nothing(1, 0);
+      MPI_Request r[4] = {comm.irecv(received.data(), long(sent.size()), from, 7, receive_limit),
+                          comm.irecv(nothing.data(), 0, from, 8, receive_limit),
+                          comm.isend(sent.data(), long(sent.size()), to, 7, send_limit),
+                          comm.isend(sent.data(), 0, to, 8, send_limit)};
+      MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+      for (std::size_t i = 0; i < sent.size(); ++i)
+        ASSERT_EQ(received[i], static_cast<unsigned char>(i * 7 + from)) << i << " limits " << send_limit << " " << receive_limit;
+      EXPECT_EQ(received.back(), 0) << "a byte past the message was written";
+    }
 }
 
 }  // namespace
