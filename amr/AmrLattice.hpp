@@ -239,7 +239,7 @@ struct InterpPoint {
   long centre = 0;  // the coarse cell on the coarse level
   long side[3][2][2] = {};  // [axis][side -, +][distance 1, 2]
   std::int8_t kind[3][2][2] = {};
-  std::int8_t delta[3] = {};  // -1 / +1: the ghost's centre at -1/4 / +1/4 coarse cell
+  std::int8_t delta[3] = {};  // the ghost's centre from its coarse cell's, in quarters of a coarse cell (+-1; +-3 regrids at bodies)
   // Stepping ghosts take the curvature (LBM values are point values); regrid transfers stay
   // linear, so that the 2^D children of a coarse cell average to it exactly.
   bool curved = false;
@@ -1179,6 +1179,15 @@ class AmrLattice final : public AmrSolver {
   // `children_groups` (stepping) or as their own cells (regrid), as offsets block * Q * S + cell
   // of the forest's blocks. False when the coarse cell is solid.
   bool coarse_stencil(int l, const std::array<int, 3>& p, bool children_groups, InterpPoint& ip) const;
+  // The stencil around level-(l - 1) cell P (block cb, cell ccell) as coarse_stencil's, its
+  // deltas unset; false when P is solid.
+  bool stencil_around(int l, const std::array<int, 3>& P, int cb, long ccell, bool children_groups,
+                      InterpPoint& ip) const;
+  // For level-l cell p whose coarse cell is solid: the stencil of the nearest fluid coarse cell on
+  // p's side (regrids), deltas from that cell; false when none of them is fluid.
+  bool nearest_fluid_stencil(int l, const std::array<int, 3>& p, InterpPoint& ip) const;
+  // The flag of level-l cell p: the geometry's at that level, closed where every child is closed.
+  std::uint8_t level_flag(const DomainGeometry& domain, int l, const std::array<int, 3>& p) const;
 
   Forest forest_;
   LeafShape shape_;

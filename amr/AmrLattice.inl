@@ -53,23 +53,40 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
       for (int z = zlo; z < zhi; ++z)
         for (int y = -1; y <= n; ++y)
           for (int x = -1; x <= n; ++x)
-            fl[b * S + shape_.cell(x, y, z)] = domain.flag_at_level(l, box.lo[0] + x, box.lo[1] + y, box.lo[2] + z);
+            fl[b * S + shape_.cell(x, y, z)] = level_flag(domain, l, {box.lo[0] + x, box.lo[1] + y, box.lo[2] + z});
     }
   }
   build();
   if (config.wall_links()) build_wall_links(domain, config.density);
   if (config.forces.enabled) build_body_links(domain);
   if (crmt_) period_ = derive_exchange_period();
+  restores_mass_ = config.restores_mass();
+  if (restores_mass_)
+    for (int l = 0; l < forest_.levels(); ++l) fluid_volume_ += std::ldexp(double(levels_[l].fluid_leaf_cells), -L::D * l);
+  // The target of a regridded or restarted forest is the initial state's on that forest, as the
+  // uninterrupted run's (set_state sets it).
   set_state([&](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
     initial_macroscopic(config, x, rho, u);
   });
-  // The target of a regridded or restarted forest is the initial state's on that forest, as the
-  // uninterrupted run's.
-  restores_mass_ = config.restores_mass();
-  if (restores_mass_) {
-    mass_target_ = mass();
-    for (int l = 0; l < forest_.levels(); ++l) fluid_volume_ += std::ldexp(double(levels_[l].fluid_leaf_cells), -L::D * l);
-  }
+}
+
+// A refined cell is fluid only where one of its children is: a gap that the finer level closes (a
+// slit narrower than its cells, bodies close together) is closed here too, else the cell, never
+// restricted, would hold its first state for ever in the ghosts of the coarser leaves around it.
+template <class L, class Real>
+std::uint8_t AmrLattice<L, Real>::level_flag(const DomainGeometry& domain, int l, const std::array<int, 3>& p) const {
+  const std::uint8_t f = domain.flag_at_level(l, p[0], p[1], p[2]);
+  std::array<int, 3> w = p;
+  long cell = 0;
+  if (f != flag::fluid || l + 1 >= forest_.levels() || !wrap_cell(l, w)) return f;
+  const int b = locate(l, w, cell);
+  if (b < 0 || forest_.level(l)[b].leaf()) return f;
+  for (int oz = 0; oz < (L::D == 3 ? 2 : 1); ++oz)
+    for (int oy = 0; oy < 2; ++oy)
+      for (int ox = 0; ox < 2; ++ox)
+        if (level_flag(domain, l + 1, {2 * w[0] + ox, 2 * w[1] + oy, L::D == 3 ? 2 * w[2] + oz : w[2]}) == flag::fluid)
+          return f;
+  return flag::wall;
 }
 
 template <class L, class Real>
@@ -606,7 +623,6 @@ long AmrLattice<L, Real>::place_of(int l, long offset) const {
 
 template <class L, class Real>
 bool AmrLattice<L, Real>::coarse_stencil(int l, const std::array<int, 3>& p, bool children_groups, InterpPoint& ip) const {
-  const long S = shape_.cells;
   std::array<int, 3> P{};
   for (int d = 0; d < 3; ++d) {
     P[d] = d < L::D ? floor_div(p[d], 2) : p[d];
@@ -615,6 +631,36 @@ bool AmrLattice<L, Real>::coarse_stencil(int l, const std::array<int, 3>& p, boo
   long ccell = 0;
   const int cb = locate(l - 1, P, ccell);
   if (cb < 0) throw std::logic_error("AMR: 2:1 balance violated at a level interface");
+  return stencil_around(l, P, cb, ccell, children_groups, ip);
+}
+
+template <class L, class Real>
+bool AmrLattice<L, Real>::nearest_fluid_stencil(int l, const std::array<int, 3>& p, InterpPoint& ip) const {
+  std::array<int, 3> P{}, toward{};
+  for (int d = 0; d < 3; ++d) {
+    P[d] = d < L::D ? floor_div(p[d], 2) : p[d];
+    toward[d] = d < L::D ? (p[d] - 2 * P[d] == 0 ? -1 : 1) : 0;
+  }
+  // The coarse cells on p's side of its own, across a face first, then an edge, then the corner.
+  for (int across = 1; across <= L::D; ++across)
+    for (int mask = 1; mask < 1 << L::D; ++mask) {
+      if (__builtin_popcount(unsigned(mask)) != across) continue;
+      std::array<int, 3> Q = P;
+      for (int d = 0; d < L::D; ++d) Q[d] += (mask >> d & 1) * toward[d];
+      long qcell = 0;
+      const int qb = wrap_cell(l - 1, Q) ? locate(l - 1, Q, qcell) : -1;
+      if (qb < 0 || !stencil_around(l, Q, qb, qcell, false, ip)) continue;
+      // p's centre from that cell's, in quarters of a coarse cell: 3 back toward p's own.
+      for (int d = 0; d < L::D; ++d) ip.delta[d] = std::int8_t(mask >> d & 1 ? -3 * toward[d] : toward[d]);
+      return true;
+    }
+  return false;
+}
+
+template <class L, class Real>
+bool AmrLattice<L, Real>::stencil_around(int l, const std::array<int, 3>& P, int cb, long ccell, bool children_groups,
+                                         InterpPoint& ip) const {
+  const long S = shape_.cells;
   if (host_flags_[l - 1][cb * S + ccell] != flag::fluid) return false;
   ip.centre = long(cb) * L::Q * S + ccell;
   for (int a = 0; a < L::D; ++a)
@@ -705,6 +751,7 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
   for (int l = int(levels_.size()) - 2; l >= 0; --l) restrict_level(l, levels_[l].f[levels_[l].cur], false);
   for (AmrLevel<L, Real>& lv : levels_) lv.since_exchange = 0;
   Kokkos::fence();
+  if (restores_mass_) mass_target_ = mass();  // a closed deck keeps the mass it was given
 }
 
 template <class L, class Real>
@@ -772,7 +819,9 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
                              box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
         InterpPoint ip;
         ip.dst = place_of(l, long(b) * L::Q * S + cell);
-        if (!coarse_stencil(l, p, false, ip)) continue;
+        // A fluid cell whose coarse cell is solid (at a body's surface) extends the nearest fluid
+        // coarse cell's linear profile.
+        if (!coarse_stencil(l, p, false, ip) && !nearest_fluid_stencil(l, p, ip)) continue;
         for_each_source(ip, [&](int, long& offset) { offset = place_of(l - 1, offset); });  // kind 1 only
         points.push_back(ip);  // not curved: linear, conservative
       }

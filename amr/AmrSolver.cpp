@@ -144,7 +144,8 @@ Forest build_forest(const Config& config, const DomainGeometry& domain) {
 
 Forest regrid_forest(const Config& config, const DomainGeometry& domain, const Forest& current,
                      const std::vector<AmrBlockSample>& samples) {
-  // Indicators per level and block of the current forest; refined blocks take their descendants' maximum.
+  // Indicators per level and block of the current forest; refined blocks take their descendants'
+  // maximum, in their own level's units (a gradient per cell doubles per level coarser).
   std::vector<std::vector<double>> indicator(current.levels());
   std::size_t next = 0;
   for (int l = 0; l < current.levels(); ++l) {
@@ -154,7 +155,7 @@ Forest regrid_forest(const Config& config, const DomainGeometry& domain, const F
   for (int l = current.levels() - 1; l > 0; --l)
     for (std::size_t b = 0; b < current.level(l).size(); ++b) {
       double& parent = indicator[l - 1][current.level(l)[b].parent];
-      parent = std::max(parent, indicator[l][b]);
+      parent = std::max(parent, 2 * indicator[l][b]);
     }
   const int n = config.amr.leaf_size, nz = config.dimensions() == 2 ? 1 : n;
   Forest forest(config.cells, n, {domain.periodic(0), domain.periodic(1), domain.periodic(2)});

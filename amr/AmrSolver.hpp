@@ -59,7 +59,8 @@ class AmrSolver {
 
   // Density and velocity at a point given in level-0 cell-centre coordinates.
   using StateFunction = std::function<void(const std::array<double, 3>& x, double& rho, std::array<double, 3>& u)>;
-  // Sets every block's cells to the state `state` gives (velocity gradients from its differences).
+  // Sets every block's cells to the state `state` gives (velocity gradients from its differences);
+  // a closed deck's mass restoration keeps the mass of this state from then on.
   virtual void set_state(const StateFunction& state) = 0;
   // The same run on `forest`: blocks the old forest has are copied (refined ones hold their
   // children's average), new finer blocks are interpolated from the level above as ghosts are

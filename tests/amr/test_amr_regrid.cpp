@@ -4,6 +4,7 @@
 // initial state on AMR levels, whose decay rate checks the viscosity across a level interface.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "amr/AmrSolver.hpp"
@@ -24,6 +25,42 @@ void vortex(const std::array<double, 3>& x, double& rho, std::array<double, 3>& 
   const double g = swirl / core * std::exp(0.5 * (1 - (dx * dx + dy * dy) / (core * core)));
   rho = 1;
   u = {stream - g * dy, g * dx, 0};
+}
+
+// Along a curved body, fine cells lie in the fluid whose coarse cell's centre is in the body: a
+// regrid that refines there filled them with the deck's initial state (here at rest, density 1),
+// not the flow's. They extend the nearest fluid coarse cell's linear profile now, which carries a
+// uniform flow exactly.
+TEST(AmrRegrid, FluidCellsOverSolidCoarseCellsTakeTheFlow) {
+  const std::string text =
+      "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [64, 32]\n[physics]\ntau = 0.6\n"
+      "[[obstacle]]\nshape = \"cylinder\"\ncenter = [30.3, 15.7]\nradius = 5.3\n[amr]\nleaf_size = 4\nmax_level = 1\n";
+  testing::AmrCase run(text);
+  const double rho0 = 1.02, u0[2] = {0.03, -0.01};
+  run.solver->set_state([&](const std::array<double, 3>&, double& rho, std::array<double, 3>& u) {
+    rho = rho0;
+    u = {u0[0], u0[1], 0};
+  });
+  Forest forest = run.solver->forest();
+  forest.refine([](int, const Box& b) { return b.hi[0] > 22 && b.lo[0] < 39 && b.hi[1] > 8 && b.lo[1] < 24; }, 1);
+  run.solver = run.solver->regridded(run.config, run.domain, std::move(forest));
+  int fine_cells = 0, over_solid = 0;
+  double worst = 0;
+  for (const AmrBlockSample& b : run.solver->sample()) {
+    if (b.level != 1) continue;
+    const int nx = b.box.hi[0] - b.box.lo[0];
+    for (std::size_t i = 0; i < b.density.size(); ++i) {
+      if (b.flags[i] != flag::fluid) continue;
+      const int x = b.box.lo[0] + int(i) % nx, y = b.box.lo[1] + int(i) / nx;
+      ++fine_cells;
+      over_solid += run.domain.flag_at_level(0, x / 2, y / 2, 0) != flag::fluid;
+      worst = std::max({worst, std::abs(b.density[i] - rho0), std::abs(b.velocity[3 * i] - u0[0]),
+                        std::abs(b.velocity[3 * i + 1] - u0[1])});
+    }
+  }
+  std::printf("%d fine fluid cells, %d over solid coarse cells; largest difference %.2e\n", fine_cells, over_solid, worst);
+  EXPECT_GT(over_solid, 4);
+  EXPECT_LT(worst, 1e-12);
 }
 
 TEST(AmrRegrid, RefinedRegionFollowsAnAdvectedVortex) {
