@@ -254,7 +254,8 @@ class Checker {
       at(&n, key + ": expected " + expected + ", " + got(n));
       return std::nullopt;
     }
-    const double x = *n.value<double>();
+    // toml++ gives no double for integers past 2^53 (not exact): they are numbers all the same.
+    const double x = n.is_integer() ? double(n.as_integer()->get()) : n.as_floating_point()->get();
     if (!std::isfinite(x) || (pred && !pred(x))) {
       at(&n, key + ": expected " + expected + ", " + got(n));
       return std::nullopt;
@@ -419,6 +420,7 @@ bool positive(double x) { return x > 0; }
 bool nonneg(double x) { return x >= 0; }
 bool ge1(double x) { return x >= 1; }
 constexpr int max_cells_per_axis = 1 << 30;
+constexpr double max_cells = 1125899906842624.0;  // 2^50
 
 std::array<int, 3> to_int3(const std::array<double, 3>& a) {
   return {int(a[0]), int(a[1]), int(a[2])};
@@ -780,7 +782,7 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
   if (cells_ok)
     for (int d = 0; d < dims; ++d)
       if (cfg.cells[d] % n != 0) {
-        c.at(root.get("domain"), "domain.cells[" + std::to_string(d) + "] = " + std::to_string(cfg.cells[d]) +
+        c.at(root.t->at_path("domain.cells").node(), "domain.cells[" + std::to_string(d) + "] = " + std::to_string(cfg.cells[d]) +
                                      ": with [amr] every extent must be a multiple of amr.leaf_size = " +
                                      std::to_string(n));
         break;
@@ -990,10 +992,30 @@ std::string holds_no_cell_centre(const Obstacle& ob, const std::array<int, 3>& c
          fmt(ob.radius);
 }
 
+// Why an inverted box, sphere or cylinder is solid nowhere: the shape (convex) holds every cell
+// centre of every level up to `finest`, as it holds the corners of the finest level's; or "".
+std::string holds_every_cell_centre(const Obstacle& ob, const std::array<int, 3>& cells, int dims, int finest) {
+  const double h = std::ldexp(1.0, -finest);
+  for (int corner = 0; corner < 8; ++corner) {
+    std::array<double, 3> p{};
+    for (int d = 0; d < 3; ++d)
+      p[d] = d < dims ? (corner >> d & 1 ? cells[d] - 0.5 - 0.5 * h : 0.5 * h - 0.5) : (corner >> d & 1 ? cells[d] - 1.0 : 0.0);
+    double r2 = 0;
+    bool inside = true;
+    for (int d = 0; d < 3; ++d) {
+      if (ob.shape == Obstacle::Shape::Box) inside = inside && p[d] >= ob.lo[d] && p[d] <= ob.hi[d];
+      else if (ob.shape == Obstacle::Shape::Sphere || d != ob.axis) r2 += (p[d] - ob.center[d]) * (p[d] - ob.center[d]);
+    }
+    if (!inside || (ob.shape != Obstacle::Shape::Box && r2 > ob.radius * ob.radius)) return "";
+  }
+  return "the inverted " + obstacle_shape_names()[int(ob.shape)] + " holds every cell centre of the domain";
+}
+
 // The keys of an [[obstacle]] of shape "stl" or "height_map". The file is read here, so that a
-// malformed one is refused before any work; the solid it bounds must reach into the domain.
+// malformed one is refused before any work; the solid it bounds must reach into the domain, and
+// `bounds` gets the box around it in cell-centre coordinates.
 bool surface_obstacle(Checker& c, const Tbl& ot, int dims, const std::string& base_dir, bool cells_ok, Config& cfg,
-                      Obstacle& ob) {
+                      Obstacle& ob, Obstacle& bounds) {
   const bool stl = ob.shape == Obstacle::Shape::Surface;
   const std::string what = stl ? "a path to an STL file (ASCII or binary)" : "a path to an ESRI ASCII grid of heights";
   for (auto k : {"lo", "hi", "center", "radius", "axis"})
@@ -1054,6 +1076,8 @@ bool surface_obstacle(Checker& c, const Tbl& ot, int dims, const std::string& ba
   for (int d = 0; d < 3 && cells_ok; ++d) {
     const double a = ob.placement.offset[d] + ob.placement.scale * lo[d];
     const double b = ob.placement.offset[d] + ob.placement.scale * hi[d];
+    bounds.lo[d] = a;
+    bounds.hi[d] = b;
     if (b < -0.5 || a > cfg.cells[d] - 0.5) {
       c.at(ot.get("file"), ot.key("file") + ": the solid of '" + ob.file + "' lies outside the domain along " +
                                "xyz"[d] + ": it spans " + fmt(a) + " to " + fmt(b) + " in cell coordinates, the domain " +
@@ -1133,11 +1157,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (auto k = c.choice(sim, "kernel", kernels)) cfg.kernel = *parse_scheme(kernels[*k]);
     else kernel_ok = !sim.get("kernel");
   }
-  if (auto t = c.integer(sim, "tile", "an integer >= 2", 2)) cfg.tile = int(*t);
+  if (auto t = c.integer(sim, "tile", "an integer from 2 to 2^31 - 1", 2, INT_MAX)) cfg.tile = int(*t);
   if (auto f = c.choice(sim, "merge_form", {"auto", "slabs", "tiles"})) cfg.merge_form = MergeForm(*f);
   if (auto t = c.choice(sim, "traversal", {"auto", "cells"})) cfg.traversal = Traversal(*t);
   if (auto l = c.choice(sim, "layout", {"soa", "aosoa"})) cfg.layout = StorageLayout(*l);
-  if (auto b = c.integer(sim, "bundle", "an integer >= 1", 1)) cfg.bundle = int(*b);
+  if (auto b = c.integer(sim, "bundle", "an integer from 1 to 2^31 - 1", 1, INT_MAX)) cfg.bundle = int(*b);
   if (auto st = c.choice(sim, "storage", {"dense", "sparse"})) cfg.storage = StorageKind(*st);
 
   // [domain]
@@ -1160,6 +1184,14 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                                    " (2^30)");
         cells_ok = false;
       }
+    // Byte counts (cells * Q * 8 * lattices) stay far from 2^63.
+    const double total = double(cfg.cells[0]) * cfg.cells[1] * cfg.cells[2];
+    if (cells_ok && total > max_cells) {
+      c.at(dom.get("cells"), "domain.cells: " + std::to_string(cfg.cells[0]) + " x " + std::to_string(cfg.cells[1]) +
+                                 " x " + std::to_string(cfg.cells[2]) + " = " + fmt(total) +
+                                 " cells exceed the most Boreas counts, 2^50");
+      cells_ok = false;
+    }
   }
   cfg.locations["domain.cells"] = c.where(dom.get("cells") ? dom.get("cells") : dom.t);
 
@@ -1438,6 +1470,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
 
   // [[obstacle]]
   std::vector<const toml::node*> obstacle_shapes;  // per cfg.obstacles entry, for messages after [amr]
+  std::vector<Obstacle> surface_bounds;  // per entry: the box around an STL or height-map solid
   if (auto on = root.get("obstacle")) {
     if (!on->is_array_of_tables()) {
       c.at(on, "obstacle: expected an array of tables ([[obstacle]]), " + got(*on));
@@ -1461,8 +1494,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
           for (auto k : {"file", "scale", "offset"})
             c.not_used(ot, k, std::string(k) + " is only used by shapes \"stl\" and \"height_map\"");
         bool good = true;
+        Obstacle bounds;
         if (from_file) {
-          good = surface_obstacle(c, ot, dims, base_dir, cells_ok, cfg, ob);
+          good = surface_obstacle(c, ot, dims, base_dir, cells_ok, cfg, ob, bounds);
         } else if (ob.shape == Obstacle::Shape::Box) {
           for (auto k : {"center", "radius", "axis"})
             c.not_used(ot, k, std::string(k) + " is not used by shape \"box\" (use lo and hi)");
@@ -1526,6 +1560,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         if (good) {
           cfg.obstacles.push_back(ob);
           obstacle_shapes.push_back(ot.get("shape"));
+          surface_bounds.push_back(bounds);
         }
       }
     }
@@ -1584,8 +1619,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (good && cells_ok) {
       for (int d = 0; d < 3; ++d) {
         if ((long long)vg.offset[d] + vg.dims[d] > cfg.cells[d]) {
-          c.at(geo.get("dims"), std::string("geometry.dims: the voxels do not fit in the domain "
-                                            "along ") + "xyz"[d] + ": offset " +
+          // At the offset where one moves them, else at their size.
+          const bool moved = geo.get("offset") && vg.offset[d] > 0;
+          c.at(geo.get(moved ? "offset" : "dims"), std::string(moved ? "geometry.offset" : "geometry.dims") +
+                                                       ": the voxels do not fit in the domain along " + "xyz"[d] + ": offset " +
                                     std::to_string(vg.offset[d]) + " + dims " +
                                     std::to_string(vg.dims[d]) + " > domain.cells " +
                                     std::to_string(cfg.cells[d]));
@@ -1747,6 +1784,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (cfg.steps > 0 && cfg.statistics.start >= cfg.steps)
       c.at(sta.get("start"), "statistics.start: expected a step before simulation.steps (" + std::to_string(cfg.steps) +
                                  "): nothing would be sampled");
+    else if (cfg.steps > 0 && cfg.statistics.start == 0 && cfg.statistics.every > cfg.steps)
+      cfg.warnings.push_back("statistics.every = " + std::to_string(cfg.statistics.every) + " exceeds simulation.steps = " +
+                             std::to_string(cfg.steps) + ": the first sample would be at step " +
+                             std::to_string(cfg.statistics.every) + ", so the run writes no averages");
   }
 
   // [units]
@@ -1845,15 +1886,30 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   }
   for (std::size_t k = 0; k < cfg.obstacles.size() && cells_ok; ++k) {
     const Obstacle& ob = cfg.obstacles[k];
-    if (ob.invert || ob.shape == Obstacle::Shape::Surface || ob.shape == Obstacle::Shape::HeightMap) continue;
     // Leaves of every level up to max_level may lie where the shape is; their centres differ.
     const int finest = cfg.amr.enabled ? cfg.amr.max_level : 0;
+    const std::string levels =
+        finest == 0 ? "" : finest == 1 ? ", nor one of level 1" : ", nor one of levels 1 to " + std::to_string(finest);
+    if (ob.invert) {
+      if (const std::string why = holds_every_cell_centre(ob, cfg.cells, dims, finest); !why.empty())
+        c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: " + why + " (it would be solid nowhere)");
+      continue;
+    }
+    // A file's solid lies within the box around it (a mesh in other units, a single triangle, a
+    // height map under the ground).
+    const bool from_file = ob.shape == Obstacle::Shape::Surface || ob.shape == Obstacle::Shape::HeightMap;
+    Obstacle box = surface_bounds[k];
+    box.shape = Obstacle::Shape::Box;
+    const Obstacle& tested = from_file ? box : ob;
     bool holds = false;
-    for (int level = 0; level <= finest && !holds; ++level) holds = holds_no_cell_centre(ob, cfg.cells, dims, level).empty();
-    if (!holds)
-      c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: " + holds_no_cell_centre(ob, cfg.cells, dims, 0) +
-                                   (finest == 0 ? "" : finest == 1 ? ", nor one of level 1" : ", nor one of levels 1 to " + std::to_string(finest)) +
-                                   " (it would be solid nowhere)");
+    for (int level = 0; level <= finest && !holds; ++level) holds = holds_no_cell_centre(tested, cfg.cells, dims, level).empty();
+    if (holds) continue;
+    const std::string why = holds_no_cell_centre(tested, cfg.cells, dims, 0);
+    if (from_file)
+      c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: the solid of '" + ob.file + "' holds no cell centre: " +
+                                   why.substr(why.find("along ")) + levels + " (it would be solid nowhere; check scale and offset)");
+    else
+      c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: " + why + levels + " (it would be solid nowhere)");
   }
 
   if (cfg.initial == InitialCondition::Channel) initial_channel(c, ini, root, dims, cfg);
@@ -1877,7 +1933,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                           : fc.profile == InletProfileKind::LogLaw
                               ? std::log(top / fc.roughness_length + 1) / std::log(fc.reference_height / fc.roughness_length + 1)
                               : 1.0;
-      if ((fc.type == FaceBC::MovingWall || fc.type == FaceBC::VelocityInlet) && bnd.t && std::isfinite(peak))
+      // A profile whose parameters were refused (reported) has no peak; one that overflows is too fast.
+      const bool laws_read = (fc.profile != InletProfileKind::PowerLaw && fc.profile != InletProfileKind::LogLaw) ||
+                             fc.reference_height > 0;
+      if ((fc.type == FaceBC::MovingWall || fc.type == FaceBC::VelocityInlet) && bnd.t && laws_read && !std::isnan(peak))
         check(bnd.t->at_path(face_names[f] + ".velocity").node(),
               "boundary." + face_names[f] + ".velocity" + (peak > 1 ? " (at the top of its profile)" : "") +
                   (fc.turbulence_intensity > 0 ? " (plus 3 RMS of its turbulence)" : ""),

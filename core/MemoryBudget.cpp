@@ -29,7 +29,7 @@ long long device_bytes_per_cell(const Config& config, const Scheme& kernel) {
 MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host) {
   MemoryNeed need;
   long long cells = 1;
-  for (int d = 0; d < 3; ++d) cells *= config.cells[d];  // each axis <= 2^30 (Deck.cpp): no overflow
+  for (int d = 0; d < 3; ++d) cells *= config.cells[d];  // at most 2^50 (Deck.cpp): no overflow
   need.cells_per_rank = (cells + ranks - 1) / ranks;
   const long long real = config.precision == Precision::Float ? 4 : 8;
   const long long per_cell = device_bytes_per_cell(config, config.kernel);

@@ -15,7 +15,9 @@ Json Sampling::json() const {
 
 Json Sampling::report() const {
   Json j = json();
-  j["arrays"] = Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"});
+  // Written to the outputs only once there is a sample.
+  j["arrays"] = samples > 0 ? Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"})
+                            : Json::array();
   return j;
 }
 

@@ -20,7 +20,7 @@ struct Sampling {
   bool at(long step) const { return step >= start && (step - start) % every == 0; }
   // A statistics file's header keys (drivers/Checkpointing.hpp statistics_header).
   Json json() const;
-  // report.json's "statistics": the same and the arrays written.
+  // report.json's "statistics": the same and the arrays written (none before the first sample).
   Json report() const;
 };
 

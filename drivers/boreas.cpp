@@ -70,7 +70,9 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
   std::string restart;
   bool quiet = false;
   app.add_option("deck", deck, "input deck (TOML)")->required();
-  app.add_option("--set", overrides, "override a deck key, e.g. --set physics.tau=0.7 (repeatable)");
+  // One key per --set, so that `--set k=v deck.toml` leaves the deck to the positional argument.
+  app.add_option("--set", overrides, "override a deck key, e.g. --set physics.tau=0.7 (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--output-dir", output_dir, "directory for output and report.json (overrides [output] directory)");
   app.add_option("--restart", restart,
                  "continue from a checkpoint: 'latest' (the newest in the deck's checkpoint directory) or its path");
@@ -79,6 +81,12 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
   if (const int status = boreas::parse_command_line(app, args.app, args.kokkos, rank == 0); status >= 0) return status;
   if (app.count("--output-dir") > 0 && output_dir.empty()) {
     if (rank == 0) std::fprintf(stderr, "boreas: error: --output-dir: expected a directory, got an empty string\n");
+    return 2;
+  }
+  // An empty path (an unset shell variable) would start afresh and set the checkpoints aside.
+  if (app.count("--restart") > 0 && restart.empty()) {
+    if (rank == 0)
+      std::fprintf(stderr, "boreas: error: --restart: expected 'latest' or a checkpoint's path, got an empty string\n");
     return 2;
   }
 

@@ -479,6 +479,9 @@ TEST(DeckErrors, MachOverLimit) {
   EXPECT_CONTAINS(e, "deck.toml:13:12: error: boundary.y_max.velocity: lattice speed 0.3 gives "
                      "Mach 0.519615");
   EXPECT_CONTAINS(e, "> physics.mach_limit = 0.3");
+  // An integer past 2^53 (no exact double) is a number too: it ran at rest, unchecked.
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n", {"initial.velocity=[9007199254740993, 0, 0]"}),
+                  "initial.velocity: lattice speed 9007199254740992 gives Mach");
   // The reference velocity and the Taylor-Green amplitude are checked too.
   EXPECT_CONTAINS(error_of(head + "[physics]\nreynolds = 100\nlength = 100\nvelocity = 0.2\n"),
                   "deck.toml:12:12: error: physics.velocity: lattice speed 0.2 gives Mach");
@@ -514,7 +517,20 @@ TEST(DeckErrors, VoxelFileWrongSize) {
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[geometry]\nvoxel_file = \"w.raw\"\n"
                                   "dims = [8, 8, 8]\noffset = [0, 1, 0]\n",
                            {}, dir.path.string()),
+                  "deck.toml:14:10: error: geometry.offset: the voxels do not fit in the domain along y");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[geometry]\nvoxel_file = \"w.raw\"\ndims = [8, 8, 8]\n", {"geometry.offset=[0, 1, 0]"},
+                           dir.path.string()),
+                  "--set geometry.offset=[0, 1, 0]: error: geometry.offset: the voxels do not fit");
+  dir.write("x.raw", std::string(8 * 9 * 8, '\0'));
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[geometry]\nvoxel_file = \"x.raw\"\ndims = [8, 9, 8]\n"
+                                  "offset = [0, 0, 0]\n",
+                           {}, dir.path.string()),
                   "deck.toml:13:8: error: geometry.dims: the voxels do not fit in the domain along y");
+  // An AMR domain's extent is reported at domain.cells, wherever it was set.
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[amr]\nleaf_size = 4\n", {"domain.cells=[12, 8, 6]"}),
+                  "--set domain.cells=[12, 8, 6]: error: domain.cells[2] = 6: with [amr] every extent must be a multiple of");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[amr]\nleaf_size = 16\n"),
+                  "deck.toml:8:9: error: domain.cells[0] = 8: with [amr] every extent must be a multiple of");
 }
 
 TEST(DeckErrors, UnpairedPeriodic) {
@@ -700,6 +716,15 @@ TEST(DeckErrors, OverlapStrategiesAKernelCannotTake) {
   EXPECT_EQ(error_of(deck, {"simulation.kernel=\"auto\""}), "");
 }
 
+// Averages whose first sample would come after the last step: warned (the run wrote none, silently).
+TEST(Deck, StatisticsThatWouldTakeNoSampleAreWarnedOf) {
+  const Config none = parse(head + "[physics]\ntau = 0.6\n[statistics]\nevery = 11\n");
+  ASSERT_EQ(none.warnings.size(), 1u);
+  EXPECT_CONTAINS(none.warnings[0], "statistics.every = 11 exceeds simulation.steps = 10: the first sample would be at step 11");
+  EXPECT_TRUE(parse(head + "[physics]\ntau = 0.6\n[statistics]\nevery = 10\n").warnings.empty());
+  EXPECT_TRUE(parse(head + "[physics]\ntau = 0.6\n[statistics]\nevery = 11\nstart = 9\n").warnings.empty());
+}
+
 TEST(DeckErrors, ProcessGridLargerThanTheDomain) {
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[parallel]\ndims = [1, 9, 1]\n"),
                   "deck.toml:12:8: error: parallel.dims[1] = 9 exceeds the 8 cells along y");
@@ -710,6 +735,17 @@ TEST(DeckErrors, DomainBeyondTheIndexRange) {
                            "[physics]\ntau = 0.6\n"),
                   "deck.toml:6:9: error: domain.cells: 1073741825 cells along y exceed the largest extent Boreas "
                   "indexes, 1073741824 (2^30)");
+  // Each axis within range, the product past 2^63 (wrapped negative, it passed the memory checks
+  // and the set-up hung).
+  EXPECT_CONTAINS(error_of("[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [2097152, 2097152, 2097152]\n"
+                           "[physics]\ntau = 0.6\n"),
+                  "deck.toml:6:9: error: domain.cells: 2097152 x 2097152 x 2097152 = 9223372036854775808 cells exceed the most "
+                  "Boreas counts, 2^50");
+  // Cut to int, a bundle of 2^32 was 0 and the layout's loop never ended.
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n", {"simulation.layout=\"aosoa\"", "simulation.bundle=4294967296"}),
+                  "simulation.bundle: expected an integer from 1 to 2^31 - 1, got 4294967296");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n", {"simulation.kernel=\"swap_prism\"", "simulation.tile=4294967296"}),
+                  "simulation.tile: expected an integer from 2 to 2^31 - 1, got 4294967296");
 }
 
 // The locations that checks after parsing report against (drivers/RunCheck.hpp).
@@ -870,6 +906,10 @@ TEST(DeckErrors, InletProfiles) {
   EXPECT_CONTAINS(error_of(head + physics + "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.1, 0, 0]\n"
                                             "profile = \"power_law\"\nreference_height = 1\nexponent = 0.5\n"),
                   "boundary.x_min.velocity (at the top of its profile): lattice speed 0.28284271");
+  // A law whose peak overflows is too fast, not unchecked (the run blew up at step 1).
+  EXPECT_CONTAINS(error_of(head + physics + "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.05, 0, 0]\n"
+                                            "profile = \"power_law\"\nreference_height = 1\nexponent = 400\n"),
+                  "boundary.x_min.velocity (at the top of its profile): lattice speed inf");
 }
 
 // Input that ran before and measured nothing: a shape that holds no cell centre (solid nowhere;
@@ -896,6 +936,15 @@ TEST(DeckErrors, InputThatWouldMeasureNothing) {
                   "obstacle[0]: the cylinder holds no cell centre");
   // Inverted, it is solid everywhere but the cylinder: accepted.
   EXPECT_EQ(error_of(head + p + "[[obstacle]]\nshape = \"cylinder\"\ncenter = [4, -3, 99]\nradius = 2.5\ninvert = true\n"), "");
+  // Inverted around the whole domain, it is solid nowhere; one cell centre outside it is enough,
+  // on any level up to max_level (level-1 centres reach -0.25 and 7.25).
+  const std::string around = "[[obstacle]]\nshape = \"box\"\nlo = [-0.1, -5, -5]\nhi = [7.1, 20, 20]\ninvert = true\n";
+  EXPECT_CONTAINS(error_of(head + p + around),
+                  "obstacle[0]: the inverted box holds every cell centre of the domain (it would be solid nowhere)");
+  EXPECT_EQ(error_of(head + p + "[amr]\nmax_level = 1\n" + around), "");
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [3.5, 3.5, 3.5]\nradius = 6.1\ninvert = true\n"),
+                  "the inverted sphere holds every cell centre");
+  EXPECT_EQ(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [3.5, 3.5, 3.5]\nradius = 6\ninvert = true\n"), "");
   // An obstacle with an error of its own adds no "[forces] needs a body".
   EXPECT_EQ(error_count(head + p + thin_box + "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"), 1u);
 

@@ -49,10 +49,19 @@ def main(argv):
         check("refused Kokkos options write nothing", not out.exists())
         p = run([boreas, deck, "--output-dir", ""])
         check("boreas --output-dir '' exits 2", p.returncode == 2 and "--output-dir" in p.stderr, f"exit {p.returncode}")
+        # An unset shell variable: a fresh run would set the checkpoints aside.
+        p = run([boreas, deck, "--restart", "", "--output-dir", str(out)])
+        check("boreas --restart '' exits 2 and writes nothing", p.returncode == 2 and "--restart" in p.stderr and not out.exists(),
+              f"exit {p.returncode}, stderr {p.stderr.strip()[-200:]!r}")
         p = run([boreas, "--help"])
         check("boreas --help exits 0", p.returncode == 0 and "Usage" in p.stdout, f"exit {p.returncode}")
 
         short = ["--quiet", "--set", "simulation.steps=2", "--set", "output.vtk=false"]
+        # --set takes one key: the deck may follow it.
+        p = run([boreas, "--set", "simulation.steps=2", "--set", "output.vtk=false", deck, "--quiet", "--output-dir", str(out)])
+        report = out / "report.json"
+        check("boreas --set before the deck runs the deck", p.returncode == 0 and report.exists()
+              and json.loads(report.read_text()).get("steps") == 2, f"exit {p.returncode}, stderr {p.stderr.strip()[-200:]!r}")
         blocked = pathlib.Path(tmp) / "a_file"
         blocked.write_text("not a directory\n")
         p = run([boreas, deck, *short, "--output-dir", str(blocked / "out")])

@@ -558,6 +558,22 @@ TEST_F(SurfaceGeometry, DeckRefusesUnusableSurfaceObstacles) {
             std::string::npos);
   EXPECT_NE(errors("[[obstacle]]\nshape = \"box\"\nlo = [1, 1, 1]\nhi = [2, 2, 2]\nscale = 2\n").find("obstacle[0].scale"),
             std::string::npos);
+  // Solids that hold no cell centre ran with every cell fluid: a mesh between centres (in other
+  // units), a single triangle, a height map under the lowest centres.
+  write("between.stl", ascii_stl(box_triangles({2.2, 2.2, 2.2}, {2.8, 2.8, 2.8})));
+  write("triangle.stl", ascii_stl({{Vertex{2.5, 2.5, 2.5}, Vertex{2.5, 2.5, 2.5}, Vertex{2.5, 2.5, 2.5}}}));
+  write("low.asc", "ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 4\n-0.2 -0.2\n-0.2 -0.2\n");
+  EXPECT_NE(errors(file_obstacle("stl", "between.stl", 1, {0, 0, 0}))
+                .find("obstacle[0]: the solid of '" + (dir_ / "between.stl").string() + "' holds no cell centre: along x it spans 2.2 to 2.8"),
+            std::string::npos);
+  EXPECT_NE(errors(file_obstacle("stl", "triangle.stl", 1, {0, 0, 0})).find("holds no cell centre: along x it spans 2.5 to 2.5"),
+            std::string::npos);
+  EXPECT_NE(errors(file_obstacle("height_map", "low.asc", 1, {0, 0, 0})).find("holds no cell centre: along z it spans -inf to -0.2"),
+            std::string::npos);
+  // On level 1 the mesh holds centres (2.25, 2.75): accepted with [amr]; so is the cube at 1 to 3.
+  EXPECT_NO_THROW(deck(file_obstacle("stl", "between.stl", 1, {0, 0, 0}) + "[amr]\nmax_level = 1\n", {24, 20, 16}));
+  const Config solid = deck(file_obstacle("stl", "box.stl", 1, {0, 0, 0}));
+  EXPECT_EQ(DomainGeometry(solid).flag_at(2, 2, 2), flag::wall);
 }
 
 }  // namespace
