@@ -149,6 +149,15 @@ double variant_bytes_per_update(const Config& config, int lattice_bytes) {
 
 Json run_case(const Case& c, const Config& kernel_settings, long steps, int repeats, const Json& env) {
   const Config config = periodic_box(c, kernel_settings);
+  // Whole sweeps only: merged<k> takes the steps past a multiple of k one at a time, which its
+  // traffic model (one step's bytes per k steps) and its roofline (k reference steps) do not count.
+  const int k = config.kernel.steps;
+  if (steps % k != 0) {
+    const long whole = (steps + k - 1) / k * k;
+    std::fprintf(stderr, "boreas-bench: %s: %ld steps per repeat (whole sweeps of %d), not %ld\n",
+                 scheme_name(config.kernel).c_str(), whole, k, steps);
+    steps = whole;
+  }
   const int Q = lattice_q(c.lattice);
   const int real_bytes = c.precision == Precision::Float ? 4 : 8;
   const long long n_cells = static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2];
