@@ -2,9 +2,13 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+
+#include "core/Error.hpp"
 
 namespace boreas {
 
@@ -46,16 +50,50 @@ MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host)
   return need;
 }
 
-long long host_memory_available() {
-  std::ifstream in("/proc/meminfo");
+namespace {
+
+// The first number in `path` (a /proc or cgroup file), or nullopt (absent, or "max").
+std::optional<long long> number_in(const std::string& path) {
+  std::ifstream in(path);
+  long long v = 0;
+  if (in >> v) return v;
+  return std::nullopt;
+}
+
+}  // namespace
+
+long long host_memory_available(const std::string& root) {
+  if (const char* stated = std::getenv("BOREAS_HOST_MEMORY"); stated && root.empty()) {
+    char* end = nullptr;
+    const long long bytes = std::strtoll(stated, &end, 10);
+    if (end != stated && *end == '\0' && bytes > 0) return bytes;
+    throw Error(std::string("BOREAS_HOST_MEMORY: expected a number of bytes > 0, got '") + stated + "'");
+  }
+  long long available = 0;
+  std::ifstream in(root + "/proc/meminfo");
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream ss(line);
     std::string key;
     long long kib = 0;
-    if (ss >> key >> kib && key == "MemAvailable:") return kib * 1024;
+    if (ss >> key >> kib && key == "MemAvailable:") available = kib * 1024;
   }
-  return 0;
+  // A job's control group (cgroup v2: SLURM, containers) may allow less than the node has: what
+  // the tightest limit on its path still leaves.
+  std::ifstream groups(root + "/proc/self/cgroup");
+  while (std::getline(groups, line)) {
+    if (line.rfind("0::", 0) != 0) continue;
+    for (std::string path = line.substr(3);; path = path.substr(0, path.rfind('/'))) {
+      const std::string dir = root + "/sys/fs/cgroup" + (path == "/" ? "" : path);
+      const std::optional<long long> limit = number_in(dir + "/memory.max"), used = number_in(dir + "/memory.current");
+      if (limit && used) {
+        const long long left = std::max(0LL, *limit - *used);
+        available = available > 0 ? std::min(available, left) : left;
+      }
+      if (path.empty() || path == "/") break;
+    }
+  }
+  return available;
 }
 
 std::optional<long long> device_memory_available() {

@@ -37,13 +37,16 @@ TEST(AmrProbes, ReadTheLevelZeroCellsAcrossLevels) {
   }
   std::printf("probe column against the Couette profile: worst %.3e of U\n", worst / U);
   EXPECT_LE(worst, 1e-10 * U);  // 1.3e-13 measured
-  // A probe on a level-0 leaf reads its cell.
+  // A probe on a level-0 leaf reads its cell (exactly one leaf holds it).
+  int holders = 0;
   for (const AmrBlockSample& b : solver.sample()) {
     if (!b.leaf || b.level != 0 || !b.box.contains(3, 6, 0)) continue;
+    ++holders;
     const std::size_t i = std::size_t(6 - b.box.lo[1]) * std::size_t(b.box.extent(0)) + std::size_t(3 - b.box.lo[0]);
     EXPECT_EQ(values[4 * 6], b.density[i]);
     EXPECT_NEAR(values[4 * 6 + 1], b.velocity[3 * i], 1e-17);  // (rho u) / rho
   }
+  EXPECT_EQ(holders, 1);
 }
 
 }  // namespace

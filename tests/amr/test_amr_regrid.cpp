@@ -78,6 +78,9 @@ TEST(AmrRegrid, RefinedRegionFollowsAnAdvectedVortex) {
   int regrids = 0;
   for (long step = 0; step <= 320; step += 20) {
     if (step > 0) solver->advance(20);
+    // A periodic deck is closed: every 100 steps its mass is the one it was given, to the last bits.
+    if (step > 0 && step % Config::mass_restoration_period == 0)
+      EXPECT_NEAR(solver->mass(), initial_mass, 1e-13 * initial_mass) << "restoration at step " << step;
     Forest forest = regrid_forest(config, domain, solver->forest(), solver->sample());
     if (forest == solver->forest()) continue;
     const double before = solver->mass();
@@ -106,10 +109,11 @@ TEST(AmrRegrid, RefinedRegionFollowsAnAdvectedVortex) {
   EXPECT_LE(std::abs(sx / count), 2.0);
   EXPECT_LE(std::abs(sy / count), 2.0);
   EXPECT_LE(far, 4 * core + 4);
-  // Stepping leaks mass at the interfaces (README "AMR": the coupling is not conservative), here
-  // 6.4e-5 over 320 steps while the vortex's unbalanced initial pressure radiates through them;
-  // the regrids themselves conserve it (above).
-  EXPECT_NEAR(solver->mass(), initial_mass, 1e-4 * initial_mass);
+  // Stepping leaks mass at the interfaces (README "AMR": the coupling is not conservative): over
+  // the 20 steps since the restoration at step 300, 3.2e-6 measured (the bound leaves 3x); the
+  // regrids conserve it (above).
+  std::printf("mass drift over the 20 steps after the restoration: %.3e\n", solver->mass() / initial_mass - 1);
+  EXPECT_NEAR(solver->mass(), initial_mass, 1e-5 * initial_mass);
 }
 
 }  // namespace

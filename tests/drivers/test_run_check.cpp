@@ -5,10 +5,13 @@
 // regrid whose forest cannot fit is not taken.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "core/Deck.hpp"
+#include "core/Error.hpp"
 #include "core/MemoryBudget.hpp"
 #include "drivers/RunCheck.hpp"
 #include "drivers/Simulation.hpp"
@@ -19,6 +22,13 @@ namespace {
 
 const std::string deck =
     "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [16, 12, 10]\n[physics]\ntau = 0.6\n";
+
+// The node's memory as the checks see it, fixed (BOREAS_HOST_MEMORY), so that what is refused does
+// not depend on the machine running the test: 64 GiB while it lives.
+struct StatedHostMemory {
+  StatedHostMemory() { setenv("BOREAS_HOST_MEMORY", "68719476736", 1); }
+  ~StatedHostMemory() { unsetenv("BOREAS_HOST_MEMORY"); }
+};
 
 // Both checks the driver makes: the host's before Kokkos starts, the device's after (none on host
 // backends, where the populations are in the host's memory that check_run counts).
@@ -55,7 +65,7 @@ TEST(RunCheck, DomainThatCannotBeSplit) {
 }
 
 TEST(RunCheck, DomainBeyondTheMachinesMemory) {
-  if (host_memory_available() == 0) GTEST_SKIP() << "no /proc/meminfo";
+  const StatedHostMemory node;
   // 1200^3 D3Q19 double: at least 3 lattices x 152 B per cell, 790 GB on one rank, 198 GB on four.
   for (int ranks : {1, 4}) {
     const std::string e = refusal({"domain.cells=[1200, 1200, 1200]"}, ranks);
@@ -76,7 +86,7 @@ TEST(RunCheck, DomainBeyondTheMachinesMemory) {
 // forest instead); a thousand fit. On 4 ranks each holds a quarter of the blocks and 3 lattices of
 // the whole forest (10^9 x 1000 x 152 B each): 2.5 10^8 x 469288 + 4.56 10^14 B, 521.4 TiB.
 TEST(RunCheck, AmrForestBeyondTheMachinesMemory) {
-  if (exec_is_host && host_memory_available() == 0) GTEST_SKIP() << "no /proc/meminfo";
+  const StatedHostMemory node;
   const Config c =
       parse_deck_string(deck, "deck.toml", "", {"domain.cells=[16, 16, 16]", "amr.leaf_size=8", "amr.max_level=1"});
   const std::string shortfall = amr_memory_shortfall(c, 1000000000LL, 1, 1);
@@ -100,7 +110,7 @@ TEST(RunCheck, AmrForestBeyondTheMachinesMemory) {
 // counts the refusal (a 128^3 box of 16^3 leaves whose every block's indicator exceeds
 // refine_above, refined 3 levels: 159 k blocks, 395 GiB).
 TEST(RunCheck, RegridBeyondTheMachinesMemoryKeepsTheForest) {
-  if (exec_is_host && host_memory_available() == 0) GTEST_SKIP() << "no /proc/meminfo";
+  const StatedHostMemory node;
   Config c = parse_deck_string(
       "[simulation]\nsteps = 2\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [128, 128, 128]\n[physics]\ntau = 0.6\n"
       "[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = [0.05, 0.0, 0.0]\n"
@@ -115,6 +125,38 @@ TEST(RunCheck, RegridBeyondTheMachinesMemoryKeepsTheForest) {
   EXPECT_EQ(report["steps"].get<long>(), 2);
   EXPECT_EQ(report["amr"]["regrids"].get<long>(), 0);
   EXPECT_EQ(report["amr"]["regrids_refused"].get<long>(), 1);
+}
+
+// What the node can give: MemAvailable, less where a cgroup v2 limit on the process's path leaves
+// less (a batch job's share), or what BOREAS_HOST_MEMORY states.
+TEST(RunCheck, HostMemoryIsTheTightestOfTheNodeAndItsControlGroups) {
+  const std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "boreas_fake_node";
+  std::filesystem::remove_all(root);
+  const auto write = [&](const std::string& file, const std::string& text) {
+    std::filesystem::create_directories((root / file).parent_path());
+    std::ofstream(root / file) << text;
+  };
+  EXPECT_EQ(host_memory_available(root.string()), 0);  // nothing to read: unknown
+  write("proc/meminfo", "MemTotal:       32000000 kB\nMemAvailable:   20000000 kB\n");
+  EXPECT_EQ(host_memory_available(root.string()), 20000000LL * 1024);
+  write("proc/self/cgroup", "0::/job/step\n");
+  write("sys/fs/cgroup/memory.max", "max\n");
+  write("sys/fs/cgroup/memory.current", "5000000000\n");
+  write("sys/fs/cgroup/job/step/memory.max", "max\n");
+  write("sys/fs/cgroup/job/step/memory.current", "1000\n");
+  EXPECT_EQ(host_memory_available(root.string()), 20000000LL * 1024);  // no limit on the path
+  write("sys/fs/cgroup/job/memory.max", "8000000000\n");
+  write("sys/fs/cgroup/job/memory.current", "3000000000\n");
+  EXPECT_EQ(host_memory_available(root.string()), 5000000000LL);  // the job's limit leaves less
+  write("sys/fs/cgroup/job/memory.current", "9000000000\n");
+  EXPECT_EQ(host_memory_available(root.string()), 0);  // over its limit: nothing left
+  {
+    const StatedHostMemory node;
+    EXPECT_EQ(host_memory_available(), 68719476736LL);
+    setenv("BOREAS_HOST_MEMORY", "64G", 1);
+    EXPECT_THROW(host_memory_available(), Error);
+  }
+  std::filesystem::remove_all(root);
 }
 
 TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
