@@ -684,17 +684,21 @@ void inflow_turbulence(Checker& c, const Tbl& ft, int face, bool amr, Config& cf
                                              "\" (\"auto\" takes \"ab_pull\")");
 }
 
+// The axis heights are measured along: y in 2D, z in 3D (and where the lattice is unknown).
+int vertical_axis(int dims) { return dims == 2 ? 1 : 2; }
+
 // The speed profile of velocity inlet `face` (lbm/physics/Boundary.hpp InletProfile).
 void inlet_profile(Checker& c, const Tbl& ft, int face, int dims, FaceCondition& fc) {
   const std::string key = ft.key("profile");
   if (auto k = c.choice(ft, "profile", inlet_profile_names())) fc.profile = InletProfileKind(*k);
   const bool law = fc.profile == InletProfileKind::PowerLaw || fc.profile == InletProfileKind::LogLaw;
   const std::string law_name = inlet_profile_names()[int(fc.profile)];
-  if (law && face / 2 == dims - 1)
-    c.at(ft.get("profile"), key + ": \"" + law_name + "\" varies with the height (" + "xyz"[dims - 1] +
+  const int up = vertical_axis(dims);
+  if (law && face / 2 == up)
+    c.at(ft.get("profile"), key + ": \"" + law_name + "\" varies with the height (" + "xyz"[up] +
                                 "), so it cannot be the profile of a face normal to it");
   const std::string height_what = "a number > 0 (cells above the ground, the lower face along " +
-                                  std::string(1, "xyz"[dims - 1]) + ", where the speed is `velocity`)";
+                                  std::string(1, "xyz"[up]) + ", where the speed is `velocity`)";
   if (law) {
     if (!ft.get("reference_height"))
       c.missing(ft, "reference_height", height_what);
@@ -1448,9 +1452,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       if (!bounded)
         c.at(at, "boundary." + face_names[f] + ".profile: \"parabolic\" needs walls (a non-periodic axis) across the "
                  "face; every axis across it is periodic");
-    } else if (cfg.faces[2 * (dims - 1)].type == FaceBC::Periodic) {
+    } else if (cfg.faces[2 * vertical_axis(dims)].type == FaceBC::Periodic) {
       c.at(at, "boundary." + face_names[f] + ".profile: \"" + inlet_profile_names()[int(fc.profile)] +
-                   "\" measures heights from the " + face_names[2 * (dims - 1)] + " face, which is periodic; make it a wall");
+                   "\" measures heights from the " + face_names[2 * vertical_axis(dims)] + " face, which is periodic; make it a wall");
     }
   }
   for (int f = 0; f < num_faces; f += 2) {
@@ -1928,7 +1932,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     for (int f = 0; f < num_faces; ++f) {
       const FaceCondition& fc = cfg.faces[f];
       // A power or log law is fastest at the top of the domain.
-      const double top = cfg.cells[dims - 1];
+      const double top = cfg.cells[vertical_axis(dims)];
       const double peak = fc.profile == InletProfileKind::PowerLaw ? std::pow(top / fc.reference_height, fc.exponent)
                           : fc.profile == InletProfileKind::LogLaw
                               ? std::log(top / fc.roughness_length + 1) / std::log(fc.reference_height / fc.roughness_length + 1)
