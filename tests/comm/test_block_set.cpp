@@ -162,6 +162,49 @@ TEST(BlockSet, NeighbourTablesCoverTheirReach) {
   }
 }
 
+// The neighbour tables link_neighbours builds from its bins are those of every pair of blocks and
+// periodic images tested against the reach, in the same order (block, then offset z, y, x): uneven
+// bisections, Cartesian grids, periodic and walled axes, reaches past the domain's length.
+TEST(BlockSet, BinnedNeighbourTablesAreThoseOfEveryPair) {
+  const auto every_pair = [](const BlockSet& set, const std::array<int, 3>& cells, const std::array<bool, 3>& periodic,
+                             const std::array<int, 3>& reach, const GridBlock& a) {
+    std::vector<std::tuple<int, int, int, int, int, int, int>> out;  // block, offset z y x, direction x y z
+    for (const GridBlock& b : set.blocks)
+      for (int kz = -3; kz <= 3; ++kz)
+        for (int ky = -3; ky <= 3; ++ky)
+          for (int kx = -3; kx <= 3; ++kx) {
+            const int k[3] = {kx, ky, kz};
+            int o[3], dir[3];
+            bool near = true;
+            for (int d = 0; d < 3; ++d) {
+              near = near && (periodic[d] || k[d] == 0);
+              o[d] = k[d] * cells[d];
+              const int lo = b.box.lo[d] + o[d], hi = b.box.hi[d] + o[d];
+              near = near && lo < a.box.hi[d] + reach[d] && hi > a.box.lo[d] - reach[d];
+              dir[d] = hi <= a.box.lo[d] ? -1 : (lo >= a.box.hi[d] ? 1 : 0);
+            }
+            if (near && (dir[0] || dir[1] || dir[2])) out.emplace_back(b.id, o[2], o[1], o[0], dir[0], dir[1], dir[2]);
+          }
+    return out;
+  };
+  const Config c = deck(periodic_faces(), {"domain.cells=[13, 11, 7]"});
+  const DomainGeometry domain(c);
+  int compared = 0;
+  for (const std::array<bool, 3>& periodic : std::vector<std::array<bool, 3>>{{true, true, true}, {false, true, false}})
+    for (int reach = 1; reach <= 9; reach += 4)
+      for (BlockSet set : {bisection(domain, 37, 3), bisection(domain, 6, 3, 4), cartesian(domain, {4, 3, 2})}) {
+        link_neighbours(set, c.cells, periodic, {reach, reach, reach});
+        for (const GridBlock& a : set.blocks) {
+          std::vector<std::tuple<int, int, int, int, int, int, int>> got;
+          for (const BlockNeighbour& n : a.neighbours)
+            got.emplace_back(n.block, n.offset[2], n.offset[1], n.offset[0], n.direction[0], n.direction[1], n.direction[2]);
+          ASSERT_EQ(got, every_pair(set, c.cells, periodic, {reach, reach, reach}, a)) << "block " << a.id << " reach " << reach;
+          compared += int(got.size());
+        }
+      }
+  EXPECT_GT(compared, 1000);
+}
+
 // Builds every rank's plan and checks that they fit together.
 template <class L>
 void expect_plans_match(const Config& c, int ranks, const std::array<int, 3>& depth, HaloTransfer transfer) {
