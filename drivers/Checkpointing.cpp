@@ -379,6 +379,7 @@ Json Checkpoints::report() const {
   Json r = Json::object();
   r["directory"] = checkpoint_directory(config_);
   r["written"] = written_;
+  r["kept"] = list_checkpoints(config_);  // what pruning left on disk, earlier runs' included
   if (!failed_.empty()) r["failed"] = failed_;
   r["seconds"] = seconds_;
   if (!written_.empty()) {

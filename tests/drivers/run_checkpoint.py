@@ -97,6 +97,10 @@ def main(argv):
           [x.name for x in checkpoint_files(part)] == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"] and
           sorted(x.name for x in (part / "checkpoints").glob("*.statistics")) ==
           ["cavity3d_step00000200.bchk.statistics", "cavity3d_step00000300.bchk.statistics"])
+    ck = r.get("checkpoints", {})
+    check("the report lists what the run wrote and what is kept",
+          [pathlib.Path(x).name for x in ck.get("written", [])] == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"]
+          and [pathlib.Path(x).name for x in ck.get("kept", [])] == [x.name for x in checkpoint_files(part)], str(ck)[-300:])
     p = run(part, "simulation.steps=330", "statistics.start=40", "statistics.every=5", restart="latest")
     check("other sampling: the averages start again, with a warning",
           p.returncode == 0 and "averages start again at step 305" in p.stderr and
