@@ -33,8 +33,10 @@ $periodic
 [output]
 vtk = false
 EOF
+# Each record goes to OUT as it is made, so that a run cut short (a device call's limit) keeps the
+# rounds it finished.
 record() {  # case, report.json
-  python3 - "$1" "$2" "$SIZE" >> "$tmp/runs.jsonl" <<'PY'
+  python3 - "$1" "$2" "$SIZE" <<'PY' | tee -a "$OUT" >> "$tmp/runs.jsonl"
 import json, sys
 r = json.load(open(sys.argv[2]))
 t = r["timing_s"]
@@ -44,23 +46,24 @@ print(json.dumps({"case": sys.argv[1], "size": int(sys.argv[3]), "steps": r["ste
 PY
 }
 : > "$tmp/runs.jsonl"
+[[ $OUT == /dev/null ]] || : > "$OUT"
 for round in $(seq 1 "$ROUNDS"); do
   for n in 4 8 16; do
     cp "$tmp/box.toml" "$tmp/leaf$n.toml"
     printf '[amr]\nleaf_size = %d\nmax_level = 0\n' "$n" >> "$tmp/leaf$n.toml"
-    "$BIN/boreas" "$tmp/leaf$n.toml" -q --output-dir "$tmp/o$n" >/dev/null 2>&1
+    "$BIN/boreas" "$tmp/leaf$n.toml" -q --output-dir "$tmp/o$n" >/dev/null
     record "leaves_$n" "$tmp/o$n/report.json"
   done
-  "$BIN/boreas" "$tmp/box.toml" -q --output-dir "$tmp/u" >/dev/null 2>&1
+  "$BIN/boreas" "$tmp/box.toml" -q --output-dir "$tmp/u" >/dev/null
   record uniform "$tmp/u/report.json"
-  "$BIN/boreas-bench" --lattice D3Q19 --collision TRT --kernel ab_pull --size "$SIZE" --steps "$STEPS" --repeats 3 2>/dev/null |
+  "$BIN/boreas-bench" --lattice D3Q19 --collision TRT --kernel ab_pull --size "$SIZE" --steps "$STEPS" --repeats 3 |
     python3 -c 'import json,sys
 for l in sys.stdin:
+    if not l.startswith("{"): continue
     d = json.loads(l)
     if d.get("kind") == "kernel": print(json.dumps({"case": "bench_ab_pull", "size": d["cells"][0], "mlups": d["mlups"], "stream_copy_gbs": d["stream_copy_gbs"], "copy_fraction": d["copy_fraction"]}))' \
-    >> "$tmp/runs.jsonl"
+    | tee -a "$OUT" >> "$tmp/runs.jsonl"
 done
-[[ $OUT == /dev/null ]] || cp "$tmp/runs.jsonl" "$OUT"
 python3 - "$tmp/runs.jsonl" "$SIZE" <<'PY'
 import json, sys
 from statistics import median as med

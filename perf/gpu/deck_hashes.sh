@@ -16,16 +16,18 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 run() {  # label, deck, boreas arguments...
   local label=$1 deck=$2; shift 2
   for k in $(seq 1 "${REPEAT:-1}"); do
-    "$boreas" "$deck" -q --output-dir "$tmp/run" "$@" > /dev/null 2>&1 || true
-    python3 - "$label" "$tmp/run/report.json" "$k" >> "$out" <<'PY'
+    # boreas's own messages go to stderr (run.sh's log): a failure there says why.
+    local status=0
+    "$boreas" "$deck" -q --output-dir "$tmp/run" "$@" > /dev/null || status=$?
+    python3 - "$label" "$tmp/run/report.json" "$k" "$status" >> "$out" <<'PY'
 import json, sys
-label, path, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+label, path, k, status = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 try:
     r = json.load(open(path))
-    print(json.dumps({"case": label, "repeat": k, "steps": r["steps"], "fields_hash": r["fields_hash"],
+    print(json.dumps({"case": label, "repeat": k, "exit": status, "steps": r["steps"], "fields_hash": r["fields_hash"],
                       "backend": r["backend"]["execution_space"]}))
 except (OSError, ValueError, KeyError) as e:
-    print(json.dumps({"case": label, "repeat": k, "error": str(e)}))
+    print(json.dumps({"case": label, "repeat": k, "exit": status, "error": str(e)}))
 PY
     rm -rf "$tmp/run"
   done
@@ -58,5 +60,6 @@ for l in open(sys.argv[2]):
     ref.setdefault(d["case"], d.get("fields_hash"))
 for d in ours:
     h, r = d.get("fields_hash"), ref.get(d["case"])
-    print(f"{d['case']:>20} #{d['repeat']}: {h} {'= reference' if h == r else f'differs from the reference {r}'}")
+    same = h is not None and h == r  # no hash on either side is no agreement
+    print(f"{d['case']:>20} #{d['repeat']}: {h} {'= reference' if same else f'differs from the reference {r}'}")
 PY

@@ -46,8 +46,11 @@ def main():
                 moved = r["mlups"] * r["variant_bytes_per_update"] / 1e3
                 print(f"| {k} | {precision} | {r['mlups']:.0f} | {moved:.0f} | {r['copy_fraction']:.2f} | "
                       f"{r['deep_copy_fraction']:.2f} |")
+        refs = [r for r in rows if r["precision"] == precision]
+        if not refs:  # one precision measured only
+            continue
         ax.bar([x + i * width for x in range(len(kernels))], ys, width, color=colour, label=f"{precision}")
-        ref = [r for r in rows if r["precision"] == precision][0]
+        ref = refs[0]
         two_lattice = bytes_per_update(precision)
         for gbs, style, what in [(ref["deep_copy_gbs"], "-", "deep_copy"), (ref["stream_copy_gbs"], ":", "copy kernel")]:
             ax.axhline(gbs * 1e3 / two_lattice, color=colour, ls=style, lw=1,

@@ -8,7 +8,8 @@
 #                                 runtime, and an Open MPI runtime relocatable through OPAL_PREFIX
 #   gpu-pack/ORIGIN               the source and build paths the CTest files were written with
 #   gpu-pack/host_hashes.jsonl    perf/gpu/deck_hashes.sh with the openmp build (built if needed)
-# Then, with the device tool: run(command="bash perf/gpu/run.sh all", carry=["gpu-pack"]).
+# Then, with the device tool, the calls perf/README.md "GPU runs" gives (phases within a call's
+# 10 minutes), e.g. run(command="bash perf/gpu/run.sh info bench bounds hashes amr tests", carry=["gpu-pack"]).
 #   perf/gpu/prepare.sh [--pack-only]
 # Environment: PRESET (cuda-sm90), BOREAS_DEPS (setup.sh's dependency cache), JOBS (2).
 set -euo pipefail
@@ -28,6 +29,8 @@ if [[ ${1:-} != --pack-only ]]; then
     cmake --preset "$preset" -S "$root" -DBUILD_SHARED_LIBS=ON
     cmake --build --preset "$preset" -j "${JOBS:-2}"
     say "build: $(( $(date +%s) - t0 )) s"
+else
+    cmake --build --preset "$preset" -j "${JOBS:-2}"  # nothing when current: never a stale binary packed
 fi
 [[ -x $build/bin/boreas && -x $build/bin/boreas-bench ]] || die "no $preset build in $build"
 grep -q '^BUILD_SHARED_LIBS:[A-Z]*=ON' "$build/CMakeCache.txt" \
@@ -48,8 +51,9 @@ cp -P "$kokkos_lib"/libkokkos*.so* "$top/lib/"
 rm -rf "$top/build/Testing"
 # gtest_discover_tests lists each test program's tests when CTest starts, through this CMake's
 # module, which the GPU machine's CMake (another version, elsewhere) does not have at that path.
-gtest_module=$(grep -h -o '"/[^"]*/GoogleTestAddTests.cmake"' "$build"/tests/*_include.cmake | head -n 1 | tr -d '"')
-mkdir -p "$top/cmake"; [[ -n $gtest_module ]] && cp "$gtest_module" "$top/cmake/"
+gtest_module=$(grep -h -o '"/[^"]*/GoogleTestAddTests.cmake"' "$build"/tests/*_include.cmake | head -n 1 | tr -d '"' || true)
+[[ -n $gtest_module ]] || die "no GoogleTestAddTests.cmake named in $build/tests/*_include.cmake"
+mkdir -p "$top/cmake"; cp "$gtest_module" "$top/cmake/"
 
 # 2. Open MPI (Debian's, relocatable: OPAL_PREFIX=<dir> puts every component under <dir>/lib/...).
 ompi_lib=/usr/lib/x86_64-linux-gnu/openmpi/lib
@@ -81,13 +85,14 @@ mkdir -p "$pack"
 [[ -f build/openmp/CMakeCache.txt ]] || cmake --preset openmp > /dev/null
 cmake --build --preset openmp --target boreas > /dev/null
 OMP_PROC_BIND=false bash "$root/perf/gpu/deck_hashes.sh" "$root/build/openmp" "$pack/host_hashes.jsonl"
+! grep -q '"error"' "$pack/host_hashes.jsonl" || die "host hashes with errors: $(grep '"error"' "$pack/host_hashes.jsonl" | head -n 3)"
 printf 'source=%s\nbuild=%s\ncommit=%s\nbuilt=%s\n' "$root" "$build" \
     "$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD || echo -dirty)" \
     "$(date -u +%FT%TZ)" > "$pack/ORIGIN"
 rm -f "$pack"/*.tar.xz
 tar -C "$stage" -cf - boreas-gpu | xz -T "${JOBS:-2}" -6 > "$pack/boreas-gpu.tar.xz"
 size=$(du -bc "$pack" | tail -n 1 | cut -f1)
-tree=$(git -C "$root" ls-files -z | xargs -0 du -bc 2>/dev/null | tail -n 1 | cut -f1)
+tree=$( (git -C "$root" ls-files -z | xargs -0 du -bc 2>/dev/null || true) | tail -n 1 | cut -f1)  # a deleted file: the rest
 say "$(du -sh "$top" | cut -f1) staged, packed $(( size / 1048576 )) MiB + working tree $(( tree / 1048576 )) MiB (limit 64)"
 (( size + tree < 63 * 1048576 )) || die "the pack is over the carry limit"
 say "carry folder ready: $pack ($(cat "$pack/ORIGIN" | tr '\n' ' '))"

@@ -28,9 +28,10 @@
 #            kernel on a periodic LEAVES_CELLS^3 box               -> leaves.jsonl
 #   hashes   perf/gpu/deck_hashes.sh twice, against the host build's (prepare.sh) -> hashes.jsonl
 #   profile  Nsight Compute on the FP32 pull and push steps        -> profile.txt
+#   all      every phase, tests last: about 25 minutes, for a machine outside the device tool
 # Every phase appends its console output to run.log. Outside the device tool OUT defaults to out/gpu.
 # Environment: TEST_JOBS (8), TESTS_TIMEOUT (500 s for the whole tests phase), TESTS_ARGS (more
-# ctest arguments, e.g. -L mpi or -R 'AmrChannel|Poiseuille'), BENCH_STEPS (20), BENCH_KERNELS
+# ctest arguments, split on spaces, no quotes: e.g. -L mpi or -R AmrChannel|Poiseuille), BENCH_STEPS (20), BENCH_KERNELS
 # (ab_pull ab_push aa), DECK_CELLS (256), OVERLAP_CELLS (256), OVERLAP_LIST, AMR_RANKS (1 2),
 # AMR_NESTED_STEPS (200), LEAVES_CELLS (128), LEAVES_STEPS (200), LEAVES_ROUNDS (2), PROFILE_TIMEOUT (120).
 set -uo pipefail
@@ -44,9 +45,13 @@ log() { echo "==> [gpu-run $(date -u +%T)] $*" | tee -a "$out/run.log"; }
 source_dir=$(sed -n 's/^source=//p' "$pack/ORIGIN")
 build=$(sed -n 's/^build=//p' "$pack/ORIGIN")
 
-if [[ ! -d $top ]]; then
+# Unpacked once per pack: a warm machine keeps it; another pack (its ORIGIN differs) or a half
+# unpacked one (no ORIGIN copy yet) is unpacked again, into a fresh folder moved in place.
+if ! cmp -s "$pack/ORIGIN" "$top/ORIGIN" 2>/dev/null; then
     log "unpacking $(du -h "$pack/boreas-gpu.tar.xz" | cut -f1)"
-    tar -C /tmp -xJf "$pack/boreas-gpu.tar.xz"
+    rm -rf "$top" /tmp/boreas-gpu-unpack && mkdir -p /tmp/boreas-gpu-unpack
+    tar -C /tmp/boreas-gpu-unpack -xJf "$pack/boreas-gpu.tar.xz" && mv /tmp/boreas-gpu-unpack/boreas-gpu "$top" \
+        || { echo "cannot unpack $pack/boreas-gpu.tar.xz" >&2; exit 2; }
     # CTest files and test programs hold the builder's paths: make them lead here.
     if [[ $source_dir != "$root" ]]; then
         [[ -e $source_dir ]] && { echo "$source_dir exists here: the CTest files would read it, not this copy" >&2; exit 2; }
@@ -67,6 +72,7 @@ if [[ ! -d $top ]]; then
         have=$(ldconfig -p | awk -v n="$name" '$1 == n {print $NF; exit}')
         [[ -n $have && -s $have ]] || ln -sfn "$lib" "$top/use/$name"
     done
+    cp "$pack/ORIGIN" "$top/ORIGIN"
 fi
 export LD_LIBRARY_PATH="$top/use:$top/ompi/lib/x86_64-linux-gnu/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OPAL_PREFIX="$top/ompi" PMIX_INSTALL_PREFIX="$top/ompi/lib/x86_64-linux-gnu/pmix2" PATH="$top/ompi/bin:$PATH"
@@ -84,9 +90,13 @@ phase_info() {
     log "info: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 }
 phase_tests() {
-    log "tests: ctest -LE long -j ${TEST_JOBS:-8}"
-    timeout "${TESTS_TIMEOUT:-500}" ctest --test-dir "$build" -LE long -j "${TEST_JOBS:-8}" --timeout 300 ${TESTS_ARGS:-} \
-        --output-on-failure --output-junit "$out/tests.xml" > "$out/tests.log" 2>&1
+    local limit=${TESTS_TIMEOUT:-500}
+    log "tests: ctest -LE long -j ${TEST_JOBS:-8}, stopping after $limit s"
+    # CTest stops its tests at --stop-time and still writes its summary and the JUnit file (killed
+    # by `timeout` it wrote neither); `timeout` stays behind it for a test that ignores the stop.
+    # shellcheck disable=SC2086  # TESTS_ARGS: words, on purpose
+    timeout -k 10 $((limit + 60)) ctest --test-dir "$build" -LE long -j "${TEST_JOBS:-8}" --timeout 300 ${TESTS_ARGS:-} \
+        --stop-time "$(date -d "+$limit sec" +%T)" --output-on-failure --output-junit "$out/tests.xml" > "$out/tests.log" 2>&1
     log "tests: rc $? $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -n 1)"
 }
 bench() { "$bench" --steps "${BENCH_STEPS:-20}" --repeats 5 "$@" >> "$out/bench.jsonl" 2>> "$out/run.log"; }
@@ -131,6 +141,7 @@ PY
 phase_deck() {
     local n=${DECK_CELLS:-256}
     log "deck: cavity3d $n^3, 1000 steps"
+    rm -rf /tmp/deck
     "$boreas" inputs/cavity3d.toml --set "domain.cells=[$n,$n,$n]" --set physics.length=$n \
         --set simulation.steps=1000 --set output.every=1000 -q --output-dir /tmp/deck >> "$out/run.log" 2>&1
     cp /tmp/deck/report.json "$out/deck_report.json"; log "deck: $(report_line deck /tmp/deck/report.json | cut -c1-300)"
@@ -139,6 +150,7 @@ phase_overlap() {
     local n=${OVERLAP_CELLS:-256}
     for overlap in ${OVERLAP_LIST:-none nonblocking interior streams systolic}; do
         log "overlap: 2 ranks, $overlap, $n^3"
+        rm -rf "/tmp/overlap_$overlap"
         mpiexec -n 2 "$boreas" inputs/cavity3d.toml --set "domain.cells=[$n,$n,$n]" --set simulation.steps=300 \
             --set output.every=0 --set simulation.kernel=ab_pull --set parallel.overlap=$overlap -q \
             --output-dir "/tmp/overlap_$overlap" >> "$out/run.log" 2>&1
@@ -148,10 +160,12 @@ phase_overlap() {
 phase_amr() {
     for ranks in ${AMR_RANKS:-1 2}; do
         log "amr: perf/scaling/amr_strong.toml on $ranks rank(s)"
+        rm -rf "/tmp/amr_$ranks"
         mpiexec -n "$ranks" "$boreas" perf/scaling/amr_strong.toml -q --output-dir "/tmp/amr_$ranks" >> "$out/run.log" 2>&1
         report_line "amr_np$ranks" "/tmp/amr_$ranks/report.json" >> "$out/amr.jsonl"
     done
     log "amr: perf/amr_nested.toml (3 nested levels, thick slabs) on 1 rank, ${AMR_NESTED_STEPS:-200} steps"
+    rm -rf /tmp/amr_nested /tmp/urban_amr
     "$boreas" perf/amr_nested.toml --set simulation.steps="${AMR_NESTED_STEPS:-200}" -q --output-dir /tmp/amr_nested \
         >> "$out/run.log" 2>&1
     report_line amr_nested /tmp/amr_nested/report.json >> "$out/amr.jsonl"
@@ -185,8 +199,14 @@ phase_profile() {
     log "profile: rc $?"
 }
 
-phases=("$@"); [[ ${phases[*]:-all} == all ]] && phases=(info tests bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile)
+known="info tests bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile all"
+phases=("$@")
+[[ ${#phases[@]} -gt 0 ]] || { echo "name the phases to run ($known)" >&2; exit 2; }
+[[ ${phases[*]} == all ]] && phases=(info bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile tests)
+# Every name checked before any runs: a typo found minutes into a call costs device time.
 for p in "${phases[@]}"; do
-    declare -F "phase_$p" > /dev/null || { echo "unknown phase $p (info tests bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile all)" >&2; exit 2; }
+    declare -F "phase_$p" > /dev/null || { echo "unknown phase $p ($known)" >&2; exit 2; }
+done
+for p in "${phases[@]}"; do
     t0=$(date +%s); "phase_$p"; log "$p: $(( $(date +%s) - t0 )) s"
 done
