@@ -219,6 +219,16 @@ std::pair<int, int> node_rank_and_size(MPI_Comm comm) {
 int node_local_rank() { return node_rank_and_size(MPI_COMM_WORLD).first; }
 int node_ranks(MPI_Comm comm) { return node_rank_and_size(comm).second; }
 
+long long node_sum(MPI_Comm comm, long long v) {
+  ensure_mpi_initialized();
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  long long sum = 0;
+  MPI_Allreduce(&v, &sum, 1, MPI_LONG_LONG, MPI_SUM, node);
+  MPI_Comm_free(&node);
+  return sum;
+}
+
 bool mpi_is_cuda_aware() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;

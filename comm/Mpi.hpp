@@ -78,6 +78,8 @@ void ensure_mpi_initialized();
 // it (collective over `comm`).
 int node_local_rank();
 int node_ranks(MPI_Comm comm = MPI_COMM_WORLD);
+// The sum of `v` over the ranks of `comm` sharing this node (collective over `comm`).
+long long node_sum(MPI_Comm comm, long long v);
 
 // True when MPI says it can read device memory (Open MPI's MPIX_Query_cuda_support); false
 // when it says no or cannot tell.

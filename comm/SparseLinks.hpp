@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "comm/BlockSet.hpp"
 #include "comm/Mpi.hpp"
+#include "core/Error.hpp"
 #include "core/Types.hpp"
 #include "lbm/field/Geometry.hpp"
 #include "lbm/field/SparseField.hpp"
@@ -58,9 +58,9 @@ SparseField build_sparse_field(const BlockSet& set, int rank, const DomainGeomet
         }
   }
   const long n = static_cast<long>(at.size());
-  if (n >= static_cast<long>(SparseField::no_cell))
-    throw std::runtime_error("the sparse storage indexes at most 2^32 - 1 fluid cells per rank; this rank has " +
-                             std::to_string(n) + ": run on more ranks");
+  if (n > static_cast<long>(SparseField::no_cell))  // indices 0 .. n - 1 stay below no_cell
+    throw Error("the sparse storage indexes at most 2^32 - 1 fluid cells per rank; this rank has " +
+                std::to_string(n) + ": run on more ranks");
   struct Remote {
     long cell;
     int q, rank;

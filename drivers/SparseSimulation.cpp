@@ -205,14 +205,25 @@ class SparseSimulation final : public GridSimulation {
   }
 
   // Refused before the lattices are allocated: the lattices, the saved state, a canonical copy
-  // of AA's, the tables and the convergence monitor's velocity of the fluid cells.
+  // of AA's, the tables and the convergence monitor's velocity of the fluid cells; on a device
+  // against its free memory, on host backends with the start's estimate (output, checkpoint: it
+  // counts no lattices for this storage) against the node's, its ranks together (collective).
   void check_memory() const {
-    const std::optional<long long> free = device_memory_available();
     const long long need = device_bytes(lattices() + 2) + field_.cells * monitor_bytes_per_cell;
-    if (free && need > *free)
-      throw Error("the sparse storage of rank " + std::to_string(comm_.rank()) + " needs " + format_bytes(need) +
-                  " of device memory for " + std::to_string(field_.cells) + " fluid cells, the device has " +
-                  format_bytes(*free) + " free; run on more ranks");
+    if (const std::optional<long long> free = device_memory_available()) {
+      if (need > *free)
+        throw Error("the sparse storage of rank " + std::to_string(comm_.rank()) + " needs " + format_bytes(need) +
+                    " of device memory for " + std::to_string(field_.cells) + " fluid cells, the device has " +
+                    format_bytes(*free) + " free; run on more ranks");
+      return;
+    }
+    const long long node = node_sum(comm_.get(), need + estimate_memory(config_, comm_.size(), true).host_bytes);
+    const long long available = host_memory_available();
+    if (available > 0 && node > available)
+      throw Error("the sparse storage needs " + format_bytes(node) + " of host memory on this node (rank " +
+                  std::to_string(comm_.rank()) + ": " + format_bytes(need) + " for " + std::to_string(field_.cells) +
+                  " fluid cells, besides output and checkpoint buffers), which has " + format_bytes(available) +
+                  " available; run on more nodes");
   }
 
   // The deck's initial condition in equilibrium, as the dense storage sets it.

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
 #include "core/MemoryBudget.hpp"
@@ -157,6 +158,28 @@ TEST(RunCheck, HostMemoryIsTheTightestOfTheNodeAndItsControlGroups) {
     EXPECT_THROW(host_memory_available(), Error);
   }
   std::filesystem::remove_all(root);
+}
+
+// The sparse storage's lattices count on host backends too (its need was checked against a
+// device's memory only: on CPUs nowhere). A 32^3 cavity: the start's estimate (output and
+// checkpoint buffers, 193 B per cell) is 6.3 MB, the sparse lattices, saved state, tables and
+// monitor about 22 MB: with 10 MB stated the run starts and the storage refuses itself.
+TEST(RunCheck, SparseStorageOnTheHostCountsItsLattices) {
+  if (!exec_is_host) GTEST_SKIP() << "device backends check the device's memory";
+  ensure_mpi_initialized();
+  setenv("BOREAS_HOST_MEMORY", "10000000", 1);
+  const Config c = parse_deck_string(deck, "deck.toml", "", {"domain.cells=[32, 32, 32]", "simulation.storage=\"sparse\""});
+  EXPECT_NO_THROW(check_run(c, 1, 1));
+  try {
+    Simulation::create(c);
+    ADD_FAILURE() << "not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the sparse storage needs"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("of host memory on this node (rank 0:"), std::string::npos) << e.what();
+  }
+  setenv("BOREAS_HOST_MEMORY", "100000000", 1);
+  EXPECT_NO_THROW(Simulation::create(c));
+  unsetenv("BOREAS_HOST_MEMORY");
 }
 
 TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
