@@ -255,6 +255,8 @@ HeightMap read_height_map(const std::string& path) {
   if (values.size() != cells)
     refuse(path, "has " + std::to_string(values.size()) + " values, expected ncols x nrows = " + std::to_string(map.ncols) +
                      " x " + std::to_string(map.nrows) + " = " + std::to_string(cells));
+  if (std::all_of(values.begin(), values.end(), [](double h) { return std::isinf(h); }))
+    refuse(path, "every one of its " + std::to_string(cells) + " heights is NODATA_value: it holds no ground");
   map.heights.resize(cells);
   for (std::size_t row = 0; row < std::size_t(map.nrows); ++row)  // the file's first row is the northernmost
     std::copy_n(values.begin() + row * map.ncols, map.ncols, map.heights.begin() + (map.nrows - 1 - row) * map.ncols);

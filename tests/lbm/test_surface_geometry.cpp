@@ -520,6 +520,8 @@ TEST_F(SurfaceGeometry, MalformedHeightMapsAreRefusedWithTheReason) {
       {"long.asc", header + "1 2\n3 4 5\n", "line 7: more than ncols x nrows = 4 values"},
       {"nan.asc", header + "1 nan\n3 4\n", "line 6: height 'nan' is not finite"},
       {"word.asc", header + "1 2\n3 four\n", "line 7: 'four' is not a number"},
+      {"no_data.asc", header + "NODATA_value -9999\n-9999 -9999\n-9999 -9999\n",
+       "every one of its 4 heights is NODATA_value: it holds no ground"},
       {"rows.asc", "ncols 2\nnrows 1.5\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n", "line 2: nrows must be a whole number"},
       // A damaged header's counts (10^9 values, 8 GB) size nothing before the values are read.
       {"huge.asc", "ncols 100000\nnrows 10000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n",
