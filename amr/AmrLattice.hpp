@@ -1188,6 +1188,9 @@ class AmrLattice final : public AmrSolver {
   bool nearest_fluid_stencil(int l, const std::array<int, 3>& p, InterpPoint& ip) const;
   // The flag of level-l cell p: the geometry's at that level, closed where every child is closed.
   std::uint8_t level_flag(const DomainGeometry& domain, int l, const std::array<int, 3>& p) const;
+  // The body a child of level-l cell p (or a child's child) lies in, -1 if none: where level_flag
+  // closed p, whose own centre is fluid, the links into it push that body.
+  int body_below(const DomainGeometry& domain, int l, const std::array<int, 3>& p) const;
 
   Forest forest_;
   LeafShape shape_;
@@ -1230,6 +1233,7 @@ class AmrLattice final : public AmrSolver {
   bool restores_mass_ = false;
   bool ghosts_pulled_only_ = false;  // ghosts and restricted cells take the pulled populations only
   double mass_target_ = 0, fluid_volume_ = 0;  // restore_mass(): the initial state's, in level-0 cells
+  double initial_mass_ = 0;  // the deck's initial state's on this forest (set_state may set another target)
   int bodies_ = 0;
   OverlapKind overlap_ = OverlapKind::None;
   bool crmt_ = false;    // amr.crmt and several ranks

@@ -68,6 +68,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
   set_state([&](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
     initial_macroscopic(config, x, rho, u);
   });
+  initial_mass_ = mass_target_;
 }
 
 // A refined cell is fluid only where one of its children is: a gap that the finer level closes (a
@@ -87,6 +88,21 @@ std::uint8_t AmrLattice<L, Real>::level_flag(const DomainGeometry& domain, int l
         if (level_flag(domain, l + 1, {2 * w[0] + ox, 2 * w[1] + oy, L::D == 3 ? 2 * w[2] + oz : w[2]}) == flag::fluid)
           return f;
   return flag::wall;
+}
+
+template <class L, class Real>
+int AmrLattice<L, Real>::body_below(const DomainGeometry& domain, int l, const std::array<int, 3>& p) const {
+  if (l + 1 >= forest_.levels()) return -1;
+  std::array<std::array<int, 3>, 8> children;
+  int n = 0;
+  for (int oz = 0; oz < (L::D == 3 ? 2 : 1); ++oz)
+    for (int oy = 0; oy < 2; ++oy)
+      for (int ox = 0; ox < 2; ++ox) children[n++] = {2 * p[0] + ox, 2 * p[1] + oy, L::D == 3 ? 2 * p[2] + oz : p[2]};
+  for (int k = 0; k < n; ++k)
+    if (const int body = domain.body_at_level(l + 1, children[k][0], children[k][1], children[k][2]); body >= 0) return body;
+  for (int k = 0; k < n; ++k)
+    if (const int body = body_below(domain, l + 1, children[k]); body >= 0) return body;
+  return -1;
 }
 
 template <class L, class Real>
@@ -765,6 +781,7 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
     std::unique_ptr<AmrSolver> whole = gathered().regridded(transfer, domain, forest);
     auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest), comm_.get());
     next->take_blocks(static_cast<const AmrLattice&>(*whole));
+    next->mass_target_ += mass_target_ - initial_mass_;  // a state set_state gave keeps its mass
     next->step_ = step_;
     next->timers_ = timers_;
     carry_statistics(*next);
@@ -779,6 +796,7 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
   // step's time (alpha 0), as the next step fills them.
   for (int l = 1; l < int(next->levels_.size()); ++l) next->fill_ghosts(l, Real(0));
   next->restrict_all();
+  next->mass_target_ += mass_target_ - initial_mass_;  // a state set_state gave keeps its mass
   next->step_ = step_;
   next->timers_ = timers_;
   carry_statistics(*next);
@@ -1277,6 +1295,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
             const int r = 1 << (l - level);
             body = domain.body_at_level(level, floor_div(target[0], r), floor_div(target[1], r), floor_div(target[2], r));
           }
+          if (body < 0) body = body_below(domain, l, {target[0], target[1], target[2]});  // a closed refined cell
           if (body < 0) continue;  // a domain face
           // The leaves close links by the linear rule (quadratic walls are refused with AMR).
           const ReturnedMomentum r =

@@ -62,14 +62,14 @@ std::optional<long long> number_in(const std::string& path) {
 
 }  // namespace
 
-long long host_memory_available(const std::string& root) {
+std::optional<long long> host_memory_available(const std::string& root) {
   if (const char* stated = std::getenv("BOREAS_HOST_MEMORY"); stated && root.empty()) {
     char* end = nullptr;
     const long long bytes = std::strtoll(stated, &end, 10);
     if (end != stated && *end == '\0' && bytes > 0) return bytes;
     throw Error(std::string("BOREAS_HOST_MEMORY: expected a number of bytes > 0, got '") + stated + "'");
   }
-  long long available = 0;
+  std::optional<long long> available;
   std::ifstream in(root + "/proc/meminfo");
   std::string line;
   while (std::getline(in, line)) {
@@ -79,18 +79,28 @@ long long host_memory_available(const std::string& root) {
     if (ss >> key >> kib && key == "MemAvailable:") available = kib * 1024;
   }
   // A job's control group (cgroup v2: SLURM, containers) may allow less than the node has: what
-  // the tightest limit on its path still leaves.
+  // the tightest limit on its path still leaves, its inactive page cache counted as free (the
+  // kernel reclaims it first; `docker stats` counts usage so too).
   std::ifstream groups(root + "/proc/self/cgroup");
   while (std::getline(groups, line)) {
-    if (line.rfind("0::", 0) != 0) continue;
-    for (std::string path = line.substr(3);; path = path.substr(0, path.rfind('/'))) {
+    if (line.rfind("0::/", 0) != 0) continue;
+    std::string path = line.substr(3);
+    for (;;) {
       const std::string dir = root + "/sys/fs/cgroup" + (path == "/" ? "" : path);
       const std::optional<long long> limit = number_in(dir + "/memory.max"), used = number_in(dir + "/memory.current");
       if (limit && used) {
-        const long long left = std::max(0LL, *limit - *used);
-        available = available > 0 ? std::min(available, left) : left;
+        long long cache = 0;
+        std::ifstream stat(dir + "/memory.stat");
+        std::string key;
+        long long v = 0;
+        while (stat >> key >> v)
+          if (key == "inactive_file") cache = v;
+        const long long left = std::max(0LL, *limit - std::max(0LL, *used - cache));
+        available = available ? std::min(*available, left) : left;
       }
-      if (path.empty() || path == "/") break;
+      if (path == "/") break;
+      const std::size_t slash = path.rfind('/');
+      path = slash == 0 ? "/" : path.substr(0, slash);
     }
   }
   return available;

@@ -33,11 +33,11 @@ constexpr long long monitor_bytes_per_cell = 3 * 8;
 
 MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host);
 
-// Bytes this node can still give the run, 0 when unknown: BOREAS_HOST_MEMORY if set (bytes: a
-// job's share where the node's files say otherwise), else MemAvailable, less where the process's
-// cgroup v2 limits leave less. `root` prefixes the files read (tests; the variable then does not
-// apply).
-long long host_memory_available(const std::string& root = "");
+// Bytes this node can still give the run, nullopt when unknown: BOREAS_HOST_MEMORY if set (bytes:
+// a job's share where the node's files say otherwise; a fixed amount, so a regrid's check compares
+// the new forest with all of it), else MemAvailable, less where the process's cgroup v2 limits
+// leave less. `root` prefixes the files read (tests; the variable then does not apply).
+std::optional<long long> host_memory_available(const std::string& root = "");
 
 // Free bytes of the device Kokkos runs on; nullopt on host backends. Kokkos must be initialised.
 std::optional<long long> device_memory_available();

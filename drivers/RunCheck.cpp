@@ -28,8 +28,9 @@ void check_run(const Config& config, int ranks, int ranks_on_node) {
     if (const std::string why = observable_unsuited(config, name); !why.empty())
       throw_deck_error(config, "validation.observables", why);
   const MemoryNeed need = estimate_memory(config, ranks, exec_is_host);
-  const long long available = host_memory_available();
-  if (available > 0 && double(need.host_bytes) * ranks_on_node > double(available))
+  const std::optional<long long> host = host_memory_available();
+  const long long available = host.value_or(0);
+  if (host && double(need.host_bytes) * ranks_on_node > double(available))
     throw_deck_error(config, "domain.cells",
                      "the run needs at least " + format_bytes(need.host_bytes) + " of host memory per rank (" +
                          std::to_string(need.cells_per_rank) + " cells per rank on " + std::to_string(ranks) +
@@ -91,8 +92,9 @@ std::string amr_memory_shortfall(const Config& config, long long blocks, int ran
   const long long per_rank = share + whole;
   const std::optional<long long> device_free = device_memory_available();
   const int on_node = device_free ? 1 : ranks_on_node;
-  const long long available = device_free ? *device_free : host_memory_available();
-  if (available <= 0 || double(per_rank) * on_node <= double(available)) return {};
+  const std::optional<long long> free = device_free ? device_free : host_memory_available();
+  if (!free || double(per_rank) * on_node <= double(*free)) return {};
+  const long long available = *free;
   return "the forest holds " + std::to_string(blocks) + " blocks of " + std::to_string(cells) +
          " cells (ghost ring included); the run needs at least " + format_bytes(per_rank) + " of " +
          (device_free ? "device memory per rank" : "host memory per rank") +

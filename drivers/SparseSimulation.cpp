@@ -218,11 +218,11 @@ class SparseSimulation final : public GridSimulation {
       return;
     }
     const long long node = node_sum(comm_.get(), need + estimate_memory(config_, comm_.size(), true).host_bytes);
-    const long long available = host_memory_available();
-    if (available > 0 && node > available)
+    const std::optional<long long> available = host_memory_available();
+    if (available && node > *available)
       throw Error("the sparse storage needs " + format_bytes(node) + " of host memory on this node (rank " +
                   std::to_string(comm_.rank()) + ": " + format_bytes(need) + " for " + std::to_string(field_.cells) +
-                  " fluid cells, besides output and checkpoint buffers), which has " + format_bytes(available) +
+                  " fluid cells, besides output and checkpoint buffers), which has " + format_bytes(*available) +
                   " available; run on more nodes");
   }
 

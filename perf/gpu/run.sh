@@ -30,7 +30,8 @@
 #   profile  Nsight Compute on the FP32 pull and push steps        -> profile.txt
 #   all      every phase, tests last: about 25 minutes, for a machine outside the device tool
 # Every phase appends its console output to run.log. Outside the device tool OUT defaults to out/gpu.
-# Environment: TEST_JOBS (8), TESTS_TIMEOUT (500 s for the whole tests phase), TESTS_ARGS (more
+# Environment: TEST_JOBS (8), TESTS_TIMEOUT (500: CTest stops its tests after so many seconds; the
+# phase ends within 70 s more), TESTS_ARGS (more
 # ctest arguments, split on spaces, no quotes: e.g. -L mpi or -R AmrChannel|Poiseuille), BENCH_STEPS (20), BENCH_KERNELS
 # (ab_pull ab_push aa), DECK_CELLS (256), OVERLAP_CELLS (256), OVERLAP_LIST, AMR_RANKS (1 2),
 # AMR_NESTED_STEPS (200), LEAVES_CELLS (128), LEAVES_STEPS (200), LEAVES_ROUNDS (2), PROFILE_TIMEOUT (120).
@@ -54,8 +55,13 @@ if ! cmp -s "$pack/ORIGIN" "$top/ORIGIN" 2>/dev/null; then
         || { echo "cannot unpack $pack/boreas-gpu.tar.xz" >&2; exit 2; }
     # CTest files and test programs hold the builder's paths: make them lead here.
     if [[ $source_dir != "$root" ]]; then
-        [[ -e $source_dir ]] && { echo "$source_dir exists here: the CTest files would read it, not this copy" >&2; exit 2; }
-        mkdir -p "$(dirname "$source_dir")"; ln -s "$root" "$source_dir"
+        if [[ -L $source_dir ]]; then  # an earlier unpack's link
+            ln -sfn "$root" "$source_dir"
+        elif [[ -e $source_dir ]]; then
+            echo "$source_dir exists here: the CTest files would read it, not this copy" >&2; exit 2
+        else
+            mkdir -p "$(dirname "$source_dir")"; ln -s "$root" "$source_dir"
+        fi
     fi
     [[ -e $build && ! -L $build ]] && { echo "$build is a directory here: move it away" >&2; exit 2; }
     mkdir -p "$(dirname "$build")"; ln -sfn "$top/build" "$build"
@@ -202,7 +208,10 @@ phase_profile() {
 known="info tests bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile all"
 phases=("$@")
 [[ ${#phases[@]} -gt 0 ]] || { echo "name the phases to run ($known)" >&2; exit 2; }
-[[ ${phases[*]} == all ]] && phases=(info bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile tests)
+if [[ " ${phases[*]} " == *" all "* ]]; then
+    [[ ${#phases[@]} -eq 1 ]] || { echo "all runs alone: it is every phase" >&2; exit 2; }
+    phases=(info bench bounds merged sweeps cumulant deck overlap amr leaves hashes profile tests)
+fi
 # Every name checked before any runs: a typo found minutes into a call costs device time.
 for p in "${phases[@]}"; do
     declare -F "phase_$p" > /dev/null || { echo "unknown phase $p ($known)" >&2; exit 2; }

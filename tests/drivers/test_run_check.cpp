@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <string>
 
@@ -27,8 +28,17 @@ const std::string deck =
 // The node's memory as the checks see it, fixed (BOREAS_HOST_MEMORY), so that what is refused does
 // not depend on the machine running the test: 64 GiB while it lives.
 struct StatedHostMemory {
-  StatedHostMemory() { setenv("BOREAS_HOST_MEMORY", "68719476736", 1); }
-  ~StatedHostMemory() { unsetenv("BOREAS_HOST_MEMORY"); }
+  std::optional<std::string> before;
+  StatedHostMemory() {
+    if (const char* v = std::getenv("BOREAS_HOST_MEMORY")) before = v;
+    setenv("BOREAS_HOST_MEMORY", "68719476736", 1);
+  }
+  ~StatedHostMemory() {
+    if (before)
+      setenv("BOREAS_HOST_MEMORY", before->c_str(), 1);
+    else
+      unsetenv("BOREAS_HOST_MEMORY");
+  }
 };
 
 // Both checks the driver makes: the host's before Kokkos starts, the device's after (none on host
@@ -137,7 +147,7 @@ TEST(RunCheck, HostMemoryIsTheTightestOfTheNodeAndItsControlGroups) {
     std::filesystem::create_directories((root / file).parent_path());
     std::ofstream(root / file) << text;
   };
-  EXPECT_EQ(host_memory_available(root.string()), 0);  // nothing to read: unknown
+  EXPECT_EQ(host_memory_available(root.string()), std::nullopt);  // nothing to read: unknown
   write("proc/meminfo", "MemTotal:       32000000 kB\nMemAvailable:   20000000 kB\n");
   EXPECT_EQ(host_memory_available(root.string()), 20000000LL * 1024);
   write("proc/self/cgroup", "0::/job/step\n");
@@ -149,8 +159,10 @@ TEST(RunCheck, HostMemoryIsTheTightestOfTheNodeAndItsControlGroups) {
   write("sys/fs/cgroup/job/memory.max", "8000000000\n");
   write("sys/fs/cgroup/job/memory.current", "3000000000\n");
   EXPECT_EQ(host_memory_available(root.string()), 5000000000LL);  // the job's limit leaves less
-  write("sys/fs/cgroup/job/memory.current", "9000000000\n");
-  EXPECT_EQ(host_memory_available(root.string()), 0);  // over its limit: nothing left
+  write("sys/fs/cgroup/job/memory.stat", "anon 1000000000\nactive_file 500000000\ninactive_file 1500000000\n");
+  EXPECT_EQ(host_memory_available(root.string()), 6500000000LL);  // its inactive page cache is reclaimed first
+  write("sys/fs/cgroup/job/memory.current", "10000000000\n");
+  EXPECT_EQ(host_memory_available(root.string()), 0);  // over its limit: nothing left, known (not unknown)
   {
     const StatedHostMemory node;
     EXPECT_EQ(host_memory_available(), 68719476736LL);
