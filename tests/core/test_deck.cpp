@@ -814,7 +814,11 @@ TEST(DeckErrors, ObstacleWalls) {
   EXPECT_CONTAINS(error_of(head + physics + cylinder + "angular_velocity = 0.01\n", {"simulation.storage=\"sparse\""}),
                   "obstacle[0]: a rotating obstacle needs simulation.storage = \"dense\"");
   EXPECT_CONTAINS(error_of(head + physics + cylinder + "angular_velocity = 0.2\n"),
-                  "obstacle[0].angular_velocity: the surface speed |omega| r = 0.4 exceeds 0.3");
+                  "obstacle[0].angular_velocity (the surface speed |omega| r): lattice speed 0.4 gives Mach 0.69282");
+  // The deck's Mach limit, not a fixed one (the speed was capped at 0.3, Mach 0.52, whatever it said).
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\nmach_limit = 0.25\n" + cylinder + "angular_velocity = 0.08\n"),
+                  "lattice speed 0.16 gives Mach 0.277128 (speed / c_s, c_s = 1/sqrt(3)) > physics.mach_limit = 0.25");
+  EXPECT_EQ(error_of(head + physics + cylinder + "angular_velocity = 0.08\n"), "");
   EXPECT_CONTAINS(error_of(head + physics + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 2\n"
                                             "angular_velocity = 0.01\n"),
                   "obstacle[0].angular_velocity: only a cylinder rotates (about its axis)");
