@@ -1230,6 +1230,8 @@ class AmrLattice final : public AmrSolver {
   void make_statistics();
   // A regridded solver's averages from this one's (regridded()).
   void carry_statistics(AmrLattice& next) const;
+  // regridded(): the step, timers, mass target and averages into `next`.
+  void carry_run(AmrLattice& next) const;
   bool restores_mass_ = false;
   bool ghosts_pulled_only_ = false;  // ghosts and restricted cells take the pulled populations only
   double mass_target_ = 0, fluid_volume_ = 0;  // restore_mass(): the initial state's, in level-0 cells

@@ -74,6 +74,29 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
 // A refined cell is fluid only where one of its children is: a gap that the finer level closes (a
 // slit narrower than its cells, bodies close together) is closed here too, else the cell, never
 // restricted, would hold its first state for ever in the ghosts of the coarser leaves around it.
+namespace {
+
+// The 2^D cells on the next finer level under cell p (z kept in 2D), x fastest.
+template <int D>
+std::array<std::array<int, 3>, (1 << D)> children_of(const std::array<int, 3>& p) {
+  std::array<std::array<int, 3>, (1 << D)> out;
+  for (int o = 0; o < (1 << D); ++o)
+    out[o] = {2 * p[0] + (o & 1), 2 * p[1] + (o >> 1 & 1), D == 3 ? 2 * p[2] + (o >> 2 & 1) : p[2]};
+  return out;
+}
+
+// Cell p's coarse cell P on the next coarser level and the side of P's centre p lies on per axis
+// (-1 / +1, 0 along z in 2D).
+template <int D>
+void parent_of(const std::array<int, 3>& p, std::array<int, 3>& P, std::array<int, 3>& side) {
+  for (int d = 0; d < 3; ++d) {
+    P[d] = d < D ? floor_div(p[d], 2) : p[d];
+    side[d] = d < D ? (p[d] - 2 * P[d] == 0 ? -1 : 1) : 0;
+  }
+}
+
+}  // namespace
+
 template <class L, class Real>
 std::uint8_t AmrLattice<L, Real>::level_flag(const DomainGeometry& domain, int l, const std::array<int, 3>& p) const {
   const std::uint8_t f = domain.flag_at_level(l, p[0], p[1], p[2]);
@@ -82,26 +105,19 @@ std::uint8_t AmrLattice<L, Real>::level_flag(const DomainGeometry& domain, int l
   if (f != flag::fluid || l + 1 >= forest_.levels() || !wrap_cell(l, w)) return f;
   const int b = locate(l, w, cell);
   if (b < 0 || forest_.level(l)[b].leaf()) return f;
-  for (int oz = 0; oz < (L::D == 3 ? 2 : 1); ++oz)
-    for (int oy = 0; oy < 2; ++oy)
-      for (int ox = 0; ox < 2; ++ox)
-        if (level_flag(domain, l + 1, {2 * w[0] + ox, 2 * w[1] + oy, L::D == 3 ? 2 * w[2] + oz : w[2]}) == flag::fluid)
-          return f;
+  for (const std::array<int, 3>& c : children_of<L::D>(w))
+    if (level_flag(domain, l + 1, c) == flag::fluid) return f;
   return flag::wall;
 }
 
 template <class L, class Real>
 int AmrLattice<L, Real>::body_below(const DomainGeometry& domain, int l, const std::array<int, 3>& p) const {
   if (l + 1 >= forest_.levels()) return -1;
-  std::array<std::array<int, 3>, 8> children;
-  int n = 0;
-  for (int oz = 0; oz < (L::D == 3 ? 2 : 1); ++oz)
-    for (int oy = 0; oy < 2; ++oy)
-      for (int ox = 0; ox < 2; ++ox) children[n++] = {2 * p[0] + ox, 2 * p[1] + oy, L::D == 3 ? 2 * p[2] + oz : p[2]};
-  for (int k = 0; k < n; ++k)
-    if (const int body = domain.body_at_level(l + 1, children[k][0], children[k][1], children[k][2]); body >= 0) return body;
-  for (int k = 0; k < n; ++k)
-    if (const int body = body_below(domain, l + 1, children[k]); body >= 0) return body;
+  const auto children = children_of<L::D>(p);
+  for (const std::array<int, 3>& c : children)
+    if (const int body = domain.body_at_level(l + 1, c[0], c[1], c[2]); body >= 0) return body;
+  for (const std::array<int, 3>& c : children)
+    if (const int body = body_below(domain, l + 1, c); body >= 0) return body;
   return -1;
 }
 
@@ -639,11 +655,9 @@ long AmrLattice<L, Real>::place_of(int l, long offset) const {
 
 template <class L, class Real>
 bool AmrLattice<L, Real>::coarse_stencil(int l, const std::array<int, 3>& p, bool children_groups, InterpPoint& ip) const {
-  std::array<int, 3> P{};
-  for (int d = 0; d < 3; ++d) {
-    P[d] = d < L::D ? floor_div(p[d], 2) : p[d];
-    ip.delta[d] = d < L::D ? (p[d] - 2 * P[d] == 0 ? -1 : 1) : 0;
-  }
+  std::array<int, 3> P{}, side{};
+  parent_of<L::D>(p, P, side);
+  for (int d = 0; d < 3; ++d) ip.delta[d] = std::int8_t(side[d]);
   long ccell = 0;
   const int cb = locate(l - 1, P, ccell);
   if (cb < 0) throw std::logic_error("AMR: 2:1 balance violated at a level interface");
@@ -653,10 +667,7 @@ bool AmrLattice<L, Real>::coarse_stencil(int l, const std::array<int, 3>& p, boo
 template <class L, class Real>
 bool AmrLattice<L, Real>::nearest_fluid_stencil(int l, const std::array<int, 3>& p, InterpPoint& ip) const {
   std::array<int, 3> P{}, toward{};
-  for (int d = 0; d < 3; ++d) {
-    P[d] = d < L::D ? floor_div(p[d], 2) : p[d];
-    toward[d] = d < L::D ? (p[d] - 2 * P[d] == 0 ? -1 : 1) : 0;
-  }
+  parent_of<L::D>(p, P, toward);
   // The coarse cells on p's side of its own, across a face first, then an edge, then the corner.
   for (int across = 1; across <= L::D; ++across)
     for (int mask = 1; mask < 1 << L::D; ++mask) {
@@ -781,10 +792,7 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
     std::unique_ptr<AmrSolver> whole = gathered().regridded(transfer, domain, forest);
     auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest), comm_.get());
     next->take_blocks(static_cast<const AmrLattice&>(*whole));
-    next->mass_target_ += mass_target_ - initial_mass_;  // a state set_state gave keeps its mass
-    next->step_ = step_;
-    next->timers_ = timers_;
-    carry_statistics(*next);
+    carry_run(*next);
     return next;
   }
   auto next = std::make_unique<AmrLattice>(config, domain, std::move(forest), MPI_COMM_SELF);
@@ -796,11 +804,18 @@ std::unique_ptr<AmrSolver> AmrLattice<L, Real>::regridded(const Config& config, 
   // step's time (alpha 0), as the next step fills them.
   for (int l = 1; l < int(next->levels_.size()); ++l) next->fill_ghosts(l, Real(0));
   next->restrict_all();
-  next->mass_target_ += mass_target_ - initial_mass_;  // a state set_state gave keeps its mass
-  next->step_ = step_;
-  next->timers_ = timers_;
-  carry_statistics(*next);
+  carry_run(*next);
   return next;
+}
+
+// What a regridded solver continues besides the state: the step, the timers, the mass target (a
+// state set_state gave keeps its mass) and the averages.
+template <class L, class Real>
+void AmrLattice<L, Real>::carry_run(AmrLattice& next) const {
+  next.mass_target_ += mass_target_ - initial_mass_;
+  next.step_ = step_;
+  next.timers_ = timers_;
+  carry_statistics(next);
 }
 
 // The averages move with the leaves (amr/LeafValues.hpp): kept where a leaf stays, copied into

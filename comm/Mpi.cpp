@@ -203,15 +203,24 @@ void ensure_mpi_initialized() {
 }
 
 namespace {
-// (rank, size) of this rank among those sharing its node (MPI_COMM_TYPE_SHARED).
-std::pair<int, int> node_rank_and_size(MPI_Comm comm) {
-  ensure_mpi_initialized();
+// The ranks of `comm` sharing this node (MPI_COMM_TYPE_SHARED), for the scope's life (collective).
+struct NodeComm {
   MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  explicit NodeComm(MPI_Comm comm) {
+    ensure_mpi_initialized();
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  }
+  ~NodeComm() { MPI_Comm_free(&node); }
+  NodeComm(const NodeComm&) = delete;
+  NodeComm& operator=(const NodeComm&) = delete;
+};
+
+// (rank, size) of this rank among those sharing its node.
+std::pair<int, int> node_rank_and_size(MPI_Comm comm) {
+  const NodeComm n(comm);
   int rank = 0, size = 1;
-  MPI_Comm_rank(node, &rank);
-  MPI_Comm_size(node, &size);
-  MPI_Comm_free(&node);
+  MPI_Comm_rank(n.node, &rank);
+  MPI_Comm_size(n.node, &size);
   return {rank, size};
 }
 }  // namespace
@@ -220,12 +229,9 @@ int node_local_rank() { return node_rank_and_size(MPI_COMM_WORLD).first; }
 int node_ranks(MPI_Comm comm) { return node_rank_and_size(comm).second; }
 
 long long node_sum(MPI_Comm comm, long long v) {
-  ensure_mpi_initialized();
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  const NodeComm n(comm);
   long long sum = 0;
-  MPI_Allreduce(&v, &sum, 1, MPI_LONG_LONG, MPI_SUM, node);
-  MPI_Comm_free(&node);
+  MPI_Allreduce(&v, &sum, 1, MPI_LONG_LONG, MPI_SUM, n.node);
   return sum;
 }
 

@@ -1075,6 +1075,7 @@ bool surface_obstacle(Checker& c, const Tbl& ot, int dims, const std::string& ba
   for (int d = 0; d < 3 && cells_ok; ++d) {
     const double a = ob.placement.offset[d] + ob.placement.scale * lo[d];
     const double b = ob.placement.offset[d] + ob.placement.scale * hi[d];
+    bounds.shape = Obstacle::Shape::Box;
     bounds.lo[d] = a;
     bounds.hi[d] = b;
     if (b < -0.5 || a > cfg.cells[d] - 0.5) {
@@ -1469,7 +1470,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
 
   // [[obstacle]]
   std::vector<const toml::node*> obstacle_shapes;  // per cfg.obstacles entry, for messages after [amr]
-  std::vector<Obstacle> surface_bounds;  // per entry: the box around an STL or height-map solid
+  std::vector<Obstacle> surface_bounds;  // per entry: the box (shape "box") around an STL or height-map solid
   if (auto on = root.get("obstacle")) {
     if (!on->is_array_of_tables()) {
       c.at(on, "obstacle: expected an array of tables ([[obstacle]]), " + got(*on));
@@ -1897,9 +1898,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     // A file's solid lies within the box around it (a mesh in other units, a single triangle, a
     // height map under the ground).
     const bool from_file = ob.shape == Obstacle::Shape::Surface || ob.shape == Obstacle::Shape::HeightMap;
-    Obstacle box = surface_bounds[k];
-    box.shape = Obstacle::Shape::Box;
-    const Obstacle& tested = from_file ? box : ob;
+    const Obstacle& tested = from_file ? surface_bounds[k] : ob;
     bool holds = false;
     for (int level = 0; level <= finest && !holds; ++level) holds = holds_no_cell_centre(tested, cfg.cells, dims, level).empty();
     if (holds) continue;

@@ -26,12 +26,12 @@ const std::string deck =
     "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [16, 12, 10]\n[physics]\ntau = 0.6\n";
 
 // The node's memory as the checks see it, fixed (BOREAS_HOST_MEMORY), so that what is refused does
-// not depend on the machine running the test: 64 GiB while it lives.
+// not depend on the machine running the test: `bytes` (64 GiB) while it lives.
 struct StatedHostMemory {
   std::optional<std::string> before;
-  StatedHostMemory() {
+  explicit StatedHostMemory(const char* bytes = "68719476736") {
     if (const char* v = std::getenv("BOREAS_HOST_MEMORY")) before = v;
-    setenv("BOREAS_HOST_MEMORY", "68719476736", 1);
+    setenv("BOREAS_HOST_MEMORY", bytes, 1);
   }
   ~StatedHostMemory() {
     if (before)
@@ -166,7 +166,9 @@ TEST(RunCheck, HostMemoryIsTheTightestOfTheNodeAndItsControlGroups) {
   {
     const StatedHostMemory node;
     EXPECT_EQ(host_memory_available(), 68719476736LL);
-    setenv("BOREAS_HOST_MEMORY", "64G", 1);
+  }
+  {
+    const StatedHostMemory node("64G");
     EXPECT_THROW(host_memory_available(), Error);
   }
   std::filesystem::remove_all(root);
@@ -179,19 +181,20 @@ TEST(RunCheck, HostMemoryIsTheTightestOfTheNodeAndItsControlGroups) {
 TEST(RunCheck, SparseStorageOnTheHostCountsItsLattices) {
   if (!exec_is_host) GTEST_SKIP() << "device backends check the device's memory";
   ensure_mpi_initialized();
-  setenv("BOREAS_HOST_MEMORY", "10000000", 1);
   const Config c = parse_deck_string(deck, "deck.toml", "", {"domain.cells=[32, 32, 32]", "simulation.storage=\"sparse\""});
-  EXPECT_NO_THROW(check_run(c, 1, 1));
-  try {
-    Simulation::create(c);
-    ADD_FAILURE() << "not refused";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("the sparse storage needs"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("of host memory on this node (rank 0:"), std::string::npos) << e.what();
+  {
+    const StatedHostMemory node("10000000");
+    EXPECT_NO_THROW(check_run(c, 1, 1));
+    try {
+      Simulation::create(c);
+      ADD_FAILURE() << "not refused";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the sparse storage needs"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("of host memory on this node (rank 0:"), std::string::npos) << e.what();
+    }
   }
-  setenv("BOREAS_HOST_MEMORY", "100000000", 1);
+  const StatedHostMemory node("100000000");
   EXPECT_NO_THROW(Simulation::create(c));
-  unsetenv("BOREAS_HOST_MEMORY");
 }
 
 TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
