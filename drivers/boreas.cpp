@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <new>
 #include <string>
 
@@ -87,6 +88,14 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
   if (app.count("--restart") > 0 && restart.empty()) {
     if (rank == 0)
       std::fprintf(stderr, "boreas: error: --restart: expected 'latest' or a checkpoint's path, got an empty string\n");
+    return 2;
+  }
+  // `--restart -q` takes the flag as the path; say so rather than "cannot read the checkpoint".
+  if (!restart.empty() && restart[0] == '-' && !std::filesystem::exists(restart)) {
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "boreas: error: --restart: expected 'latest' or a checkpoint's path, got the option '%s'\n",
+                   restart.c_str());
     return 2;
   }
 

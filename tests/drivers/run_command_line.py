@@ -53,6 +53,10 @@ def main(argv):
         p = run([boreas, deck, "--restart", "", "--output-dir", str(out)])
         check("boreas --restart '' exits 2 and writes nothing", p.returncode == 2 and "--restart" in p.stderr and not out.exists(),
               f"exit {p.returncode}, stderr {p.stderr.strip()[-200:]!r}")
+        p = run([boreas, deck, "--restart", "-q", "--output-dir", str(out)])
+        check("boreas --restart -q exits 2, names the option and writes nothing",
+              p.returncode == 2 and "got the option '-q'" in p.stderr and not out.exists(),
+              f"exit {p.returncode}, stderr {p.stderr.strip()[-200:]!r}")
         p = run([boreas, "--help"])
         check("boreas --help exits 0", p.returncode == 0 and "Usage" in p.stdout, f"exit {p.returncode}")
 
