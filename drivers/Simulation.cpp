@@ -439,17 +439,17 @@ std::string read_statistics(MPI_Comm comm, const std::string& checkpoint, const 
 }
 
 // A checkpoint of the run's current state (drivers/Checkpointing.hpp), with its time averages
-// unless `statistics` is null (or the deck has none).
+// where the deck has them.
 bool write_checkpoint(Checkpoints& checkpoints, const Simulation& sim, MPI_Comm comm,
-                      const std::vector<RunningStatistics>* statistics, const Sampling& sampling) {
+                      const std::vector<RunningStatistics>& statistics, const Sampling& sampling) {
   Json meta = Json::object();
   meta["kernel"] = scheme_name(sim.config().kernel);
   meta["ranks"] = sim.ranks();
   meta["fields_hash"] = hash_hex(sim.fields_hash());
   // The averages first: a checkpoint that exists has them.
   return checkpoints.write(sim.step(), sim.rank() == 0, meta, [&](const std::string& path, const Json& full) {
-    if (statistics && sim.config().statistics.enabled)
-      write_statistics(comm, statistics_path(path), sim, *statistics, sampling, full.at("fields_hash").get<std::string>());
+    if (sim.config().statistics.enabled)
+      write_statistics(comm, statistics_path(path), sim, statistics, sampling, full.at("fields_hash").get<std::string>());
     sim.write_checkpoint(path, full);
   });
 }
@@ -549,7 +549,17 @@ Json run_deck(const Config& config, const RunOptions& options) {
     auto t = timers.scope("output");
     write_output(series, *sim, statistics, comm.get());
   }
-  sim->save_state();
+  // What an instability falls back to: the populations (save_state), the averages and their
+  // sampling, taken together so that the final output's averages hold no sample past its state.
+  std::vector<RunningStatistics> good_statistics;
+  Sampling good_sampling = sampling;
+  auto keep_as_last_good = [&] {
+    sim->save_state();
+    good_statistics.clear();
+    for (const RunningStatistics& s : statistics) good_statistics.push_back(s.copy());
+    good_sampling = sampling;
+  };
+  keep_as_last_good();
   std::string status = "completed";
   Health bad;
   int stopped_by = 0;
@@ -583,10 +593,6 @@ Json run_deck(const Config& config, const RunOptions& options) {
         bad = h;
         break;
       }
-      if (at_check || at_output || at_checkpoint) {
-        auto t = timers.scope("others");
-        sim->save_state();
-      }
     }
     if (at_sample || at_probe) {
       auto t = timers.scope("others");
@@ -596,6 +602,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
         ++sampling.samples;
       }
       if (at_probe) probes->append(sim->step(), probe_values(*sim, moments, config.probes, comm.get()));
+    }
+    if (at_check || at_output || at_checkpoint) {
+      auto t = timers.scope("others");
+      keep_as_last_good();
     }
     // The monitor compares whole check intervals (not a shorter last one at the end of the run).
     if (at_check && sim->step() % check_every == 0) {
@@ -613,7 +623,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
     if (at_checkpoint) {
       auto t = timers.scope("output");
-      write_checkpoint(checkpoints, *sim, comm.get(), &statistics, sampling);
+      write_checkpoint(checkpoints, *sim, comm.get(), statistics, sampling);
     }
     if (at_check) {
       const double lbm = timers.get("lbm") + timers.get("boundaries");
@@ -631,9 +641,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (status == "unstable") {
     const long bad_step = sim->step();
     sim->restore_state();
-    // The last good state's checkpoint, unless it is on disk already (written at that step, or the
-    // one this run restarted from), with its averages: a new one has none (they hold samples after
-    // that state).
+    statistics = std::move(good_statistics);
+    sampling = good_sampling;
+    // The last good state's checkpoint, with its averages, unless it is on disk already (written
+    // at that step, or the one this run restarted from).
     std::string good_checkpoint;
     if (checkpoints.newest_is(sim->step())) {
       good_checkpoint = checkpoints.newest();
@@ -641,7 +652,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
       good_checkpoint = restarted["checkpoint"].get<std::string>();
     } else {
       auto t = timers.scope("output");
-      write_checkpoint(checkpoints, *sim, comm.get(), nullptr, sampling);
+      write_checkpoint(checkpoints, *sim, comm.get(), statistics, sampling);
       good_checkpoint = checkpoints.newest();
     }
     const long long nx = config.cells[0], ny = config.cells[1], c = bad.first_bad_cell;
@@ -671,7 +682,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
   if (status == "completed" && checkpointing && checkpoints.last_step() != sim->step()) {
     auto t = timers.scope("output");
-    write_checkpoint(checkpoints, *sim, comm.get(), &statistics, sampling);
+    write_checkpoint(checkpoints, *sim, comm.get(), statistics, sampling);
   }
   const bool final_needed = status != "interrupted" && config.write_vtk &&
                             (config.output_every == 0 || sim->step() % config.output_every != 0);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "amr/AmrSolver.hpp"
+#include "drivers/Checkpointing.hpp"
 #include "lbm/field/Geometry.hpp"
 #include "tests/io/VtkReadBack.hpp"
 #include "tests/validation/Harness.hpp"
@@ -65,7 +66,8 @@ TEST(Instability, RecordsNothingPastTheInstability) {
   const Json report = run_deck(c, quiet);
   ASSERT_EQ(report["status"].get<std::string>(), "unstable");
   const long good = report["steps"].get<std::int64_t>(), failed = report["instability"]["step"].get<std::int64_t>();
-  EXPECT_GE(report["statistics"]["samples"].get<std::int64_t>(), good);
+  // The averages are of the state the run ends on: a sample per step up to it, none after.
+  EXPECT_EQ(report["statistics"]["samples"].get<std::int64_t>(), good);
   std::ifstream csv(dir + "/probes.csv");
   std::string line;
   std::getline(csv, line);  // header
@@ -91,6 +93,17 @@ TEST(Instability, RecordsNothingPastTheInstability) {
       for (double v : values) ASSERT_TRUE(v >= 0.1 && v <= 10) << vti << ": mean density " << v;
     }
   EXPECT_TRUE(averaged) << vti;
+  // The same averages as a run stopped there (before, they held the samples up to the failing
+  // step), in the final output and in the last good state's checkpoint.
+  const std::string until = ::testing::TempDir() + "/boreas_unstable_records_until";
+  std::filesystem::remove_all(until);
+  Config stopped = c;
+  stopped.output_dir = until;
+  stopped.steps = good;
+  ASSERT_EQ(run_deck(stopped, quiet)["status"].get<std::string>(), "completed");
+  EXPECT_EQ(boreas::test::read_cell_arrays(vti), boreas::test::read_cell_arrays(until + vti.substr(dir.size())));
+  const std::string good_checkpoint = report["instability"]["checkpoint"].get<std::string>();
+  EXPECT_TRUE(std::filesystem::exists(statistics_path(good_checkpoint))) << good_checkpoint;
 }
 
 // The same on AMR levels (the lid's band refined): the run looks at every chunk of steps whether
