@@ -148,7 +148,8 @@ Json GridSimulation::decomposition_report(const std::vector<const char*>& timers
     mean_timer[cat] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
   }
   p["timers"] = Json::object();
-  p["timers"]["slowest_rank"] = slowest_timer;
+  p["timers"]["slowest_rank"] = slowest_timer;  // each category's slowest rank, maybe not the same
+  p["timers"]["slowest_update"] = comm_.max(timers_.get("lbm") + timers_.get("boundaries"));
   p["timers"]["mean"] = mean_timer;
   return p;
 }

@@ -16,9 +16,11 @@ class Simulation;
 const char* storage_layout_name(StorageLayout layout);  // the deck's simulation.layout value
 const char* merge_form_name(MergeForm form);           // the deck's simulation.merge_form value
 Json config_to_json(const Config& config);
-// `first_step`: where this run began (a restart's step); speed counts the steps run since.
+// `first_step`: where this run began (a restart's step); `reached`: the step it computed last
+// (beyond sim.step() where an instability fell back to a good state). Speed and the simulated
+// time count the steps computed, first_step to reached.
 Json make_report(const Config& config, const Simulation& sim, const std::string& status,
-                        double wall_seconds, double initial_mass, long first_step = 0);
+                 double wall_seconds, double initial_mass, long first_step, long reached);
 Json backend_json();  // Kokkos backend, threads, device
 Json mass_json(double initial, double final_mass);  // initial, final, relative_change
 // [units]: dx, dt, the SI scales of viscosity, force and pressure, the physical time simulated

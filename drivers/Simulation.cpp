@@ -229,7 +229,7 @@ class SimulationImpl final : public GridSimulation {
 
   Json parallel_report() const override {
     Json p = decomposition_report({"lbm", "boundaries", "output", "others"});
-    stepper_->report(p, step_);
+    stepper_->report(p);
     return p;
   }
 
@@ -338,8 +338,9 @@ void add_statistics_arrays(CellFields& fields, const RunningStatistics& statisti
   for (CellFields::Extra& a : statistics_arrays(statistics.host_fields())) fields.extra.push_back(std::move(a));
 }
 
-// One piece per block, written by its rank; the rank of block 0 adds the .pvti that joins them.
-// Collective: a rank that cannot write its pieces makes every rank throw Error.
+// One piece per block, written by its rank; once every rank has written its pieces, the rank of
+// block 0 adds the .pvti that joins them and the .pvd entry. Collective: a rank that cannot
+// write its pieces makes every rank throw Error, and the .pvd does not list that output.
 void write_output(std::vector<VtkSeries>& series, const Simulation& sim,
                   const std::vector<RunningStatistics>& statistics, MPI_Comm comm) {
   const Config& c = sim.config();
@@ -350,6 +351,7 @@ void write_output(std::vector<VtkSeries>& series, const Simulation& sim,
   for (const Box& b : boxes) pieces.push_back({b.lo, {b.extent(0), b.extent(1), b.extent(2)}});
   const std::vector<int> ids = sim.local_blocks();
   std::string error;
+  std::optional<std::pair<std::size_t, CellFields>> first_piece;  // block 0's: the .pvti declares its arrays
   for (std::size_t i = 0; i < ids.size() && error.empty(); ++i) try {
     const Box& box = boxes[ids[i]];
     CellFields fields;
@@ -360,11 +362,38 @@ void write_output(std::vector<VtkSeries>& series, const Simulation& sim,
     fields.velocity = std::move(m[i].velocity);
     fields.flags = std::move(m[i].flags);
     if (!statistics.empty()) add_statistics_arrays(fields, statistics[i]);
-    series[i].write(sim.step(), double(sim.step()), fields, c.cells, pieces);
+    series[i].write_piece(sim.step(), fields, c.cells);
+    if (ids[i] == 0) first_piece.emplace(i, std::move(fields));
   } catch (const std::exception& e) {
     error = e.what();
   }
   agree(comm, error);
+  if (first_piece) try {
+    series[first_piece->first].publish(sim.step(), double(sim.step()), first_piece->second, c.cells, pieces);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  agree(comm, error);
+}
+
+// The files every rank's series wrote (each rank writes its own pieces), sorted: by step, the
+// .pvd first. Collective.
+std::vector<std::string> every_rank_files(const Comm& comm, const std::vector<VtkSeries>& series) {
+  std::vector<char> mine;
+  for (const VtkSeries& piece : series)
+    for (const std::string& f : piece.files_written()) {
+      mine.insert(mine.end(), f.begin(), f.end());
+      mine.push_back('\0');
+    }
+  const std::vector<char> all = comm.allgather(mine);
+  std::vector<std::string> files;
+  for (auto at = all.begin(); at != all.end();) {
+    const auto end = std::find(at, all.end(), '\0');
+    files.emplace_back(at, end);
+    at = end == all.end() ? end : end + 1;
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 class Progress {
@@ -636,10 +665,11 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
   }
   progress.finish();
+  const long reached = sim->step();  // the step computed last (an instability falls back from it)
 
   Json instability;
   if (status == "unstable") {
-    const long bad_step = sim->step();
+    const long bad_step = reached;
     sim->restore_state();
     statistics = std::move(good_statistics);
     sampling = good_sampling;
@@ -692,7 +722,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   }
 
   const double wall = elapsed();
-  Json report = make_report(config, *sim, status, wall, initial_mass, first_step);
+  Json report = make_report(config, *sim, status, wall, initial_mass, first_step, reached);
   report["observables"] = compute_observables(config, *sim);
   if (!instability.is_null()) report["instability"] = instability;
   if (const Json c = convergence.report(); !c.is_null()) report["convergence"] = c;
@@ -701,8 +731,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
   if (config.statistics.enabled) report["statistics"] = sampling.report();
   report["output_files"] = Json::array();
-  for (const VtkSeries& piece : series)
-    for (const auto& f : piece.files_written()) report["output_files"].push_back(f);
+  for (const std::string& f : every_rank_files(comm, series)) report["output_files"].push_back(f);
   if (forces) finish_forces(*forces, report, root, options.progress, config.output_dir);
   if (probes) finish_probes(*probes, config, report, root);
   if (first_step == 0) warn_about_stale_output(config, report, root);

@@ -69,8 +69,8 @@ class ExchangePolicy {
   virtual long step(long remaining, Timers& timers) = 0;
   // The blocks' lattices were reloaded (a restore): their ghosts are filled anew.
   virtual void reloaded() {}
-  // The exchanges' part of the run's parallel report, after `steps` steps.
-  virtual void report(Json& parallel, long steps) const = 0;
+  // The exchanges' part of the run's parallel report, over the steps this policy made.
+  virtual void report(Json& parallel) const = 0;
 };
 
 // Messages and bytes: what the plans predict for every exchange of the run, what the counting
@@ -85,8 +85,8 @@ Json message_report(const Comm& comm, const HaloSet<L, Real>& halos, long in_ste
   msgs["counted"] = comm.sum(comm.messages_sent());
   msgs["predicted_bytes"] = bytes;
   msgs["counted_bytes"] = comm.sum(comm.bytes_sent());
-  msgs["predicted_per_exchange"] = messages / total;  // the mean where plans alternate (aa, swap)
-  msgs["predicted_bytes_per_exchange"] = bytes / total;
+  msgs["predicted_per_exchange"] = double(messages) / total;  // the mean where plans alternate (aa, swap)
+  msgs["predicted_bytes_per_exchange"] = double(bytes) / total;
   msgs["exchanges"] = halos.exchanges();
   msgs["per_step"] = double(messages) / total * double(in_steps) / steps;
   msgs["bytes_per_step"] = double(bytes) / total * double(in_steps) / steps;
@@ -102,7 +102,7 @@ class OwnGhosts final : public ExchangePolicy<L, Real> {
     block_.advance(remaining);
     return remaining;
   }
-  void report(Json&, long) const override {}
+  void report(Json&) const override {}
 
  private:
   Block<L, Real>& block_;
@@ -133,20 +133,22 @@ class Blocking final : public ExchangePolicy<L, Real> {
     s_.exchange(halos_);
     timers.add("boundaries", seconds_since(t0));
     ++in_steps_;
+    steps_ += sweep ? k : 1;
     return sweep ? k : 1;
   }
   void reloaded() override { s_.exchange(halos_); }
 
-  void report(Json& p, long steps) const override {
+  void report(Json& p) const override {
     p["overlap"] = "none";
     p["exchange"] = s_.blocks.front()->scheme().exchange_description();
-    p["messages"] = message_report(*s_.comm, halos_, in_steps_, double(std::max(1L, steps)));
+    p["messages"] = message_report(*s_.comm, halos_, in_steps_, double(std::max(1L, steps_)));
   }
 
  private:
   StepperSetup<L, Real> s_;
   HaloSet<L, Real> halos_;
-  long in_steps_ = 0;
+  long in_steps_ = 0;  // exchanges made by steps (sweeps count one)
+  long steps_ = 0;     // steps made (a restart's run counts from its checkpoint)
 };
 
 template <class L, class Real>
@@ -183,7 +185,7 @@ class Overlapped final : public ExchangePolicy<L, Real> {
     stepper_->restart_cycle();
   }
 
-  void report(Json& p, long) const override {
+  void report(Json& p) const override {
     const Comm& comm = *s_.comm;
     const OverlapTiming& t = stepper_->timing();
     p["overlap"] = overlap_name(stepper_->kind());
@@ -334,7 +336,7 @@ class Stepper {
     for (long s = 0; s < steps;) s += exchange_->step(steps - s, timers);
   }
   void reloaded() { exchange_->reloaded(); }
-  void report(Json& parallel, long steps) const { exchange_->report(parallel, steps); }
+  void report(Json& parallel) const { exchange_->report(parallel); }
 
  private:
   std::unique_ptr<ExchangePolicy<L, Real>> exchange_;

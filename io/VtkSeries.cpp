@@ -116,6 +116,11 @@ std::string VtkSeries::master_name(long step) const {
 
 void VtkSeries::write(long step, double time, const CellFields& piece, const std::array<int, 3>& global_dims,
                       const std::vector<PieceBox>& all_pieces) {
+  write_piece(step, piece, global_dims);
+  publish(step, time, piece, global_dims, all_pieces);
+}
+
+void VtkSeries::write_piece(long step, const CellFields& piece, const std::array<int, 3>& global_dims) {
   check_piece(piece);
   for (int d = 0; d < 3; ++d) {
     if (piece.origin[d] < 0 || piece.origin[d] + piece.dims[d] > global_dims[d])
@@ -127,7 +132,10 @@ void VtkSeries::write(long step, double time, const CellFields& piece, const std
   const std::string vti = (fs::path(directory_) / piece_name(step)).string();
   write_vti(vti, piece);
   files_.push_back(vti);
+}
 
+void VtkSeries::publish(long step, double time, const CellFields& piece, const std::array<int, 3>& global_dims,
+                        const std::vector<PieceBox>& all_pieces) {
   if (rank_ != 0) return;
 
   if (nranks_ > 1) write_pvti(step, piece, global_dims, all_pieces);

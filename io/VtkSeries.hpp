@@ -50,13 +50,19 @@ class VtkSeries {
   // has one, with the same directory/basename. Throws std::invalid_argument on bad rank/nranks.
   VtkSeries(std::string directory, std::string basename, int rank = 0, int nranks = 1);
 
-  // Writes one output. `piece` is this rank's data; `global_dims` the whole domain's cells;
-  // `all_pieces` the (origin, dims) of every rank's piece, indexed by rank — required on rank 0
-  // when nranks > 1 (ignored elsewhere). The .pvti declares the optional arrays
+  // Writes one output: write_piece, then publish. `piece` is this rank's data; `global_dims` the
+  // whole domain's cells; `all_pieces` the (origin, dims) of every rank's piece, indexed by rank —
+  // required on rank 0 when nranks > 1 (ignored elsewhere). The .pvti declares the optional arrays
   // (vorticity_magnitude, flags, extra) that rank 0's piece has: all ranks must provide the same set.
   // Throws std::invalid_argument on inconsistent sizes, std::runtime_error on I/O failure.
   void write(long step, double time, const CellFields& piece, const std::array<int, 3>& global_dims,
              const std::vector<PieceBox>& all_pieces = {});
+  // The two halves, for writers that first agree that every piece was written, so that the .pvd
+  // never lists an output with a piece missing: this piece's .vti; then on rank 0 (nothing
+  // elsewhere) the .pvti joining the pieces and the .pvd entry.
+  void write_piece(long step, const CellFields& piece, const std::array<int, 3>& global_dims);
+  void publish(long step, double time, const CellFields& piece, const std::array<int, 3>& global_dims,
+               const std::vector<PieceBox>& all_pieces = {});
 
   // Continues a series a checkpointed run wrote: the .pvd's entries up to `time` are kept (rank 0;
   // a missing .pvd starts an empty series). Throws std::runtime_error on a .pvd it cannot read.

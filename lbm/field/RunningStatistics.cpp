@@ -11,7 +11,12 @@
 namespace boreas {
 
 namespace {
+// The products' columns as stored (and as checkpoints hold them): xx, yy, zz, xy, xz, yz.
 constexpr int product_axes[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+// The stress components in VTK's order of a symmetric tensor (xx, yy, zz, xy, yz, xz: the
+// component names ParaView gives a 6-component array, and the order its tensor filters read),
+// as product columns.
+constexpr int vtk_symmetric_order[6] = {0, 1, 2, 3, 5, 4};
 }
 
 RunningStatistics::RunningStatistics(long cells)
@@ -34,9 +39,9 @@ template <class Mean, class Products>
 void derive_cell(long i, const Mean& mean, const Products& products, RunningStatistics::HostFields& out) {
   out.mean_density[i] = mean(0);
   for (int a = 0; a < 3; ++a) out.mean_velocity[3 * i + a] = mean(1 + a);
-  for (int k = 0; k < 6; ++k) {
-    const int a = product_axes[k][0], b = product_axes[k][1];
-    out.reynolds_stress[6 * i + k] = products(k) - mean(1 + a) * mean(1 + b);
+  for (int j = 0; j < 6; ++j) {
+    const int k = vtk_symmetric_order[j], a = product_axes[k][0], b = product_axes[k][1];
+    out.reynolds_stress[6 * i + j] = products(k) - mean(1 + a) * mean(1 + b);
   }
   // Rounding can leave a variance of a steady cell a few ulps below zero.
   for (int a = 0; a < 3; ++a) out.rms_velocity[3 * i + a] = std::sqrt(std::max(0.0, out.reynolds_stress[6 * i + a]));

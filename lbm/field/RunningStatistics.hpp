@@ -28,7 +28,7 @@ class RunningStatistics {
     std::vector<double> mean_density;     // one per cell
     std::vector<double> mean_velocity;    // 3 per cell
     std::vector<double> rms_velocity;     // 3 per cell
-    std::vector<double> reynolds_stress;  // 6 per cell: xx, yy, zz, xy, xz, yz
+    std::vector<double> reynolds_stress;  // 6 per cell: xx, yy, zz, xy, yz, xz (VTK's symmetric tensor)
   };
   HostFields host_fields() const;
   // The same fields of cells whose state (state()'s layout) is given: AMR leaves gathered from

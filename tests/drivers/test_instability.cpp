@@ -53,6 +53,25 @@ TEST(Instability, StopsAndKeepsLastGoodState) {
   EXPECT_EQ(report["fields_hash"].get<std::string>(), hash_hex(sim->fields_hash()));
 }
 
+// Speed counts the steps computed, up to the failing one: with no check before it the run falls
+// back to step 0, and its MLUPS were 0 (the steps to the state it ends on).
+TEST(Instability, SpeedCountsTheStepsComputed) {
+  const std::string dir = ::testing::TempDir() + "/boreas_unstable_speed";
+  std::filesystem::remove_all(dir);
+  Config c = blow_up_deck(dir);
+  c.progress_every = c.steps;  // one check, at the end
+  RunOptions quiet;
+  quiet.progress = false;
+  const Json report = run_deck(c, quiet);
+  ASSERT_EQ(report["status"].get<std::string>(), "unstable");
+  EXPECT_EQ(report["steps"].get<std::int64_t>(), 0);
+  const double computed = double(report["instability"]["step"].get<std::int64_t>());
+  EXPECT_EQ(computed, double(c.steps));
+  const double update_s = report["parallel"]["timers"]["slowest_update"].get<double>();
+  ASSERT_GT(update_s, 0);
+  EXPECT_DOUBLE_EQ(report["mlups"].get<double>(), 32.0 * 32.0 * computed / update_s * 1e-6);
+}
+
 // What the run records (time averages, probes) takes only states that pass the check, so the
 // final output and probes.csv hold nothing past the instability (before, samples between the
 // last check and the failing one went in: averages of 1e185, NaN rows).

@@ -18,7 +18,7 @@
 namespace boreas {
 namespace {
 
-constexpr int axes[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+constexpr int axes[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}, {0, 2}};  // VTK's order: xx, yy, zz, xy, yz, xz
 
 // Two-pass reference of a series of host samples (cells x 4, rho, ux, uy, uz per cell).
 struct Reference {

@@ -27,6 +27,7 @@
 
 #include "comm/Mpi.hpp"
 #include "core/Deck.hpp"
+#include "drivers/Checkpointing.hpp"
 #include "drivers/Simulation.hpp"
 #include "lbm/physics/Lattice.hpp"
 
@@ -114,12 +115,11 @@ TEST(HaloMessages, CountedMessagesAndBytesMatchThePlanAndTheClosedForm) {
       const std::string what = std::string(lattice) + " h=" + std::to_string(h);
       const long long exchanges = m["exchanges"].get<std::int64_t>();
       EXPECT_EQ(exchanges, steps / h + 1) << what;  // the cycles completed plus the initial fill
-      EXPECT_EQ(m["counted"].get<std::int64_t>(), m["predicted_per_exchange"].get<std::int64_t>() * exchanges) << what;
-      EXPECT_EQ(m["counted_bytes"].get<std::int64_t>(), m["predicted_bytes_per_exchange"].get<std::int64_t>() * exchanges)
-          << what;
+      EXPECT_EQ(m["counted"].get<double>(), m["predicted_per_exchange"].get<double>() * exchanges) << what;
+      EXPECT_EQ(m["counted_bytes"].get<double>(), m["predicted_bytes_per_exchange"].get<double>() * exchanges) << what;
       const Expected e = std::string(lattice) == "D3Q19" ? closed_form<D3Q19>(p, h) : closed_form<D3Q27>(p, h);
-      EXPECT_EQ(m["predicted_per_exchange"].get<std::int64_t>(), e.messages * size) << what;
-      EXPECT_EQ(m["predicted_bytes_per_exchange"].get<std::int64_t>(), e.values * 8 * size) << what;
+      EXPECT_EQ(m["predicted_per_exchange"].get<double>(), double(e.messages * size)) << what;
+      EXPECT_EQ(m["predicted_bytes_per_exchange"].get<double>(), double(e.values * 8 * size)) << what;
     }
 }
 
@@ -167,6 +167,37 @@ TEST(HaloMessages, OneLayerVariantsMoveOneValuePerCrossRankLink) {
       const long long links = std::string(lattice) == "D3Q19" ? cross_rank_links<D3Q19>(p) : cross_rank_links<D3Q27>(p);
       EXPECT_EQ(m["predicted_bytes"].get<std::int64_t>(), links * 8 * exchanges) << what;
     }
+}
+
+// A run restarted from a checkpoint reports its messages per step over its own steps (they were
+// divided by the checkpoint's step as well: a third of the truth after 2000 + 1000 steps).
+// merged2 exchanges once per two-step sweep, the same plan each time.
+TEST(HaloMessages, PerStepFiguresOfARestartedRunCountItsOwnSteps) {
+  const int size = world_size();
+  ASSERT_GE(size, 2) << "run under mpiexec with at least 2 ranks";
+  const Config c = parse_deck_string(periodic_box("D3Q19", process_grid(size)), "periodic_box", ".",
+                                     {"simulation.kernel=\"merged2\"", "parallel.overlap=\"none\""});
+  const std::string path = ::testing::TempDir() + "/boreas_halo_messages_restart.bchk";
+  auto per_step_is_half_an_exchange = [](const Simulation& sim, const char* what) {
+    const Json m = sim.parallel_report()["messages"];
+    EXPECT_GT(m["predicted_per_exchange"].get<double>(), 0) << what;
+    EXPECT_EQ(m["per_step"].get<double>(), 0.5 * m["predicted_per_exchange"].get<double>()) << what;
+    EXPECT_EQ(m["bytes_per_step"].get<double>(), 0.5 * m["predicted_bytes_per_exchange"].get<double>()) << what;
+  };
+  {
+    auto sim = Simulation::create(c);
+    sim->advance(4);
+    per_step_is_half_an_exchange(*sim, "first run");
+    Json meta = Json::object();
+    meta["step"] = sim->step();
+    meta["signature"] = checkpoint_signature(c);
+    sim->write_checkpoint(path, meta);
+  }
+  auto sim = Simulation::create(c);
+  sim->read_checkpoint(path, open_checkpoint(MPI_COMM_WORLD, c, path));
+  sim->advance(4);
+  ASSERT_EQ(sim->step(), 8);
+  per_step_is_half_an_exchange(*sim, "restarted run");
 }
 
 }  // namespace

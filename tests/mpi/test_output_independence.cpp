@@ -90,6 +90,15 @@ Output read_back(const Config& c, const fs::path& dir, int ranks) {
       out.names.push_back(std::string(stem) + ":" + name);
     }
   }
+  // report.json lists every VTK file in the folder, whichever rank wrote it.
+  std::vector<std::string> listed, on_disk;
+  for (const Json& f : out.report["output_files"]) listed.push_back(fs::path(f.get<std::string>()).filename().string());
+  for (const auto& e : fs::directory_iterator(dir))
+    if (const std::string x = e.path().extension().string(); x == ".vti" || x == ".pvti" || x == ".pvd")
+      on_disk.push_back(e.path().filename().string());
+  std::sort(listed.begin(), listed.end());
+  std::sort(on_disk.begin(), on_disk.end());
+  EXPECT_EQ(listed, on_disk) << dir;
   return out;
 }
 
@@ -195,6 +204,39 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (world_rank == 0) fs::remove_all(root);
+}
+
+// A piece that cannot be written (a folder in its place on the last rank) fails the run on every
+// rank, and the .pvd does not list that output (it listed its .pvti, whose piece was missing, so
+// ParaView failed on the series), while the outputs before it stay listed.
+TEST(OutputSeries, AnOutputWithAPieceMissingIsNotListed) {
+  ensure_mpi_initialized();
+  int world_rank = 0, world_size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  ASSERT_GE(world_size, 2) << "run under mpiexec with at least 2 ranks";
+  long pid = ::getpid();
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const fs::path dir = fs::temp_directory_path() / ("boreas_output_missing_piece_" + std::to_string(pid));
+  Config c = parse_deck_string(decks[0].text, decks[0].name, ".", {"output.vtk=true", "output.every=5", "simulation.steps=10"});
+  c.output_dir = dir.string();
+  char stem[64];
+  std::snprintf(stem, sizeof stem, "%s_%06d", c.name.c_str(), 5);
+  if (world_rank == 0) fs::create_directories(dir / (std::string(stem) + "_" + std::to_string(world_size - 1) + ".vti"));
+  MPI_Barrier(MPI_COMM_WORLD);
+  RunOptions quiet;
+  quiet.progress = false;
+  EXPECT_THROW(run_deck(c, quiet), Error);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank == 0) {
+    std::ifstream in(dir / (c.name + ".pvd"));
+    const std::string pvd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    char first[64];
+    std::snprintf(first, sizeof first, "%s_%06d.pvti", c.name.c_str(), 0);
+    EXPECT_NE(pvd.find(first), std::string::npos) << pvd;
+    EXPECT_EQ(pvd.find(std::string(stem) + ".pvti"), std::string::npos) << pvd;
+    fs::remove_all(dir);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Decks, OutputIndependence, ::testing::Range(0, 4),
