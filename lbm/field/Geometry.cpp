@@ -25,10 +25,59 @@ DomainGeometry::DomainGeometry(const Config& config, std::vector<VoxelRegion> re
                                ? std::make_shared<const HeightMapSolid>(read_height_map(o.file), o.placement)
                                : nullptr);
   }
+  for (std::size_t k = 0; k < obstacles_.size(); ++k) copies_.push_back(periodic_copies(k));
   if (config.voxels) {
     voxel_dims_ = config.voxels->dims;
     voxel_offset_ = config.voxels->offset;
   }
+}
+
+std::vector<std::array<double, 3>> DomainGeometry::periodic_copies(std::size_t k) const {
+  const Obstacle& o = obstacles_[k];
+  constexpr double unbounded = std::numeric_limits<double>::infinity();
+  Vertex lo{-unbounded, -unbounded, -unbounded}, hi{unbounded, unbounded, unbounded};
+  switch (o.shape) {
+    case Obstacle::Shape::Box:
+      lo = o.lo;
+      hi = o.hi;
+      break;
+    case Obstacle::Shape::Sphere:
+    case Obstacle::Shape::Cylinder:
+      for (int d = 0; d < 3; ++d)
+        if (o.shape == Obstacle::Shape::Sphere || d != o.axis) {
+          lo[d] = o.center[d] - o.radius;
+          hi[d] = o.center[d] + o.radius;
+        }
+      break;
+    case Obstacle::Shape::Surface:
+      lo = surfaces_[k]->lo();
+      hi = surfaces_[k]->hi();
+      break;
+    case Obstacle::Shape::HeightMap:
+      lo = height_maps_[k]->lo();
+      hi = height_maps_[k]->hi();
+      break;
+  }
+  // Per axis the shifts whose copy comes within two cells of the domain [-1/2, n - 1/2] (a link's
+  // segment starts up to a cell outside it); none along an unbounded extent (the copy is the
+  // shape), none for an inverted shape (its solid is the outside: it has no copies).
+  std::vector<std::array<double, 3>> copies{{0, 0, 0}};
+  const double reach = 2.0;
+  for (int d = 0; d < 3; ++d) {
+    if (o.invert || !periodic_[d] || cells_[d] == 1 || !std::isfinite(lo[d]) || !std::isfinite(hi[d])) continue;
+    const double n = cells_[d];
+    std::vector<double> shifts;
+    if (lo[d] + n <= n - 0.5 + reach) shifts.push_back(n);
+    if (hi[d] - n >= -0.5 - reach) shifts.push_back(-n);
+    const std::size_t before = copies.size();
+    for (double s : shifts)
+      for (std::size_t i = 0; i < before; ++i) {
+        std::array<double, 3> shifted = copies[i];
+        shifted[d] = s;
+        copies.push_back(shifted);
+      }
+  }
+  return copies;
 }
 
 DomainGeometry::DomainGeometry(const Config& config) : DomainGeometry(config, {}) {
@@ -55,6 +104,12 @@ bool DomainGeometry::wrap(std::array<int, 3>& p) const {
 }
 
 bool DomainGeometry::obstacle_contains(std::size_t k, const std::array<double, 3>& p) const {
+  for (const std::array<double, 3>& s : copies_[k])
+    if (shape_solid(k, {p[0] - s[0], p[1] - s[1], p[2] - s[2]})) return true;
+  return false;
+}
+
+bool DomainGeometry::shape_contains(std::size_t k, const std::array<double, 3>& p) const {
   const Obstacle& o = obstacles_[k];
   bool inside = false;
   switch (o.shape) {
@@ -77,7 +132,7 @@ bool DomainGeometry::obstacle_contains(std::size_t k, const std::array<double, 3
       inside = height_maps_[k]->contains(p);
       break;
   }
-  return inside != o.invert;
+  return inside;
 }
 
 int DomainGeometry::solid_body(const std::array<double, 3>& p, const std::array<int, 3>& voxel) const {
@@ -105,7 +160,7 @@ int DomainGeometry::body_at(int x, int y, int z) const { return body_at_level(0,
 int DomainGeometry::body_at_level(int level, int x, int y, int z) const {
   std::array<int, 3> p{};
   std::array<double, 3> centre{};
-  return level_cell(level, {x, y, z}, p, centre) ? solid_body(centre, p) : -1;
+  return level_cell(level, {x, y, z}, p, centre) ? solid_body(centre, p) : extruded_body(level, {x, y, z}, p);
 }
 
 bool DomainGeometry::level_cell(int level, const std::array<int, 3>& fine, std::array<int, 3>& p,
@@ -168,6 +223,14 @@ bool round_span(const Obstacle& o, int axis, const std::array<double, 3>& a, con
 
 double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>& a,
                                       const std::array<double, 3>& c) const {
+  double first = -1;
+  for (const std::array<double, 3>& s : copies_[k])
+    if (const double t = shape_entry(k, {a[0] - s[0], a[1] - s[1], a[2] - s[2]}, c); t >= 0 && (first < 0 || t < first))
+      first = t;
+  return first;
+}
+
+double DomainGeometry::shape_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const {
   const Obstacle& o = obstacles_[k];
   double enter = 0, leave = 0;
   bool met = false;
@@ -199,11 +262,11 @@ double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>
 double DomainGeometry::bisected_entry(std::size_t k, const std::array<double, 3>& a,
                                       const std::array<double, 3>& c) const {
   const auto at = [&](double t) { return std::array<double, 3>{a[0] + t * c[0], a[1] + t * c[1], a[2] + t * c[2]}; };
-  if (!obstacle_contains(k, at(1.0))) return -1;
+  if (!shape_solid(k, at(1.0))) return -1;
   double out = 0, in = 1;
   for (int i = 0; i < 60 && in - out > 1e-14; ++i) {
     const double mid = 0.5 * (out + in);
-    (obstacle_contains(k, at(mid)) ? in : out) = mid;
+    (shape_solid(k, at(mid)) ? in : out) = mid;
   }
   return in;
 }
@@ -289,11 +352,9 @@ std::optional<std::array<int, 3>> DomainGeometry::reflected_cell(const std::arra
   return x;
 }
 
-std::uint8_t DomainGeometry::flag_at_level(int level, int x, int y, int z) const {
-  std::array<int, 3> p{};
-  std::array<double, 3> centre{};
-  if (level_cell(level, {x, y, z}, p, centre)) return solid_inside(centre, p) ? flag::wall : flag::fluid;
-  int best = -1, beyond = 0;
+int DomainGeometry::ruling_face(const std::array<int, 3>& p, int& beyond) const {
+  int best = -1;
+  beyond = 0;
   for (int d = 0; d < 3; ++d) {
     int face = -1;
     if (p[d] < 0) face = 2 * d;
@@ -302,6 +363,31 @@ std::uint8_t DomainGeometry::flag_at_level(int level, int x, int y, int z) const
     if (face >= 0 && (best < 0 || priority(faces_[face].type) > priority(faces_[best].type)))
       best = face;
   }
+  return best;
+}
+
+int DomainGeometry::extruded_body(int level, const std::array<int, 3>& fine, const std::array<int, 3>& p) const {
+  int beyond = 0;
+  const FaceBC ruling = faces_[ruling_face(p, beyond)].type;
+  if (ruling == FaceBC::Wall || ruling == FaceBC::FreeSlip) return -1;  // a wall already; a mirror
+  // The domain's cell at the end of the ghost's column through the faces (2D: z is one layer).
+  std::array<int, 3> inside = fine;
+  for (int d = 0; d < 3; ++d) {
+    const int n = d == 2 && cells_[2] == 1 ? 1 : cells_[d] << level;
+    if (beyond >> d & 1) inside[d] = std::min(std::max(inside[d], 0), n - 1);
+  }
+  std::array<int, 3> q{};
+  std::array<double, 3> centre{};
+  return level_cell(level, inside, q, centre) ? solid_body(centre, q) : -1;
+}
+
+std::uint8_t DomainGeometry::flag_at_level(int level, int x, int y, int z) const {
+  std::array<int, 3> p{};
+  std::array<double, 3> centre{};
+  if (level_cell(level, {x, y, z}, p, centre)) return solid_inside(centre, p) ? flag::wall : flag::fluid;
+  if (extruded_body(level, {x, y, z}, p) >= 0) return flag::wall;
+  int beyond = 0;
+  const int best = ruling_face(p, beyond);
   // A free-slip face yields to all others: here every face the cell lies beyond is free-slip, and
   // a link through it is reflected along each of their axes.
   if (faces_[best].type == FaceBC::FreeSlip) return flag::make(flag::free_slip, beyond);

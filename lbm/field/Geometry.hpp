@@ -2,6 +2,11 @@
 // The global geometry of a deck: which cell is fluid, solid, or a boundary of which kind, at any
 // global coordinate, ghost positions outside the domain included (periodic axes wrap). Every
 // rank evaluates it for its own block and ghosts, so no flags are ever communicated.
+// Obstacles repeat across periodic faces (a shape over one is whole on both sides, as in the
+// periodic array the deck describes; inverted shapes do not repeat), and continue through open
+// faces (inlet, outlet, outflow, moving wall) as the extrusion of the domain's boundary cells: a
+// ghost beyond such faces is a wall where the cell inside the domain at the end of its column is
+// solid, as a resting wall face wins over those faces along their edges.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -43,12 +48,14 @@ class DomainGeometry {
 
   std::uint8_t flag_at(int x, int y, int z) const;
   // The flag of cell (x, y, z) of refinement level `level` (2^level cells per level-0 cell and
-  // axis; AMR, amr/): outside the domain the face flags, inside obstacles tested at the cell's
-  // centre in level-0 cell-centre coordinates and voxels by the level-0 cell holding it.
+  // axis; AMR, amr/): outside the domain the face flags (or a wall where an obstacle continues
+  // through an open face), inside obstacles tested at the cell's centre in level-0 cell-centre
+  // coordinates and voxels by the level-0 cell holding it.
   std::uint8_t flag_at_level(int level, int x, int y, int z) const;
   // The body holding level-0 cell (x, y, z) (periodic axes wrapped): the index of the first deck
   // obstacle that contains it, then obstacles().size() for a solid voxel; -1 for a fluid cell or
-  // one outside the domain. Bodies are what the forces of lbm/field/BodyForces.hpp act on.
+  // one outside the domain, unless an obstacle continues through the open faces it lies beyond.
+  // Bodies are what the forces of lbm/field/BodyForces.hpp act on.
   int body_at(int x, int y, int z) const;
   // The same for a cell of AMR level `level` (2^level cells per level-0 cell and axis), tested at
   // its centre as flag_at_level does.
@@ -97,9 +104,25 @@ class DomainGeometry {
   // Level-`level` cell `fine`: its level-0 cell p (periodic axes wrapped) and its centre in level-0
   // coordinates; false (centre unset) when p lies outside the domain.
   bool level_cell(int level, const std::array<int, 3>& fine, std::array<int, 3>& p, std::array<double, 3>& centre) const;
+  // The face whose condition rules level-0 cell p outside the domain (the strongest of those it
+  // lies beyond) and, in `beyond`, a bit per axis along which it lies outside.
+  int ruling_face(const std::array<int, 3>& p, int& beyond) const;
+  // The body an obstacle continuing through the open faces of level-`level` cell `fine` (outside
+  // the domain, beyond level-0 cell p) puts there; -1: none, or a face that is not open rules.
+  int extruded_body(int level, const std::array<int, 3>& fine, const std::array<int, 3>& p) const;
+  // The shifts of obstacle k's periodic copies (copies_).
+  std::vector<std::array<double, 3>> periodic_copies(std::size_t k) const;
+  // Whether obstacle k (its periodic copies included) holds point p.
   bool obstacle_contains(std::size_t k, const std::array<double, 3>& p) const;
-  // Where the segment a + t c, t in [0, 1], from outside obstacle k first enters it; < 0: never.
+  // The same for the deck's shape alone, and the solid it bounds (the outside when inverted).
+  bool shape_contains(std::size_t k, const std::array<double, 3>& p) const;
+  bool shape_solid(std::size_t k, const std::array<double, 3>& p) const {
+    return shape_contains(k, p) != obstacles_[k].invert;
+  }
+  // Where the segment a + t c, t in [0, 1], from outside obstacle k (or its periodic copies) first
+  // enters it; < 0: never. shape_entry: the deck's shape alone.
   double obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const;
+  double shape_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const;
   // The same by bisection of the inside test between the segment's outside and inside ends.
   double bisected_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const;
 
@@ -111,6 +134,9 @@ class DomainGeometry {
   // Per obstacle: its solid when it comes from a file (shared by copies), else null.
   std::vector<std::shared_ptr<const SurfaceSolid>> surfaces_;
   std::vector<std::shared_ptr<const HeightMapSolid>> height_maps_;
+  // Per obstacle: the shifts (multiples of the domain along periodic axes, {0, 0, 0} first) of
+  // its copies that reach the domain or within two cells of it.
+  std::vector<std::vector<std::array<double, 3>>> copies_;
   std::vector<VoxelRegion> voxels_;
   std::array<int, 3> voxel_dims_{}, voxel_offset_{};
 };

@@ -180,4 +180,16 @@ bool HeightMapSolid::contains(const Vertex& p) const {
   return p[2] <= at_.offset[2] + at_.scale * top;
 }
 
+Vertex HeightMapSolid::lo() const {
+  return {at_.offset[0] + at_.scale * map_.x0, at_.offset[1] + at_.scale * map_.y0,
+          -std::numeric_limits<double>::infinity()};
+}
+
+Vertex HeightMapSolid::hi() const {
+  double top = -std::numeric_limits<double>::infinity();  // NODATA cells are -inf
+  for (double h : map_.heights) top = std::max(top, h);
+  return {at_.offset[0] + at_.scale * (map_.x0 + map_.ncols * map_.cell_size),
+          at_.offset[1] + at_.scale * (map_.y0 + map_.nrows * map_.cell_size), at_.offset[2] + at_.scale * top};
+}
+
 }  // namespace boreas

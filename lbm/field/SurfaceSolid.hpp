@@ -52,6 +52,9 @@ class HeightMapSolid {
  public:
   HeightMapSolid(HeightMap map, const Placement& placement) : map_(std::move(map)), at_(placement) {}
   bool contains(const Vertex& p) const;
+  // The box holding the solid (unbounded below).
+  Vertex lo() const;
+  Vertex hi() const;
 
  private:
   HeightMap map_;
