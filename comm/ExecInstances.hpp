@@ -3,11 +3,17 @@
 // packs, the interior kernel and unpacks can run concurrently; on host backends the instances
 // are default-constructed and the same code runs in order. The only backend-specific code of
 // the overlap layer lives here.
+// The streams are non-blocking: Kokkos 3.4's default instance runs on CUDA's legacy default
+// stream, which waits for all work on ordinary streams before it starts, so an interior kernel on
+// it would wait for every pack launched before it (no overlap at all). The overlap code orders
+// the streams with fences alone (comm/Overlap.hpp step_streams, amr/AmrLattice.inl).
 #include <Kokkos_Core.hpp>
 
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "core/Error.hpp"
 #include "core/Types.hpp"
 
 namespace boreas {
@@ -28,7 +34,8 @@ class ExecInstances {
 #if defined(KOKKOS_ENABLE_CUDA)
       if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
         cudaStream_t stream;
-        cudaStreamCreate(&stream);
+        if (const cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); e != cudaSuccess)
+          throw Error(std::string("cannot create a CUDA stream for the overlap: ") + cudaGetErrorString(e));
         streams_.push_back(stream);
         spaces_.push_back(Kokkos::Cuda(stream));
         continue;

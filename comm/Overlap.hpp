@@ -380,8 +380,10 @@ class OverlapStepper {
       }
       halo_->unpack_local(f);
     };
-    // On devices the interior runs on the default instance while the packs drain on theirs; on
-    // host backends kernels return only when done, so the sends must go out first.
+    // On devices the interior runs on the default instance while the packs drain on theirs
+    // (non-blocking streams: nothing orders them but fences; compute_group fenced the boundary
+    // cells the packs read, and the interior writes none of them); on host backends kernels
+    // return only when done, so the sends must go out first.
     if (exec_is_host) send_all();
     const auto t_interior = Clock::now();
     compute([](const StepRegions& r) -> const StepRegions::Range& { return r.interior; });
