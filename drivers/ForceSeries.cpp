@@ -40,11 +40,16 @@ double strouhal_number(const std::vector<long>& steps, const std::vector<double>
   // A steady symmetric wake's lift is rounding noise (1e-13 in double, 1e-6 in float), which
   // crosses its mean at random: no frequency to report.
   if (stats.rms < min_oscillation) return std::numeric_limits<double>::quiet_NaN();
-  const double mean = stats.mean;
+  const double mean = stats.mean, band = 0.5 * stats.rms;
   std::vector<double> crossings;
+  bool below = false;  // since the last crossing counted, the lift was below mean - band
   for (std::size_t i = first + 1; i < lift.size(); ++i) {
     const double a = lift[i - 1] - mean, b = lift[i] - mean;
-    if (a < 0 && b >= 0) crossings.push_back(double(steps[i - 1]) + (double(steps[i]) - double(steps[i - 1])) * a / (a - b));
+    below = below || a < -band;
+    if (below && a < 0 && b >= 0) {
+      crossings.push_back(double(steps[i - 1]) + (double(steps[i]) - double(steps[i - 1])) * a / (a - b));
+      below = false;
+    }
   }
   if (crossings.size() < 3) return std::numeric_limits<double>::quiet_NaN();
   const double period = (crossings.back() - crossings.front()) / double(crossings.size() - 1);

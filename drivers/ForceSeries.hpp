@@ -23,8 +23,10 @@ struct CoefficientStats {
 CoefficientStats second_half_stats(const std::vector<double>& values);
 
 // Strouhal number f L / U of `lift` (a coefficient) sampled at `steps`, from the upward crossings
-// of its mean in the second half (linearly interpolated); NaN with fewer than three crossings or an
-// RMS below min_oscillation there.
+// of its mean in the second half (linearly interpolated), each counted once the lift has been
+// below the mean by half its RMS since the last (hysteresis: ripples on the crossings, such as
+// pressure waves on a shedding wake's lift, do not count as periods); NaN with fewer than three
+// crossings or an RMS below min_oscillation there.
 constexpr double min_oscillation = 1e-4;
 double strouhal_number(const std::vector<long>& steps, const std::vector<double>& lift, double length,
                        double velocity);
