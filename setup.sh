@@ -9,7 +9,7 @@
 # Kokkos 3.4.01). Installs go to $BOREAS_DEPS/kokkos-<flavor> (default ~/.cache/boreas); the
 # CMake presets find them through BOREAS_KOKKOS_FLAVOR. Re-running is cheap: every step is
 # skipped when its result is already there.
-set -euo pipefail
+set -Eeuo pipefail  # -E: the ERR trap below names the failed step inside functions too
 
 KOKKOS_VERSION=3.4.01
 SCRIPT_NAME=$(basename "$0")
@@ -207,8 +207,10 @@ else
     say "extracting packages/kokkos and packages/kokkos-kernels from $(basename "$tarball")"
     rm -rf "$SRC/extract" "$KOKKOS_SRC" "$KK_SRC"
     mkdir -p "$SRC/extract"
+    # A tarball that does not extract (a download cut short) is removed, so that the next run
+    # downloads it again instead of failing on it for good.
     tar -xf "$tarball" -C "$SRC/extract" --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*' \
-        || die "extracting kokkos from $tarball"
+        || { rm -f "$tarball"; die "extracting kokkos from $tarball (removed; run setup.sh again to download it anew)"; }
     top=$(ls -d "$SRC"/extract/*/ | head -n 1)
     mv "$top/packages/kokkos" "$KOKKOS_SRC"
     mv "$top/packages/kokkos-kernels" "$KK_SRC"
@@ -225,7 +227,7 @@ timed "Kokkos sources" "$t0"
 # that GPU; later Kokkos releases accept it. Refuse only code newer than the device, as CUDA does.
 CUDA_ARCH_PATCH="ptx on newer majors"
 cuda_instance="$KOKKOS_SRC/core/src/Cuda/Kokkos_Cuda_Instance.cpp"
-sed -i 's/if (compiled_major != cudaProp.major || compiled_minor > cudaProp.minor) {/if (compiled_major > cudaProp.major ||\n        (compiled_major == cudaProp.major \&\& compiled_minor > cudaProp.minor)) {/' \
+grep -q 'compiled_major > cudaProp.major' "$cuda_instance" || sed -i 's/if (compiled_major != cudaProp.major || compiled_minor > cudaProp.minor) {/if (compiled_major > cudaProp.major ||\n        (compiled_major == cudaProp.major \&\& compiled_minor > cudaProp.minor)) {/' \
     "$cuda_instance"
 grep -q 'compiled_major > cudaProp.major' "$cuda_instance" || die "could not patch the architecture check in $cuda_instance"
 
@@ -306,7 +308,11 @@ if [[ $WITH_CUDA == 1 ]]; then
             -DKokkos_ENABLE_OPENMP=OFF "-DKokkos_ARCH_${spec##*:}=ON" "${shared[@]}"
         wrapper="$DEPS/kokkos-$flavor/bin/nvcc_wrapper"
         [[ -x $wrapper ]] || die "Kokkos did not install $wrapper"
-        sed -i 's/NVCC_WRAPPER_DEFAULT_COMPILER:-"g++"}/NVCC_WRAPPER_DEFAULT_COMPILER:-"g++-11"}/' "$wrapper"
+        # Only once: ccache knows a compiler by its modification time, and a rewrite on every run
+        # (sed -i writes a new file) made every CUDA compile of the next build miss the cache.
+        if grep -q 'NVCC_WRAPPER_DEFAULT_COMPILER:-"g++"}' "$wrapper"; then
+            sed -i 's/NVCC_WRAPPER_DEFAULT_COMPILER:-"g++"}/NVCC_WRAPPER_DEFAULT_COMPILER:-"g++-11"}/' "$wrapper"
+        fi
         FLAVORS+=("$flavor")
     done
 fi
@@ -324,5 +330,8 @@ for f in "${FLAVORS[@]}"; do
 done
 if [[ $WITH_CUDA == 1 ]]; then
     say "CUDA builds: export NVCC_WRAPPER_DEFAULT_COMPILER=g++-11 (the cuda-* presets do this)"
+fi
+if [[ $DEPS != "${BOREAS_DEPS:-$HOME/.cache/boreas}" ]]; then
+    say "the CMake presets look in \${BOREAS_DEPS:-~/.cache/boreas}: export BOREAS_DEPS=$DEPS before cmake"
 fi
 say "done"

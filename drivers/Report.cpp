@@ -388,10 +388,17 @@ std::string summary_text(const Json& r) {
         (*u)["time_simulated_s"].get<double>(), wall, (*u)["real_time_speed"].get<double>(), c["ratio"].get<double>(),
         c["cfl"].get<double>(), c["dt_sim_s"].get<double>(), c["dt_real_s"].get<double>());
   }
+  // AMR's amr_* parts inside their total "amr", so that the percentages add up to 100.
   out += "  time:";
-  for (const auto& [category, seconds] : r["timing_s"].items())
-    add(" %s %.3g s (%.0f%%)", category.c_str(), seconds.get<double>(),
-        wall > 0 ? 100 * seconds.get<double>() / wall : 0.0);
+  const Json& timing = r["timing_s"];
+  for (const auto& [category, seconds] : timing.items()) {
+    if (category.rfind("amr_", 0) == 0) continue;
+    add(" %s %.3g s (%.0f%%", category.c_str(), seconds.get<double>(), wall > 0 ? 100 * seconds.get<double>() / wall : 0.0);
+    if (category == "amr")
+      for (const char* part : {"interpolation", "restriction", "regrid"})
+        if (const Json* s = member(timing, std::string("amr_") + part)) add(", %s %.3g s", part, s->get<double>());
+    out += ")";
+  }
   out += "\n";
   const Json* p = member(r, "parallel");
   if (p && p->contains("time_per_step_s")) {  // several ranks

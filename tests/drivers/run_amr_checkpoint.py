@@ -119,7 +119,7 @@ def main(argv):
     stopped = tmp / "signal"
     proc = subprocess.Popen(cmd(stopped, "simulation.steps=100000000", "output.every=0", "output.vtk=false",
                                 "output.progress_every=150", quiet=False),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
     seen = []
     while True:
         line = proc.stderr.readline()
@@ -130,7 +130,7 @@ def main(argv):
     try:
         _, err = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)  # the run and any ranks it started
         err = "no exit 120 s after the signal"
     r = report(stopped)
     step = r.get("steps", -1)

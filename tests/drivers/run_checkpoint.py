@@ -21,6 +21,7 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 - An error on one rank alone ends every rank (no hang in a collective).
 Prints one line per check; exits non-zero if any fails.
 """
+import os
 import pathlib
 import shlex
 import shutil
@@ -152,7 +153,8 @@ def main(argv):
         out = tmp / f"signal_{label}"
         proc = subprocess.Popen(cmd(out, "simulation.steps=100000000", "output.every=0", "output.vtk=false",
                                     "output.progress_every=500", ranks=ranks, quiet=False),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=MPI_ENV)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=MPI_ENV,
+                                start_new_session=True)
         # The first progress line: the run is stepping, its handlers installed.
         seen = []
         while True:
@@ -165,7 +167,7 @@ def main(argv):
             _, err = proc.communicate(timeout=120)
             err = "".join(seen) + err
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # mpiexec and its ranks (a kill of mpiexec alone leaves them running)
             check(f"{label}: the run stops", False, "no exit 120 s after the signal")
             return
         r = report(out) if (out / "report.json").exists() else {}
