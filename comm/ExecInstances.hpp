@@ -6,7 +6,8 @@
 // The streams are non-blocking: Kokkos 3.4's default instance runs on CUDA's legacy default
 // stream, which waits for all work on ordinary streams before it starts, so an interior kernel on
 // it would wait for every pack launched before it (no overlap at all). The overlap code orders
-// the streams with fences alone (comm/Overlap.hpp step_streams, amr/AmrLattice.inl).
+// the streams with fences alone (comm/Overlap.hpp step_streams; the AMR levels' streams case,
+// amr/AmrLattice.inl, fences each phase for its timers, so there the packs finish first).
 #include <Kokkos_Core.hpp>
 
 #include <string>

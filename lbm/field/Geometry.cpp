@@ -221,12 +221,14 @@ bool round_span(const Obstacle& o, int axis, const std::array<double, 3>& a, con
 
 }  // namespace
 
-double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>& a,
-                                      const std::array<double, 3>& c) const {
+double DomainGeometry::obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c,
+                                      std::array<double, 3>& copy) const {
   double first = -1;
   for (const std::array<double, 3>& s : copies_[k])
-    if (const double t = shape_entry(k, {a[0] - s[0], a[1] - s[1], a[2] - s[2]}, c); t >= 0 && (first < 0 || t < first))
+    if (const double t = shape_entry(k, {a[0] - s[0], a[1] - s[1], a[2] - s[2]}, c); t >= 0 && (first < 0 || t < first)) {
       first = t;
+      copy = s;
+    }
   return first;
 }
 
@@ -284,11 +286,13 @@ WallCrossing DomainGeometry::wall_crossing_at_level(int level, const std::array<
   const std::array<double, 3> a{end[0] - c[0], end[1] - c[1], end[2] - c[2]};
   double best = 2;
   std::size_t closer = obstacles_.size();
+  std::array<double, 3> copy{}, shift{};  // of the periodic copy met
   for (std::size_t k = 0; k < obstacles_.size(); ++k) {
-    const double t = obstacle_entry(k, a, c);
+    const double t = obstacle_entry(k, a, c, copy);
     if (t >= 0 && t < best) {
       best = t;
       closer = k;
+      shift = copy;
     }
   }
   if (closer == obstacles_.size()) return w;  // a voxel (or a segment no surface was found on)
@@ -298,7 +302,9 @@ WallCrossing DomainGeometry::wall_crossing_at_level(int level, const std::array<
   w.quadratic = o.quadratic();
   if (o.angular_velocity != 0) {
     const int ax = o.axis, b = (ax + 1) % 3, e = (ax + 2) % 3;
-    const double pb = a[b] + w.fraction * c[b] - o.center[b], pe = a[e] + w.fraction * c[e] - o.center[e];
+    // About the axis of the copy the link meets.
+    const double pb = a[b] + w.fraction * c[b] - (o.center[b] + shift[b]);
+    const double pe = a[e] + w.fraction * c[e] - (o.center[e] + shift[e]);
     w.velocity[b] = -o.angular_velocity * pe;
     w.velocity[e] = o.angular_velocity * pb;
   }
@@ -370,11 +376,15 @@ int DomainGeometry::extruded_body(int level, const std::array<int, 3>& fine, con
   int beyond = 0;
   const FaceBC ruling = faces_[ruling_face(p, beyond)].type;
   if (ruling == FaceBC::Wall || ruling == FaceBC::FreeSlip) return -1;  // a wall already; a mirror
-  // The domain's cell at the end of the ghost's column through the faces (2D: z is one layer).
+  // The domain's cell at the end of the ghost's column through the open faces, and its mirror
+  // image across free-slip faces (2D: z is one layer).
   std::array<int, 3> inside = fine;
   for (int d = 0; d < 3; ++d) {
-    const int n = d == 2 && cells_[2] == 1 ? 1 : cells_[d] << level;
-    if (beyond >> d & 1) inside[d] = std::min(std::max(inside[d], 0), n - 1);
+    if (!(beyond >> d & 1)) continue;
+    const int n = d == 2 && cells_[2] == 1 ? 1 : cells_[d] << level, low = inside[d] < 0;
+    if (faces_[2 * d + (low ? 0 : 1)].type == FaceBC::FreeSlip)
+      inside[d] = low ? -inside[d] - 1 : 2 * n - 1 - inside[d];
+    inside[d] = std::min(std::max(inside[d], 0), n - 1);  // deeper than the domain: its last cell
   }
   std::array<int, 3> q{};
   std::array<double, 3> centre{};

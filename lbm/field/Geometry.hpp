@@ -120,8 +120,10 @@ class DomainGeometry {
     return shape_contains(k, p) != obstacles_[k].invert;
   }
   // Where the segment a + t c, t in [0, 1], from outside obstacle k (or its periodic copies) first
-  // enters it; < 0: never. shape_entry: the deck's shape alone.
-  double obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const;
+  // enters it; < 0: never. `copy`: the shift of the copy it enters. shape_entry: the deck's shape
+  // alone.
+  double obstacle_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c,
+                        std::array<double, 3>& copy) const;
   double shape_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const;
   // The same by bisection of the inside test between the segment's outside and inside ends.
   double bisected_entry(std::size_t k, const std::array<double, 3>& a, const std::array<double, 3>& c) const;

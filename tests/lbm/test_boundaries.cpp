@@ -225,17 +225,18 @@ TEST(Boundaries, ObstacleVolumes) {
   EXPECT_NEAR(disc / (pi * R * R), 1.0, 0.03);
 }
 
-// A cylinder over a periodic face is whole on both sides, as in the periodic array of cylinders
-// the deck describes: its cells, bodies and wall fractions (every cell and ghost) are those of
-// the same cylinder half a period on, shifted, and so is the force of a flow driven through it
-// (the part beyond the face was cut off: 20 of its 30 cells solid).
+// A turning cylinder over a periodic face is whole on both sides, as in the periodic array of
+// cylinders the deck describes: its cells, bodies, wall fractions and wall velocities (every cell
+// and ghost) are those of the same cylinder half a period on, shifted, and so are the drag and
+// lift of a flow driven through it (the part beyond the face was cut off: 20 of its 30 cells
+// solid; then its copy turned about the original's axis, a domain away: lift 100x).
 TEST(Boundaries, ObstacleOverAPeriodicFaceIsWholeOnBothSides) {
   auto at = [](double x) {
     return deck("[simulation]\nsteps = 400\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [16, 12]\n"
                 "[physics]\ntau = 0.8\nforce = [1e-5, 0]\n[parallel]\nghost_width = 2\n"
                 "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n"
                 "[[obstacle]]\nshape = \"cylinder\"\ncenter = [" + std::to_string(x) + ", 5.7]\nradius = 3.1\n"
-                "bounce_back = \"interpolated\"\ninterpolation = \"quadratic\"\n");
+                "bounce_back = \"interpolated\"\ninterpolation = \"quadratic\"\nangular_velocity = 0.005\n");
   };
   const Config seam = at(0.25), middle = at(8.25);
   const DomainGeometry a(seam), b(middle);
@@ -249,19 +250,21 @@ TEST(Boundaries, ObstacleOverAPeriodicFaceIsWholeOnBothSides) {
       for (int q = 1; q < D2Q9::Q; ++q) {
         const std::array<int, 3> c{D2Q9::c(q, 0), D2Q9::c(q, 1), 0};
         if (a.body_at(x + c[0], y + c[1], 0) != 0) continue;
-        EXPECT_NEAR(a.wall_crossing_at_level(0, {x, y, 0}, c).fraction,
-                    b.wall_crossing_at_level(0, {x + 8, y, 0}, c).fraction, 1e-13) << x << ", " << y << " q " << q;
+        const WallCrossing wa = a.wall_crossing_at_level(0, {x, y, 0}, c), wb = b.wall_crossing_at_level(0, {x + 8, y, 0}, c);
+        EXPECT_NEAR(wa.fraction, wb.fraction, 1e-13) << x << ", " << y << " q " << q;
+        for (int d = 0; d < 2; ++d) EXPECT_NEAR(wa.velocity[d], wb.velocity[d], 1e-15) << x << ", " << y << " q " << q;
       }
     }
   EXPECT_EQ(solid, 30);  // cell centres within 3.1 of (8.25, 5.7) (20 before: the seam cut it)
   auto force = [](const Config& c) {
     auto sim = Simulation::create(c);
     sim->advance(c.steps);
-    return two_step_mean_forces(*sim)[0][0];
+    return two_step_mean_forces(*sim)[0];
   };
-  const double fa = force(seam), fb = force(middle);
-  EXPECT_GT(fb, 0);
-  EXPECT_NEAR(fa, fb, 1e-9 * fb);
+  const std::array<double, 3> fa = force(seam), fb = force(middle);
+  EXPECT_GT(fb[0], 0);
+  EXPECT_GT(std::abs(fb[1]), 1e-3 * fb[0]);  // the turning cylinder's lift
+  for (int d = 0; d < 2; ++d) EXPECT_NEAR(fa[d], fb[d], 1e-9 * fb[0]) << "force " << d;
 }
 
 // An obstacle that meets an inlet or outlet continues through it: a channel whose lower wall is
@@ -290,6 +293,14 @@ TEST(Boundaries, ObstacleThroughAnInletAndOutletIsAWallThere) {
     }
   }
   EXPECT_GT(flux, 0.25);
+  // Beyond an inlet and a free-slip face the extension is the mirror image across the free-slip
+  // face: two ghosts deep, (-1, -2) mirrors (0, 1), which a box holds, and (-1, -1) mirrors the
+  // fluid cell (0, 0).
+  const DomainGeometry mirrored(channel(8, "[boundary.y_min]\ntype = \"free_slip\"\n[[obstacle]]\nshape = \"box\"\n"
+                                           "lo = [0, 0.5]\nhi = [3, 1.5]\n"));
+  EXPECT_EQ(mirrored.flag_at(-1, -2, 0), flag::wall);
+  EXPECT_EQ(mirrored.body_at(-1, -2, 0), 0);
+  EXPECT_EQ(flag::kind(mirrored.flag_at(-1, -1, 0)), flag::inlet);
 }
 
 TEST(Boundaries, VoxelFileMatchesAnalyticBox) {
