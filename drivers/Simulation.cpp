@@ -669,7 +669,6 @@ Json run_deck(const Config& config, const RunOptions& options) {
 
   Json instability;
   if (status == "unstable") {
-    const long bad_step = reached;
     sim->restore_state();
     statistics = std::move(good_statistics);
     sampling = good_sampling;
@@ -693,10 +692,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
                    "  hint: tau = %.6g; stability needs tau well above 0.5 (raise the resolution or lower\n"
                    "  Re) and a small lattice Mach number (lower the lattice velocity).\n"
                    "  Writing the last good state, step %ld (checkpoint %s).\n",
-                   bad_step, bad.bad_density, cell[0], cell[1], cell[2], config.tau, sim->step(),
+                   reached, bad.bad_density, cell[0], cell[1], cell[2], config.tau, sim->step(),
                    good_checkpoint.c_str());
     instability = Json::object();
-    instability["step"] = bad_step;
+    instability["step"] = reached;
     instability["cell"] = Json::array({cell[0], cell[1], cell[2]});
     instability["density"] = bad.bad_density;
     instability["last_good_step"] = sim->step();

@@ -132,9 +132,10 @@ class Blocking final : public ExchangePolicy<L, Real> {
     t0 = std::chrono::steady_clock::now();
     s_.exchange(halos_);
     timers.add("boundaries", seconds_since(t0));
+    const long made = sweep ? k : 1;
     ++in_steps_;
-    steps_ += sweep ? k : 1;
-    return sweep ? k : 1;
+    steps_ += made;
+    return made;
   }
   void reloaded() override { s_.exchange(halos_); }
 
