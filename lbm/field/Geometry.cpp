@@ -160,7 +160,10 @@ int DomainGeometry::body_at(int x, int y, int z) const { return body_at_level(0,
 int DomainGeometry::body_at_level(int level, int x, int y, int z) const {
   std::array<int, 3> p{};
   std::array<double, 3> centre{};
-  return level_cell(level, {x, y, z}, p, centre) ? solid_body(centre, p) : extruded_body(level, {x, y, z}, p);
+  if (level_cell(level, {x, y, z}, p, centre)) return solid_body(centre, p);
+  int beyond = 0;
+  const int ruling = ruling_face(p, beyond);
+  return extruded_body(level, {x, y, z}, ruling, beyond);
 }
 
 bool DomainGeometry::level_cell(int level, const std::array<int, 3>& fine, std::array<int, 3>& p,
@@ -372,10 +375,9 @@ int DomainGeometry::ruling_face(const std::array<int, 3>& p, int& beyond) const 
   return best;
 }
 
-int DomainGeometry::extruded_body(int level, const std::array<int, 3>& fine, const std::array<int, 3>& p) const {
-  int beyond = 0;
-  const FaceBC ruling = faces_[ruling_face(p, beyond)].type;
-  if (ruling == FaceBC::Wall || ruling == FaceBC::FreeSlip) return -1;  // a wall already; a mirror
+int DomainGeometry::extruded_body(int level, const std::array<int, 3>& fine, int ruling, int beyond) const {
+  const FaceBC type = faces_[ruling].type;
+  if (type == FaceBC::Wall || type == FaceBC::FreeSlip) return -1;  // a wall already; a mirror
   // The domain's cell at the end of the ghost's column through the open faces, and its mirror
   // image across free-slip faces (2D: z is one layer).
   std::array<int, 3> inside = fine;
@@ -395,9 +397,9 @@ std::uint8_t DomainGeometry::flag_at_level(int level, int x, int y, int z) const
   std::array<int, 3> p{};
   std::array<double, 3> centre{};
   if (level_cell(level, {x, y, z}, p, centre)) return solid_inside(centre, p) ? flag::wall : flag::fluid;
-  if (extruded_body(level, {x, y, z}, p) >= 0) return flag::wall;
   int beyond = 0;
   const int best = ruling_face(p, beyond);
+  if (extruded_body(level, {x, y, z}, best, beyond) >= 0) return flag::wall;
   // A free-slip face yields to all others: here every face the cell lies beyond is free-slip, and
   // a link through it is reflected along each of their axes.
   if (faces_[best].type == FaceBC::FreeSlip) return flag::make(flag::free_slip, beyond);

@@ -108,8 +108,9 @@ class DomainGeometry {
   // lies beyond) and, in `beyond`, a bit per axis along which it lies outside.
   int ruling_face(const std::array<int, 3>& p, int& beyond) const;
   // The body an obstacle continuing through the open faces of level-`level` cell `fine` (outside
-  // the domain, beyond level-0 cell p) puts there; -1: none, or a face that is not open rules.
-  int extruded_body(int level, const std::array<int, 3>& fine, const std::array<int, 3>& p) const;
+  // the domain; `ruling` and `beyond` as ruling_face gives them) puts there; -1: none, or a face
+  // that is not open rules.
+  int extruded_body(int level, const std::array<int, 3>& fine, int ruling, int beyond) const;
   // The shifts of obstacle k's periodic copies (copies_).
   std::vector<std::array<double, 3>> periodic_copies(std::size_t k) const;
   // Whether obstacle k (its periodic copies included) holds point p.
