@@ -1899,8 +1899,24 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     // height map under the ground).
     const bool from_file = ob.shape == Obstacle::Shape::Surface || ob.shape == Obstacle::Shape::HeightMap;
     const Obstacle& tested = from_file ? surface_bounds[k] : ob;
+    // The shape repeats one period away across periodic faces (DomainGeometry::periodic_copies):
+    // a copy in the domain makes it solid there.
+    std::vector<Obstacle> copies{tested};
+    for (int d = 0; d < dims; ++d) {
+      if (cfg.faces[2 * d].type != FaceBC::Periodic) continue;
+      const std::size_t before = copies.size();
+      for (double shift : {-double(cfg.cells[d]), double(cfg.cells[d])})
+        for (std::size_t i = 0; i < before; ++i) {
+          Obstacle copy = copies[i];
+          copy.lo[d] += shift;
+          copy.hi[d] += shift;
+          copy.center[d] += shift;
+          copies.push_back(copy);
+        }
+    }
     bool holds = false;
-    for (int level = 0; level <= finest && !holds; ++level) holds = holds_no_cell_centre(tested, cfg.cells, dims, level).empty();
+    for (int level = 0; level <= finest && !holds; ++level)
+      for (const Obstacle& copy : copies) holds = holds || holds_no_cell_centre(copy, cfg.cells, dims, level).empty();
     if (holds) continue;
     const std::string why = holds_no_cell_centre(tested, cfg.cells, dims, 0);
     if (from_file)

@@ -936,6 +936,13 @@ TEST(DeckErrors, InputThatWouldMeasureNothing) {
   EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [12, 4, 4]\nradius = 4.5\n"),
                   "obstacle[0]: the sphere holds no cell centre of the domain: the nearest lies 5 cells from its");
   EXPECT_EQ(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [12, 4, 4]\nradius = 5\n"), "");
+  // Across periodic faces the shape repeats one period away (lbm/field/Geometry.cpp): its copy at
+  // x = 12 - 8 = 4 holds centres. Two periods away it has no copy.
+  const std::string x_periodic = "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n";
+  EXPECT_EQ(error_of(head + p + x_periodic + "[[obstacle]]\nshape = \"sphere\"\ncenter = [12, 4, 4]\nradius = 4.5\n"), "");
+  EXPECT_EQ(error_of(head + p + x_periodic + "[[obstacle]]\nshape = \"box\"\nlo = [-3, 0, 0]\nhi = [-2, 7, 7]\n"), "");
+  EXPECT_CONTAINS(error_of(head + p + x_periodic + "[[obstacle]]\nshape = \"sphere\"\ncenter = [20, 4, 4]\nradius = 4.5\n"),
+                  "obstacle[0]: the sphere holds no cell centre of the domain");
   EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"cylinder\"\ncenter = [4, -3, 99]\nradius = 2.5\naxis = \"z\"\n"),
                   "obstacle[0]: the cylinder holds no cell centre");
   // Inverted, it is solid everywhere but the cylinder: accepted.
