@@ -1078,7 +1078,10 @@ bool surface_obstacle(Checker& c, const Tbl& ot, int dims, const std::string& ba
     bounds.shape = Obstacle::Shape::Box;
     bounds.lo[d] = a;
     bounds.hi[d] = b;
-    if (b < -0.5 || a > cfg.cells[d] - 0.5) {
+    // Across periodic faces the solid repeats one period away (lbm/field/Geometry.cpp).
+    const double n = cfg.cells[d];
+    const auto outside = [&](double shift) { return b + shift < -0.5 || a + shift > n - 0.5; };
+    if (outside(0) && (cfg.faces[2 * d].type != FaceBC::Periodic || (outside(n) && outside(-n)))) {
       c.at(ot.get("file"), ot.key("file") + ": the solid of '" + ob.file + "' lies outside the domain along " +
                                "xyz"[d] + ": it spans " + fmt(a) + " to " + fmt(b) + " in cell coordinates, the domain " +
                                "-0.5 to " + fmt(cfg.cells[d] - 0.5) + " (check scale and offset)");

@@ -576,6 +576,12 @@ TEST_F(SurfaceGeometry, DeckRefusesUnusableSurfaceObstacles) {
   EXPECT_NO_THROW(deck(file_obstacle("stl", "between.stl", 1, {0, 0, 0}) + "[amr]\nmax_level = 1\n", {24, 20, 16}));
   const Config solid = deck(file_obstacle("stl", "box.stl", 1, {0, 0, 0}));
   EXPECT_EQ(DomainGeometry(solid).flag_at(2, 2, 2), flag::wall);
+  // One period beyond a periodic face (x: 24 cells) the box's copy lies at 1 to 3: accepted, solid.
+  const std::string x_periodic = "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n";
+  const Config beyond = deck(x_periodic + file_obstacle("stl", "box.stl", 1, {24, 0, 0}));
+  EXPECT_EQ(DomainGeometry(beyond).flag_at(2, 2, 2), flag::wall);
+  EXPECT_NE(errors(x_periodic + file_obstacle("stl", "box.stl", 1, {48, 0, 0})).find("lies outside the domain along x"),
+            std::string::npos);
 }
 
 }  // namespace
