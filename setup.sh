@@ -252,8 +252,9 @@ build_kokkos() {
     local flavor=$1; shift
     local prefix="$DEPS/kokkos-$flavor" bld="$DEPS/build/kokkos-$flavor"
     local stamp="$prefix/.boreas-stamp" want t0 t1
-    want="kokkos $KOKKOS_VERSION | kernels required | $* | ${KK_FLAGS[*]}"
-    [[ $flavor == cuda-* ]] && want+=" | $CUDA_ARCH_PATCH"
+    # The compilers' versions too: an upgraded g++ or CUDA toolkit rebuilds the cached libraries.
+    want="kokkos $KOKKOS_VERSION | kernels required | $* | ${KK_FLAGS[*]} | $(${CXX:-c++} --version | head -n 1)"
+    [[ $flavor == cuda-* ]] && want+=" | $CUDA_ARCH_PATCH | $(g++-11 --version | head -n 1) | $(nvcc --version | tail -n 2 | head -n 1)"
     PHASE="building Kokkos ($flavor)"
     if [[ -n $(kokkos_config_file "$prefix") && -f $stamp && $(head -n 1 "$stamp") == "$want" ]]; then
         say "kokkos-$flavor up to date ($prefix)"

@@ -8,7 +8,8 @@
 //     by the set's reach plus 2 (halo plans look one link beyond the ghosts), wrapped across
 //     periodic faces into at most 8 disjoint boxes.
 // No rank ever holds the whole file; the flags are those of the serial reader (tested on 1-8
-// ranks, tests/mpi/test_voxel_input.cpp).
+// ranks, tests/mpi/test_voxel_input.cpp). AMR runs use that serial reader on every rank
+// (drivers/AmrRun.cpp): the forest is built from the geometry before any block is owned.
 #include <mpi.h>
 
 #include <vector>

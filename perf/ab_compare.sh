@@ -8,26 +8,31 @@
 # run, with "build": "A" or "B" and the round) go to OUT.jsonl.
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n '2,7p' "$0"; exit 2; }
-A=$1 B=$2 OUT=${3:-/dev/null}
+A=$1 B=$2 OUT=${3:-}
 KERNELS=${KERNELS:-"aa ab_pull"} SIZES=${SIZES:-"128 256"} ROUNDS=${ROUNDS:-3}
 STEPS=${STEPS:-10} REPEATS=${REPEATS:-3}
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
-: > "$OUT.tmp"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+: > "$tmp/runs.jsonl"
 for round in $(seq 1 "$ROUNDS"); do
   for size in $SIZES; do
     for kernel in $KERNELS; do
       order="A B"; (( round % 2 == 0 )) && order="B A"  # alternate who runs first
       for build in $order; do
         exe=$A; [[ $build == B ]] && exe=$B
-        line=$("$exe" --size "$size" --kernel "$kernel" --steps "$STEPS" --repeats "$REPEATS" 2>/dev/null | tail -1)
+        # A failing bench names itself and shows its error (set -e would end the script silently).
+        "$exe" --size "$size" --kernel "$kernel" --steps "$STEPS" --repeats "$REPEATS" >"$tmp/out" 2>"$tmp/err" || {
+          echo "ab_compare.sh: $build ($exe --size $size --kernel $kernel) failed:" >&2; cat "$tmp/err" >&2; exit 1; }
+        line=$(grep '^{' "$tmp/out" | tail -1)
         python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["build"]=sys.argv[2]; d["round"]=int(sys.argv[3]); d["load"]=open("/proc/loadavg").read().split()[:3]; print(json.dumps(d))' \
-          "$line" "$build" "$round" >> "$OUT.tmp"
+          "$line" "$build" "$round" >> "$tmp/runs.jsonl"
       done
     done
   done
 done
-[[ $OUT == /dev/null ]] || cp "$OUT.tmp" "$OUT"
-python3 - "$OUT.tmp" <<'PY'
+[[ -z $OUT ]] || cp "$tmp/runs.jsonl" "$OUT"
+python3 - "$tmp/runs.jsonl" <<'PY'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
 cases = sorted({(r["kernel"], r["n_cells"]) for r in runs}, key=lambda c: (c[1], c[0]))
@@ -41,4 +46,3 @@ for k, n in cases:
     print(f"| {k} | {side}^3 | {statistics.median(a):.1f} | {statistics.median(b):.1f} | "
           f"{statistics.median(b) / statistics.median(a):.3f} | {' '.join(per)} |")
 PY
-rm -f "$OUT.tmp"

@@ -61,7 +61,7 @@ for round in $(seq 1 "$ROUNDS"); do
 for l in sys.stdin:
     if not l.startswith("{"): continue
     d = json.loads(l)
-    if d.get("kind") == "kernel": print(json.dumps({"case": "bench_ab_pull", "size": d["cells"][0], "mlups": d["mlups"], "stream_copy_gbs": d["stream_copy_gbs"], "copy_fraction": d["copy_fraction"]}))' \
+    if d.get("kind") == "kernel": print(json.dumps({"case": "bench_ab_pull", "size": d["cells"][0], "mlups": d["mlups"], "copy_traffic_gbs": d["copy_traffic_gbs"], "copy_fraction": d["copy_fraction"]}))' \
     | tee -a "$OUT" >> "$tmp/runs.jsonl"
 done
 python3 - "$tmp/runs.jsonl" "$SIZE" <<'PY'
@@ -72,7 +72,7 @@ updates = int(sys.argv[2]) ** 3
 bench = [r for r in runs if r["case"] == "bench_ab_pull"]
 dense = med(r["mlups"] for r in bench)
 print(f"boreas-bench ab_pull: {dense:.1f} MLUPS, {med(r['copy_fraction'] for r in bench):.0%} of the "
-      f"{med(r['stream_copy_gbs'] for r in bench):.1f} GB/s STREAM copy it measured")
+      f"{med(r['copy_traffic_gbs'] for r in bench):.1f} GB/s of traffic of the STREAM copy it measured")
 print("| case | step MLUPS (lbm timer) | x dense | step + ghost copies MLUPS | x dense | runs |")
 print("|---|---|---|---|---|---|")
 for case in ["uniform", "leaves_4", "leaves_8", "leaves_16"]:

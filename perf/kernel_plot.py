@@ -55,7 +55,7 @@ def main():
         ax.set_title(f"D3Q19 {precision}, {rows[0]['backend']} x{rows[0]['threads']}")
         ax.axhline(1.0, color="grey", lw=0.8, ls="--")
         ax.grid(axis="y", alpha=0.3)
-    axes[0].set_ylabel("MLUPS x two-lattice bytes / copy bandwidth")
+    axes[0].set_ylabel("fraction of the variant's own roofline")
     handles, labels = {}, {}
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):

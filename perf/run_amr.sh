@@ -7,10 +7,15 @@
 # Env: ROUNDS (3).
 set -euo pipefail
 [[ $# -ge 1 ]] || { sed -n '2,7p' "$0"; exit 2; }
-BIN=$1/bin OUT=${2:-/dev/null} ROUNDS=${ROUNDS:-3}
+BIN=$(cd "$1" && pwd)/bin OUT=${2:+$(realpath -m "$2")} ROUNDS=${ROUNDS:-3}
+cd "$(dirname "$0")/.."  # the decks' paths are the repository's
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 : > "$tmp/runs.jsonl"
+run() {  # a failing run names itself and shows its output (set -e would end the script silently)
+  "$@" >"$tmp/log" 2>&1 || { echo "run_amr.sh: failed: $*" >&2; tail -n 20 "$tmp/log" >&2; exit 1; }
+}
 record() {  # name, report.json
   python3 - "$1" "$2" >> "$tmp/runs.jsonl" <<'PY'
 import json, sys
@@ -23,22 +28,23 @@ print(json.dumps({"case": sys.argv[1], "mlups": r["mlups"], "steps": r["steps"],
 PY
 }
 for round in $(seq 1 "$ROUNDS"); do
-  "$BIN/boreas" inputs/cavity2d_amr.toml -q --output-dir "$tmp/c" --set output.vtk=false >/dev/null 2>&1
+  run "$BIN/boreas" inputs/cavity2d_amr.toml -q --output-dir "$tmp/c" --set output.vtk=false
   record cavity2d_amr "$tmp/c/report.json"
   # The uniform grid at cavity2d_amr's finest spacing (128^2), as many steps of that spacing.
-  "$BIN/boreas" inputs/cavity2d_re100.toml -q --output-dir "$tmp/u" --set output.vtk=false \
-    --set 'domain.cells=[128,128]' --set physics.length=128 --set simulation.steps=12000 >/dev/null 2>&1
+  run "$BIN/boreas" inputs/cavity2d_re100.toml -q --output-dir "$tmp/u" --set output.vtk=false \
+    --set 'domain.cells=[128,128]' --set physics.length=128 --set simulation.steps=12000
   record cavity2d_uniform128 "$tmp/u/report.json"
-  "$BIN/boreas" inputs/cylinder2d_amr.toml -q --output-dir "$tmp/y" --set output.vtk=false \
-    --set simulation.steps=4000 >/dev/null 2>&1
+  run "$BIN/boreas" inputs/cylinder2d_amr.toml -q --output-dir "$tmp/y" --set output.vtk=false \
+    --set simulation.steps=4000
   record cylinder2d_amr "$tmp/y/report.json"
-  "$BIN/boreas-bench" --lattice D2Q9 --size 128x128x1 --kernel ab_pull --steps 200 --repeats 3 2>/dev/null | \
-    python3 -c 'import json,sys
-for l in sys.stdin:
+  run "$BIN/boreas-bench" --lattice D2Q9 --size 128x128x1 --kernel ab_pull --steps 200 --repeats 3
+  python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    if not l.startswith("{"): continue  # Kokkos may print warnings
     d = json.loads(l)
-    if d.get("kind") == "kernel": print(json.dumps({"case": "bench_ab_pull_128x128", "mlups": d["mlups"], "stream_copy_gbs": d["stream_copy_gbs"], "copy_fraction": d["copy_fraction"], "bytes_per_update": d["bytes_per_update"]}))' >> "$tmp/runs.jsonl"
+    if d.get("kind") == "kernel": print(json.dumps({"case": "bench_ab_pull_128x128", "mlups": d["mlups"], "copy_traffic_gbs": d["copy_traffic_gbs"], "copy_fraction": d["copy_fraction"], "bytes_per_update": d["bytes_per_update"]}))' "$tmp/log" >> "$tmp/runs.jsonl"
 done
-[[ $OUT == /dev/null ]] || cp "$tmp/runs.jsonl" "$OUT"
+[[ -z $OUT ]] || cp "$tmp/runs.jsonl" "$OUT"
 python3 - "$tmp/runs.jsonl" <<'PY'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
@@ -53,8 +59,8 @@ for case in dict.fromkeys(r["case"] for r in runs):
         t = rs[len(rs) // 2]["timing_s"]
         tot = t["lbm"] + t["amr"]
         share = f'{t["lbm"] / tot:.0%} / {t["amr"] / tot:.0%}'
-    extra = f', copy {statistics.median(r["stream_copy_gbs"] for r in rs):.1f} GB/s' if "stream_copy_gbs" in rs[0] else ""
+    extra = (f', copy traffic {statistics.median(r["copy_traffic_gbs"] for r in rs):.1f} GB/s'
+             if "copy_traffic_gbs" in rs[0] else "")
     print(f"| {case} | {m:.1f}{extra} | {statistics.median(eq):.1f} | {share} | {len(rs)} |" if eq else
           f"| {case} | {m:.1f}{extra} | – | {share} | {len(rs)} |")
 PY
-rm -rf "$tmp"

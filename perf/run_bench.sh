@@ -8,6 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build/bench}"
 shift || true
+[ -f "$build/CMakeCache.txt" ] || { echo "run_bench.sh: $build is not configured (cmake --preset bench)" >&2; exit 1; }
 threads="${THREADS:-2}" steps="${STEPS:-20}" repeats="${REPEATS:-5}"
 
 # Reconfigure so that the binary records the current commit.

@@ -32,15 +32,15 @@ done
 echo "wrote $out"
 python3 - "$out" <<'PY'
 import json, sys, statistics
-rows = [d for d in map(json.loads, open(sys.argv[1])) if d["kind"] == "kernel"]
+rows = [d for d in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")) if d["kind"] == "kernel"]
 merged = lambda k: k.startswith("merged")
 for r in sorted({d["round"] for d in rows}):
     print(f"round {r}")
-    best_single = max(d["mlups"] for d in rows if d["round"] == r and not merged(d["kernel"]))
+    best_single = max((d["mlups"] for d in rows if d["round"] == r and not merged(d["kernel"])), default=None)
     for d in (d for d in rows if d["round"] == r):
-        ratio = f"  {d['mlups'] / best_single:.2f}x best single step" if merged(d["kernel"]) else ""
+        ratio = f"  {d['mlups'] / best_single:.2f}x best single step" if merged(d["kernel"]) and best_single else ""
         print(f"  {d['kernel']:<11} {d['mlups']:7.1f} MLUPS  {d['roofline_fraction']:.2f} of its roofline"
-              f"  {d['copy_fraction']:.2f} of the copy's traffic (copy {d['stream_copy_gbs']:.1f} GB/s){ratio}")
+              f"  {d['copy_fraction']:.2f} of the copy's traffic ({d['copy_traffic_gbs']:.1f} GB/s){ratio}")
 for k in dict.fromkeys(d["kernel"] for d in rows):
     m = [d["mlups"] for d in rows if d["kernel"] == k]
     print(f"median {k:<11} {statistics.median(m):7.1f} MLUPS over {len(m)} rounds")

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <iterator>
 #include <stdexcept>
 
 #include "core/Error.hpp"
@@ -82,15 +81,20 @@ std::vector<std::array<double, 3>> DomainGeometry::periodic_copies(std::size_t k
 
 DomainGeometry::DomainGeometry(const Config& config) : DomainGeometry(config, {}) {
   if (!config.voxels) return;
-  std::ifstream in(config.voxels->path, std::ios::binary);
+  std::ifstream in(config.voxels->path, std::ios::binary | std::ios::ate);
   if (!in) throw Error("cannot open voxel file '" + config.voxels->path + "'");
+  // The size first, then one read: a wrong file is refused before anything is allocated.
+  const std::streamoff size = in.tellg();
+  const std::size_t expected = static_cast<std::size_t>(voxel_dims_[0]) * voxel_dims_[1] * voxel_dims_[2];
+  if (size < 0 || static_cast<std::size_t>(size) != expected)
+    throw Error("voxel file '" + config.voxels->path + "' has " + std::to_string(size) + " bytes, expected " +
+                std::to_string(expected));
   VoxelRegion all;
   all.hi = voxel_dims_;
-  all.voxels.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  const std::size_t expected = static_cast<std::size_t>(voxel_dims_[0]) * voxel_dims_[1] * voxel_dims_[2];
-  if (all.voxels.size() != expected)
-    throw Error("voxel file '" + config.voxels->path + "' has " + std::to_string(all.voxels.size()) +
-                " bytes, expected " + std::to_string(expected));
+  all.voxels.resize(expected);
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(all.voxels.data()), static_cast<std::streamsize>(expected)))
+    throw Error("cannot read the " + std::to_string(expected) + " bytes of voxel file '" + config.voxels->path + "'");
   voxels_.push_back(std::move(all));
 }
 

@@ -4,14 +4,19 @@
 Bars: median MLUPS per D3Q19 kernel, double and float. Lines: what the memory allows a kernel that
 moves 2 x 19 populations per update (MLUPS = bandwidth / bytes per update) at the bandwidth of
 the binary's own copy kernel and of Kokkos::deep_copy (cudaMemcpy), both measured by the same
-run, and issue 16's FP32 target (18,000 MLUPS on an H100). Prints the table it plots.
+run, and issue 16's FP32 target (18,000 MLUPS on an H100). Prints the table it plots. Merged
+kernels are named with their merge form (slabs, or tiles: CUDA's default); lines of the default
+tile only (the `sweeps` phase's other tiles and AoSoA bundles are left out); a kernel measured in
+several lines shows the median of their MLUPS.
 Where the file holds `launch_bounds` lines (run.sh's `bounds` phase), also OUT-shapes.png: per
 step and precision, MLUPS per step form (full, plain, split), launch bound and shape (Kokkos's
 RangePolicy block, teams of 128 / 256 threads in cell order or a team per row), against the same
 deep_copy line and issue 16's targets; and their table.
 """
+import collections
 import json
 import os
+import statistics
 import sys
 
 import matplotlib
@@ -25,27 +30,30 @@ def main():
     png = sys.argv[2] if len(sys.argv) > 2 else os.path.splitext(path)[0] + ".png"
     lines = [json.loads(line) for line in open(path) if line.strip()]
     shapes = [r for r in lines if r.get("kind") == "launch_bounds"]
-    rows = [r for r in lines if r.get("kind") == "kernel" and r["lattice"] == "D3Q19" and r["layout"] == "soa"
-            and r.get("merge_form", "slabs") == "slabs" and r["mlups"] > 100]
+    rows = [r for r in lines if r.get("kind") == "kernel" and r["lattice"] == "D3Q19" and r["layout"] == "soa"]
+    if rows:  # the tile most lines ran with: the default one
+        default_tile = collections.Counter(r["tile"] for r in rows).most_common(1)[0][0]
+        rows = [r for r in rows if r["tile"] == default_tile]
     if shapes:
         plot_shapes(shapes, rows, os.path.splitext(png)[0] + "-shapes.png")
     if not rows:
         return
-    kernels = list(dict.fromkeys(r["kernel"] for r in rows))
+    kernels = list(dict.fromkeys(kernel_name(r) for r in rows))
     fig, ax = plt.subplots(figsize=(9, 4.5))
     width = 0.38
-    print("| kernel | precision | MLUPS | GB/s moved | / copy kernel | / deep_copy |")
-    print("|---|---|---|---|---|---|")
+    print("| kernel | precision | MLUPS (median) | GB/s moved | / copy kernel | / deep_copy | lines |")
+    print("|---|---|---|---|---|---|---|")
     for i, (precision, colour) in enumerate([("double", "tab:blue"), ("float", "tab:orange")]):
         ys = []
         for k in kernels:
-            hit = [r for r in rows if r["kernel"] == k and r["precision"] == precision]
-            ys.append(hit[0]["mlups"] if hit else 0)
+            hit = [r for r in rows if kernel_name(r) == k and r["precision"] == precision]
+            mlups = statistics.median(r["mlups"] for r in hit) if hit else 0
+            ys.append(mlups)
             if hit:
                 r = hit[0]
-                moved = r["mlups"] * r["variant_bytes_per_update"] / 1e3
-                print(f"| {k} | {precision} | {r['mlups']:.0f} | {moved:.0f} | {r['copy_fraction']:.2f} | "
-                      f"{r['deep_copy_fraction']:.2f} |")
+                moved = mlups * r["variant_bytes_per_update"] / 1e3
+                print(f"| {k} | {precision} | {mlups:.0f} | {moved:.0f} | {moved / r['copy_traffic_gbs']:.2f} | "
+                      f"{moved / r['deep_copy_gbs']:.2f} | {len(hit)} |")
         refs = [r for r in rows if r["precision"] == precision]
         if not refs:  # one precision measured only
             continue
@@ -58,13 +66,17 @@ def main():
     ax.axhline(18000, color="black", ls="--", lw=0.8, label="issue 16 FP32 target 18,000")
     ax.set_xticks([x + width / 2 for x in range(len(kernels))])
     ax.set_xticklabels(kernels)
-    ax.set_ylabel("MLUPS (median of 5 x 20 steps)")
+    ax.set_ylabel(f"MLUPS (median of {rows[0]['repeats']} x {rows[0]['steps']} steps)")
     ax.set_title(f"boreas-bench D3Q19 {rows[0]['cells'][0]}^3, {device_name(rows[0])}, {rows[0]['git_commit']}")
     ax.legend(fontsize=7, loc="upper left", ncol=2)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print(f"\nwrote {png}")
+
+
+def kernel_name(r):
+    return f"{r['kernel']} {r['merge_form']}" if "merge_form" in r else r["kernel"]
 
 
 def bytes_per_update(precision):  # a D3Q19 two-lattice step: 19 populations read and written
