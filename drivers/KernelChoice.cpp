@@ -2,6 +2,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -66,13 +69,40 @@ Json read_cache(const std::string& file) {
   return Json::object();
 }
 
+// Runs on one node share the file: each writes its own temporary (the last rename wins; an entry
+// lost so is tried again). A path in the key that is not UTF-8 is written with replacement
+// characters (that problem is then tried on every run, not refused after its trial).
 void write_cache(const std::string& file, const Json& cache) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
-  const std::string tmp = file + ".tmp";
-  std::ofstream(tmp) << cache.dump(2) << "\n";
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) std::fprintf(stderr, "boreas: warning: could not write kernel cache %s\n", file.c_str());
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << cache.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+    out.close();
+    if (out) std::filesystem::rename(tmp, file, ec);
+    if (!out || ec) {
+      std::filesystem::remove(tmp, ec);
+      std::fprintf(stderr, "boreas: warning: could not write kernel cache %s\n", file.c_str());
+    }
+  }
+}
+
+// Why a cache entry cannot be taken as it is (an edited file, another version's names), or "".
+std::string malformed_entry(const Json& entry) {
+  const Json* kernel = member(entry, "kernel");
+  const auto& names = known_kernels();
+  if (!kernel || !kernel->is_string() || std::find(names.begin(), names.end(), kernel->get<std::string>()) == names.end())
+    return "\"kernel\" names no variant";
+  const Json* tile = member(entry, "tile");
+  if (!tile || !tile->is_number_integer() || tile->get<std::int64_t>() < 2 || tile->get<std::int64_t>() > (1 << 20))
+    return "\"tile\" is not an integer from 2 to 2^20";
+  const Json* layout = member(entry, "layout");
+  if (layout && !(layout->is_string() && (layout->get<std::string>() == storage_layout_name(StorageLayout::SoA) ||
+                                          layout->get<std::string>() == storage_layout_name(StorageLayout::AoSoA))))
+    return std::string("\"layout\" is neither \"") + storage_layout_name(StorageLayout::SoA) + "\" nor \"" +
+           storage_layout_name(StorageLayout::AoSoA) + "\"";
+  return "";
 }
 
 }  // namespace
@@ -110,13 +140,15 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   const Json* own_hit = member(cache, key);
   const std::string hit_text = world.broadcast(own_hit ? own_hit->dump() : std::string());
   const Json hit = hit_text.empty() ? Json() : Json::parse(hit_text);
-  const Json* cached = member(hit, "kernel");
-  // An entry naming no known variant (a cache from another version), or one that cannot take the
-  // overlap strategy the deck names, is tried anew.
+  // An entry that is malformed, or that cannot take the overlap strategy the deck names, is tried anew.
+  const std::string malformed = hit.is_null() ? "" : malformed_entry(hit);
+  if (!malformed.empty() && rank == 0)
+    std::fprintf(stderr, "boreas: warning: kernel cache %s: the entry for this problem is not used (%s); trying the variants\n",
+                 file.c_str(), malformed.c_str());
   const std::optional<Scheme> cached_scheme =
-      cached && cached->is_string() ? parse_scheme(cached->get<std::string>()) : std::nullopt;
+      hit.is_null() || !malformed.empty() ? std::nullopt : parse_scheme(hit["kernel"].get<std::string>());
   if (cached_scheme && (!par.overlap_required || cached_scheme->steps_in_parts())) {
-    choice.kernel = cached->get<std::string>();
+    choice.kernel = hit["kernel"].get<std::string>();
     choice.tile = int(hit["tile"].get<std::int64_t>());
     const Json* layout = member(hit, "layout");
     choice.layout = layout && layout->get<std::string>() == storage_layout_name(StorageLayout::AoSoA) ? StorageLayout::AoSoA

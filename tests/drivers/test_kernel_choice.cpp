@@ -1,7 +1,7 @@
 // simulation.kernel = "auto" (drivers/KernelChoice.hpp): a trial picks one of the variants and
 // caches it under a key of machine and problem; the run is bitwise the run of ab_pull (every
 // variant is), the second run reads the cache, a different problem gets its own trial, and an
-// unreadable cache is ignored rather than trusted.
+// unreadable cache or a malformed entry is ignored rather than trusted.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -9,6 +9,8 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -130,6 +132,43 @@ TEST_F(KernelChoiceTest, UnreadableCacheIsIgnored) {
   Json choice;
   run(automatic, &choice);
   EXPECT_EQ(choice["source"].get<std::string>(), "trial");
+}
+
+// An entry the run cannot take as it is (an edited cache, another version's names; "auto" made
+// the run choose again from the same entry until its stack overflowed) is tried anew, and the
+// new trial's entry replaces it.
+TEST_F(KernelChoiceTest, MalformedEntriesAreTriedAnew) {
+  const Config automatic = parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\""});
+  const std::uint64_t expected = run(parse_deck_string(deck, "auto_deck", "."));
+  run(automatic);  // writes this problem's entry
+  const auto read = [&] { return Json::parse(std::ifstream(kernel_choice_cache_file())); };
+  const std::string key = read().begin().key();
+  const std::vector<std::pair<std::string, Json>> edits = {
+      {"kernel", "auto"}, {"kernel", 3}, {"tile", nullptr}, {"tile", 1}, {"tile", 2.5}, {"layout", 3}, {"layout", "aos"}};
+  for (const auto& [field, value] : edits) {
+    Json cache = read();
+    if (value.is_null()) cache[key].erase(field);
+    else cache[key][field] = value;
+    std::ofstream(kernel_choice_cache_file()) << cache.dump();
+    Json choice;
+    EXPECT_EQ(run(automatic, &choice), expected) << field << " " << value.dump();
+    EXPECT_EQ(choice["source"].get<std::string>(), "trial") << field << " " << value.dump();
+    EXPECT_EQ(read()[key]["kernel"], choice["chosen"]) << field << " " << value.dump();
+  }
+}
+
+// The key holds the voxel file's path; one that is not UTF-8 is written, not thrown on after the trial.
+TEST_F(KernelChoiceTest, PathsThatAreNotUtf8AreWritten) {
+  const std::filesystem::path voxels = dir_ / "lat\xe9" / "box.raw";
+  std::filesystem::create_directories(voxels.parent_path());
+  std::ofstream(voxels, std::ios::binary) << std::string(16 * 12 * 10, '\0');
+  const std::string text = std::string(deck) + "[geometry]\nvoxel_file = \"box.raw\"\ndims = [16, 12, 10]\n";
+  const std::string base = voxels.parent_path().string();
+  const std::uint64_t expected = run(parse_deck_string(text, "auto_deck", base));
+  Json choice;
+  EXPECT_EQ(run(parse_deck_string(text, "auto_deck", base, {"simulation.kernel=\"auto\""}), &choice), expected);
+  EXPECT_EQ(choice["source"].get<std::string>(), "trial");
+  EXPECT_TRUE(std::filesystem::exists(kernel_choice_cache_file()));
 }
 
 }  // namespace
