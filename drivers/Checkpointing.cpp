@@ -110,28 +110,26 @@ std::vector<std::string> list_checkpoints(const Config& config) {
   return paths;
 }
 
-void prune_checkpoints(const Config& config, long step) {
-  std::vector<std::string> older;  // up to `step`: later ones belong to a run this one restarted before
-  for (const auto& [at, path] : checkpoints_by_step(config))
-    if (at <= step) older.push_back(path);
+void prune_checkpoints(const Config& config) {
+  const std::vector<std::string> all = list_checkpoints(config);
   const std::size_t keep = static_cast<std::size_t>(config.checkpoint.keep);
   std::error_code ec;
-  for (std::size_t i = 0; i + keep < older.size(); ++i) {
-    fs::remove(older[i], ec);
-    fs::remove(statistics_path(older[i]), ec);
+  for (std::size_t i = 0; i + keep < all.size(); ++i) {
+    fs::remove(all[i], ec);
+    fs::remove(statistics_path(all[i]), ec);
   }
 }
 
 namespace {
 // set_aside_earlier_checkpoints on rank 0: the files moved, and where.
-int move_earlier_checkpoints(const Config& config, std::string& into) {
+int move_earlier_checkpoints(const Config& config, long after_step, std::string& into) {
   const fs::path dir = checkpoint_directory(config);
   std::vector<fs::path> files;  // <name>_step<digits>.bchk, and .bchk.statistics, .bchk.tmp, ...
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     const std::size_t end = name.find(extension);
-    if (end != std::string::npos && step_of(name.substr(0, end + extension.size()), config.name) >= 0 &&
+    if (end != std::string::npos && step_of(name.substr(0, end + extension.size()), config.name) > after_step &&
         entry.is_regular_file(ec))
       files.push_back(entry.path());
   }
@@ -153,17 +151,20 @@ int move_earlier_checkpoints(const Config& config, std::string& into) {
 }
 }  // namespace
 
-void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config) {
+void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config, long first_step, bool restarted) {
   std::string error;
   if (Comm(comm).rank() == 0) {
     try {
       std::string into;
-      if (const int moved = move_earlier_checkpoints(config, into); moved > 0)
+      const std::string which = restarted ? "files after step " + std::to_string(first_step) + " (this run's start)"
+                                          : "files";
+      if (const int moved = move_earlier_checkpoints(config, restarted ? first_step : -1, into); moved > 0)
         std::fprintf(stderr,
-                     "boreas: warning: %s held %d checkpoint files of an earlier run of '%s': moved to %s (continue "
+                     "boreas: warning: %s held %d checkpoint %s of an earlier run of '%s': moved to %s (continue "
                      "that run with --restart %s/<file> --output-dir <another directory>; --restart latest "
                      "continues this one)\n",
-                     checkpoint_directory(config).c_str(), moved, config.name.c_str(), into.c_str(), into.c_str());
+                     checkpoint_directory(config).c_str(), moved, which.c_str(), config.name.c_str(), into.c_str(),
+                     into.c_str());
     } catch (const Error& e) {
       error = e.what();
     }
@@ -367,7 +368,7 @@ bool Checkpoints::write(long step, bool root, Json meta,
     if (root) std::fprintf(stderr, "boreas: warning: no checkpoint at step %ld: %s\n", step, e.what());
     return false;
   }
-  if (root) prune_checkpoints(config_, step);
+  if (root) prune_checkpoints(config_);
   seconds_ += seconds_since(t0);
   written_.push_back(path);
   return true;

@@ -31,14 +31,15 @@ Json statistics_header(MPI_Comm comm, const std::string& checkpoint, const Sampl
                        int cell_bytes, std::string& why);
 // This deck's checkpoints, oldest first (by step), temporary files of interrupted writes left out.
 std::vector<std::string> list_checkpoints(const Config& config);
-// Removes all but the newest `checkpoint.keep` of those up to `step` (rank 0 only); newer ones,
-// left by a run this one restarted before their step, stay.
-void prune_checkpoints(const Config& config, long step);
-// A run that starts from step 0 moves the checkpoints an earlier run of this deck left in its
-// directory (their averages and interrupted writes with them) into <directory>/earlier_<UTC time>,
-// so that `--restart latest` continues this run, never the earlier one, and nothing is lost.
-// Rank 0 moves them and says so; an Error on every rank if they cannot move. Collective.
-void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config);
+// Removes all but the newest `checkpoint.keep` of this deck's checkpoints (rank 0 only).
+void prune_checkpoints(const Config& config);
+// A run moves the checkpoints an earlier run of this deck left in its directory that are not its
+// own past (their averages and interrupted writes with them) into <directory>/earlier_<UTC time>,
+// so that `--restart latest` continues this run, never the earlier one, and nothing is lost: a
+// run from step 0 all of them, a `restarted` one those after its `first_step` (an earlier run went
+// on past the checkpoint this one continues). Rank 0 moves them and says so; an Error on every
+// rank if they cannot move. Collective.
+void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config, long first_step, bool restarted);
 
 // What decides the continuation: the deck as parsed without what may change between a run and
 // its restart (steps, output, kernel and its tuning, parallel layout, checkpoint policy).

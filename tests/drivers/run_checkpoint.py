@@ -15,7 +15,8 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
   moved a probe whose probes.csv rows it would continue.
 - Averages beside a checkpoint that belong to another checkpoint of that step start again.
 - A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
-  --restart latest continues the new run; the earlier one continues from where they went.
+  --restart latest continues the new run; the earlier one continues from where they went. A
+  restart sets aside those after its step.
 - A checkpoint that cannot be written is a warning; the run completes.
 - An unstable run checkpoints its last good state.
 - An error on one rank alone ends every rank (no hang in a collective).
@@ -147,6 +148,24 @@ def main(argv):
         check("the earlier run continues from where it was set aside (into another directory)",
               p.returncode == 0 and report(elsewhere).get("restarted_from", {}).get("statistics_continued") is True,
               p.stderr[-400:])
+
+    # --- a restart from a checkpoint before an earlier run's last one sets aside the later ones:
+    # --restart latest then continues this run (it took the earlier run's step 300: a gap in the
+    # CSV series from this run's end to 300)
+    branch = tmp / "branch"
+    run(branch, "simulation.steps=300", "checkpoint.every=100")
+    p = run(branch, "simulation.steps=250", "checkpoint.every=100",
+            restart=str(branch / "checkpoints" / "cavity3d_step00000200.bchk"))
+    aside = sorted((branch / "checkpoints").glob("earlier_*"))
+    check("a restart moves the earlier run's checkpoints after its step aside, with a warning",
+          p.returncode == 0 and "checkpoint files after step 200 (this run's start) of an earlier run" in p.stderr and
+          len(aside) == 1 and sorted(x.name for x in aside[0].iterdir()) == ["cavity3d_step00000300.bchk"] and
+          [x.name for x in checkpoint_files(branch)] == ["cavity3d_step00000200.bchk", "cavity3d_step00000250.bchk"],
+          p.stderr[-400:])
+    p = run(branch, "simulation.steps=300", restart="latest")
+    check("--restart latest then continues the restarted run", p.returncode == 0 and
+          report(branch).get("restarted_from", {}).get("step") == 250 and
+          report(branch).get("fields_hash") == reference_hash(300), p.stderr[-400:])
 
     # --- a stop signal: checkpoint, exit 4; restarts continue bit for bit
     def stop_and_restart(label, sig, ranks):
