@@ -929,6 +929,8 @@ struct AmrFineToCoarse {
   // where not fluid.
   DeviceView<const int* [20]> sources;
   DeviceView<const Real* [4]> fine_moments;
+  DeviceView<const long*> fine_cells;  // with a subset: the place of each fine_moments entry
+  WallLinks fine_walls;                // where the fine level's links meet walls (CutCellFit)
 
   // The density and momentum of fine cell `at` of block `child`, table entry `entry` of subset
   // cell k; false where not fluid.
@@ -943,6 +945,53 @@ struct AmrFineToCoarse {
     const long place = fine_places.of(child, at);
     if (fine_flags(place) != flag::fluid) return false;
     moments_at<L>([&](int q) { return fine(place + q * fine_places.total); }, fine_force, rho, j);
+    return true;
+  }
+
+  // The fine place of a fluid child (table entry `entry` of subset cell k).
+  KOKKOS_INLINE_FUNCTION long fine_place(long k, int entry, int child, long at) const {
+    return sources.extent(0) > 0 ? fine_cells(sources(k, entry)) : fine_places.of(child, at);
+  }
+
+  // The velocity at the centre of a coarse cell whose children a body partly covers, and its
+  // gradient (CutCellFit); false where a wall there moves (a turning obstacle: its velocity along
+  // the link alone is known), which keeps the fluid children's mean.
+  template <class ChildCell>
+  KOKKOS_INLINE_FUNCTION bool cut_cell_velocity(long k, int child, const ChildCell& child_cell, Real (&u)[3],
+                                                Real (&G)[3][3]) const {
+    const int nz = L::D == 3 ? 2 : 1;
+    CutCellFit<Real> fit;
+    for (int o = 0; o < 4 * nz; ++o) {
+      const int off[3] = {o & 1, (o >> 1) & 1, o >> 2};
+      const long at = child_cell(off[0], off[1], off[2]);
+      Real rc, m[3];
+      if (!fine_cell(k, o, child, at, rc, m)) continue;
+      Real s[3] = {0, 0, 0};
+      for (int a = 0; a < L::D; ++a) s[a] = Real(0.5) * Real(off[a]) - Real(0.25);  // children at +-1/4
+      const Real v[3] = {m[0] / rc, m[1] / rc, m[2] / rc};
+      fit.add(s, v);
+      const long place = fine_place(k, o, child, at);
+      const int row = fine_walls.any() ? fine_walls.row(place) : -1;
+      for (int a = 0; a < L::D; ++a) {
+        Real rn, mn[3];
+        if (fine_cell(k, o ^ (1 << a), child, child_cell(off[0] ^ (a == 0), off[1] ^ (a == 1), off[2] ^ (a == 2)), rn, mn))
+          continue;
+        // The link from the solid child: incoming direction +-e_a. Halfway walls where no row.
+        const int sign = off[a] == 1 ? 1 : -1;
+        int q = 0;
+        for (int c = 0; c < L::Q; ++c)
+          if (L::c(c, a) == sign && L::c(c, 0) * L::c(c, 0) + L::c(c, 1) * L::c(c, 1) + L::c(c, 2) * L::c(c, 2) == 1) q = c;
+        if (row >= 0 && fine_walls.momentum(row, q) != 0) return false;
+        const Real fraction = row >= 0 ? Real(fine_walls.fraction(row, q)) : Real(0.5);
+        Real w[3] = {s[0], s[1], s[2]};
+        // A fine link is half a coarse cell; the wall is taken no nearer the fluid than the centre.
+        const Real wall = s[a] - Real(sign) * Real(0.5) * fraction;
+        w[a] = sign * wall > 0 ? Real(0) : wall;
+        const Real rest[3] = {0, 0, 0};
+        fit.add(w, rest);
+      }
+    }
+    fit.solve(L::D, u, G);
     return true;
   }
 
@@ -1022,7 +1071,8 @@ struct AmrFineToCoarse {
         }
       }
     }
-    const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
+    Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
+    if (count < all) cut_cell_velocity(k, child, child_cell, u, G);
     Real f[L::Q];
     const std::uint32_t wanted = subset.extent(0) > 0 ? subset_pulled(k) : ~0u;
     rebuild_post_collision<L>(rho / Real(count), u, G, flow, coarse_rates, f, wanted);

@@ -1089,11 +1089,13 @@ void AmrLattice<L, Real>::restrict_level(int l, const DeviceView<Real*>& into, b
   AmrFineToCoarse<L, Real> f2c{into,      fine.f[fine.cur], lv.flags, fine.flags, lv.refined, lv.children, shape_,
                                lv.places, fine.places,      {},       lv.rates,   {}};
   for (int d = 0; d < 3; ++d) f2c.fine_force[d] = fine.params.force[d];
+  f2c.fine_walls = fine.walls;
   if (!all) {
     f2c.subset = lv.restrict_read;
     f2c.subset_pulled = lv.restrict_pulled;
     f2c.sources = lv.restrict_sources;
     f2c.fine_moments = lv.restrict_fine_moments;
+    f2c.fine_cells = lv.restrict_fine_cells;
     const DeviceView<long*>& cells = stepped ? lv.restrict_fallback_cells : lv.restrict_fine_cells;
     if (cells.extent(0) > 0)
       Kokkos::parallel_for("amr restriction moments", Kokkos::RangePolicy<ExecSpace>(0, cells.extent(0)),

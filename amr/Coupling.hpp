@@ -25,6 +25,9 @@
 // rate it relaxes the trace with); with the Smagorinsky model each rebuilt cell takes tau = tau_l + 3 C_s^2 |S| from the
 // gradient it is given (the filter width is the level's dx, as on the leaves), so the eddy
 // viscosity crosses levels with the strain rate.
+#include <KokkosBatched_LU_Decl.hpp>
+#include <KokkosBatched_LU_Serial_Impl.hpp>
+#include <KokkosBatched_SolveLU_Decl.hpp>
 #include <Kokkos_Core.hpp>
 
 #include <array>
@@ -91,6 +94,62 @@ KOKKOS_FORCEINLINE_FUNCTION Real strain_projection(const Real (&G)[3][3], Real t
     for (int b = 0; b < 3; ++b) QG += Real(L::c(q, a) * L::c(q, b)) * G[a][b];
   return QG;
 }
+
+// The velocity at the centre of a coarse cell a body partly covers, from its fluid children
+// (AmrFineToCoarse): their mean lies off the centre, toward the fluid (a wall at 1.76 made the
+// coarse cell at 2 read its child at 2.25: +27 % next to the wall). A least-squares plane through
+// the fluid children and points on the wall at rest between each and its solid neighbours (where
+// the fine level's link meets the wall), evaluated at the centre; its slopes are the strain.
+// Positions are in coarse cells from the centre. An axis along which every point lies in one plane
+// has no slope (a plane through those points would be undetermined along it); the centre's value
+// is held between the points' values (a plane through the inner corner of an edge overshoots:
+// with halfway walls it gave -u there, where the velocity is 0). The normal equations, at most
+// 4 x 4 and positive definite once the undetermined axes are dropped, are solved by
+// KokkosBatched's LU (no pivoting needed).
+template <class Real>
+struct CutCellFit {
+  Real A[4][4] = {}, B[4][3] = {};  // sums of phi phi^T and phi v^T, phi = (1, x, y, z)
+  Real s_lo[3] = {1, 1, 1}, s_hi[3] = {-1, -1, -1};  // positions lie within +-1/2
+  Real v_lo[3] = {0, 0, 0}, v_hi[3] = {0, 0, 0};     // the walls' 0 among them
+
+  KOKKOS_INLINE_FUNCTION void add(const Real (&s)[3], const Real (&v)[3]) {
+    const Real phi[4] = {1, s[0], s[1], s[2]};
+    for (int i = 0; i < 4; ++i) {
+      for (int k = 0; k < 4; ++k) A[i][k] += phi[i] * phi[k];
+      for (int d = 0; d < 3; ++d) B[i][d] += phi[i] * v[d];
+    }
+    for (int a = 0; a < 3; ++a) {
+      s_lo[a] = s[a] < s_lo[a] ? s[a] : s_lo[a];
+      s_hi[a] = s[a] > s_hi[a] ? s[a] : s_hi[a];
+      v_lo[a] = v[a] < v_lo[a] ? v[a] : v_lo[a];
+      v_hi[a] = v[a] > v_hi[a] ? v[a] : v_hi[a];
+    }
+  }
+
+  // u at the centre and G[a][d] = d u_d / d x_a over the first `dims` axes.
+  KOKKOS_INLINE_FUNCTION void solve(int dims, Real (&u)[3], Real (&G)[3][3]) const {
+    int unknown[4] = {0, 0, 0, 0}, n = 1;  // phi's components fitted: 1, then the determined axes
+    for (int a = 0; a < dims; ++a)
+      if (s_hi[a] - s_lo[a] > Real(0.125)) unknown[n++] = 1 + a;
+    Real m[16], r[12];
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < n; ++k) m[i * n + k] = A[unknown[i]][unknown[k]];
+      for (int d = 0; d < 3; ++d) r[i * 3 + d] = B[unknown[i]][d];
+    }
+    using Unmanaged = Kokkos::View<Real**, Kokkos::LayoutRight, Kokkos::AnonymousSpace,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const Unmanaged M(m, n, n), R(r, n, 3);
+    KokkosBatched::SerialLU<KokkosBatched::Algo::LU::Unblocked>::invoke(M);
+    KokkosBatched::SerialSolveLU<KokkosBatched::Trans::NoTranspose, KokkosBatched::Algo::SolveLU::Unblocked>::invoke(M, R);
+    for (int d = 0; d < 3; ++d) {
+      const Real c = r[d];
+      u[d] = c < v_lo[d] ? v_lo[d] : c > v_hi[d] ? v_hi[d] : c;
+      for (int a = 0; a < 3; ++a) G[a][d] = 0;
+    }
+    for (int i = 1; i < n; ++i)
+      for (int d = 0; d < 3; ++d) G[unknown[i] - 1][d] = r[i * 3 + d];
+  }
+};
 
 // What a rebuild takes beyond density, velocity and velocity gradient: the pure second
 // derivatives of the velocity, u2[a][b] = d^2 u_b / d x_a^2 (mixed ones are not interpolated),

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <vector>
 
 #include "amr/AmrLattice.hpp"
 #include "amr/AmrSolver.hpp"
@@ -234,6 +235,43 @@ TEST(AmrCoupling, RebuildKeepsDensityAndMomentum) {
       check_rebuild_moments<D3Q19>(CollisionKind::TRT, tau, random);
       check_rebuild_moments<D3Q27>(CollisionKind::TRT, tau, random);
     }
+}
+
+// The cut-cell fit (AmrFineToCoarse where a body covers some children): a shear over a wall at
+// rest is a plane through the fluid children and the wall, so the centre's value and the slope
+// are exact (2D and 3D, wall between the solid children and the centre); along an axis where
+// all points lie in one plane (x, z here) the slope is 0. At the inner corner of a wall edge the
+// plane through the one fluid child and two wall points gives -u at the centre: held at the
+// wall's 0, the nearest value the points hold.
+TEST(AmrCoupling, CutCellFitIsExactForAShearOverAWall) {
+  const double g = 3e-3, wall = -0.2, tol = 1e-15;
+  for (int dims : {2, 3}) {
+    CutCellFit<double> fit;
+    const double rest[3] = {0, 0, 0};
+    for (double x : {-0.25, 0.25})
+      for (double z : dims == 3 ? std::vector<double>{-0.25, 0.25} : std::vector<double>{0}) {
+        const double child[3] = {x, 0.25, z}, u[3] = {g * (0.25 - wall), 0, 0}, at_wall[3] = {x, wall, z};
+        fit.add(child, u);
+        fit.add(at_wall, rest);
+      }
+    double u[3], G[3][3];
+    fit.solve(dims, u, G);
+    EXPECT_NEAR(u[0], g * (0 - wall), tol * g) << dims;
+    EXPECT_NEAR(G[1][0], g, tol * g / 0.25) << dims;
+    EXPECT_EQ(G[0][0], 0) << dims;
+    EXPECT_EQ(G[2][0], 0) << dims;
+    EXPECT_NEAR(u[1], 0, tol * g) << dims;
+  }
+  CutCellFit<double> corner;
+  const double child[3] = {0.25, 0.25, 0}, u[3] = {1e-2, 0, 0}, rest[3] = {0, 0, 0};
+  const double wall_x[3] = {0, 0.25, 0}, wall_y[3] = {0.25, 0, 0};
+  corner.add(child, u);
+  corner.add(wall_x, rest);
+  corner.add(wall_y, rest);
+  double centre[3], G[3][3];
+  corner.solve(2, centre, G);
+  EXPECT_EQ(centre[0], 0);
+  EXPECT_NEAR(G[0][0], 4e-2, 1e-15);
 }
 
 // The cumulant (D3Q27) relaxes the stress's trace at rate 1: the rebuilt state is what it makes of
