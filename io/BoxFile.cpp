@@ -115,14 +115,24 @@ std::string write_boxes(MPI_File file, long long data_offset, const std::array<i
   return std::string();
 }
 
+MPI_File open_file(MPI_Comm comm, const std::string& path, int mode, const std::string& failure) {
+  MPI_File file;
+  const int rc = MPI_File_open(comm, path.c_str(), mode, MPI_INFO_NULL, &file);
+  try {
+    agree(comm, rc == MPI_SUCCESS ? std::string() : path + ": " + failure + ": " + mpi_error(rc));
+  } catch (const Error&) {
+    if (rc == MPI_SUCCESS) MPI_File_close(&file);
+    throw;
+  }
+  return file;
+}
+
 void read_boxes(MPI_Comm comm, const std::string& path, long long data_offset, const std::array<int, 3>& cells,
                 int cell_bytes, std::vector<BoxBytes>& pieces) {
   for (BoxBytes& p : pieces) p.values.assign(static_cast<std::size_t>(p.cells()) * cell_bytes, 0);
   std::string error;
-  MPI_File file;
-  int rc = MPI_File_open(comm, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &file);
-  if (rc != MPI_SUCCESS) error = path + ": cannot open: " + mpi_error(rc);
-  agree(comm, error);
+  MPI_File file = open_file(comm, path, MPI_MODE_RDONLY, "cannot open");
+  int rc = MPI_SUCCESS;
   const std::vector<Row> rows = rows_of(pieces, cells, cell_bytes);
   // One box's rows arrive in its own order; several boxes' go through a buffer in file order.
   const bool direct = pieces.size() == 1;

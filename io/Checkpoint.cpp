@@ -156,10 +156,8 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const s
     }
   }
   agree(comm, error);
-  MPI_File file;
-  int rc = MPI_File_open(comm, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
-  if (rc != MPI_SUCCESS) error = tmp + ": cannot create the checkpoint: " + mpi_error(rc);
-  agree(comm, error);
+  MPI_File file = open_file(comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, "cannot create the checkpoint");
+  int rc = MPI_SUCCESS;
 
   if (rank == 0) {
     std::vector<char> head(static_cast<std::size_t>(data_offset), 0);
