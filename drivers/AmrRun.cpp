@@ -217,9 +217,7 @@ std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& conf
   if (rank == 0) pieces.push_back(rows);
   read_checkpoint_values(comm, path, header, pieces);
   solver->load_populations(rank == 0 ? pieces[0].values : std::vector<unsigned char>{}, header.at("step").get<long>());
-  if (const std::string loaded = hash_hex(solver->fields_hash()); loaded != header.value("fields_hash", ""))
-    throw Error(path + ": the state loaded does not hash as the one written (fields_hash " + loaded +
-                ", the checkpoint says " + header.value("fields_hash", "?") + ")");
+  check_loaded_state(path, header, hash_hex(solver->fields_hash()));
   return solver;
 }
 

@@ -242,6 +242,15 @@ Json checkpoint_signature(const Config& config) {
   return s;
 }
 
+void check_loaded_state(const std::string& path, const Json& header, const std::string& loaded) {
+  const std::string written = header.value("fields_hash", "?");
+  if (loaded == written) return;
+  // The signature keeps the voxel file's size, not its content; the flags are in the hash.
+  throw Error(path + ": the state loaded does not hash as the one written (fields_hash " + loaded +
+              ", the checkpoint says " + written + "): the geometry differs from the run's (a voxel file of the same "
+              "size but other content?), or the file is damaged");
+}
+
 std::string resolve_restart(const Config& config, const std::string& spec) {
   if (spec != "latest") return spec;
   const std::vector<std::string> all = list_checkpoints(config);

@@ -57,6 +57,9 @@ Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& pat
 // and probes.csv that the run continues keep their meaning (the forces' references, the probes'
 // cells, as the checkpoint recorded them). Collective.
 Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm, std::string& path);
+// Throws Error when the state read from `path` (its fields_hash `loaded`) is not the one `header`
+// says was written, naming what can make it so.
+void check_loaded_state(const std::string& path, const Json& header, const std::string& loaded);
 
 // Checkpoints of a run: what it wrote, and when the next falls due.
 class Checkpoints {

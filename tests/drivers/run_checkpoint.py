@@ -16,7 +16,7 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 - Averages beside a checkpoint that belong to another checkpoint of that step start again.
 - A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
   --restart latest continues the new run; the earlier one continues from where they went. A
-  restart sets aside those after its step.
+  restart sets aside those after its step. A voxel file changed under a checkpoint is refused.
 - A checkpoint that cannot be written is a warning; the run completes.
 - An unstable run checkpoints its last good state.
 - An error on one rank alone ends every rank (no hang in a collective).
@@ -166,6 +166,24 @@ def main(argv):
     check("--restart latest then continues the restarted run", p.returncode == 0 and
           report(branch).get("restarted_from", {}).get("step") == 250 and
           report(branch).get("fields_hash") == reference_hash(300), p.stderr[-400:])
+
+    # --- a voxel file changed under its checkpoint (the signature keeps its size): the loaded
+    # state's hash refuses it, naming the geometry
+    voxels = tmp / "voxels.raw"
+    solid = bytearray(24 ** 3)
+    for z in range(8, 12):
+        for y in range(8, 12):
+            for x in range(8, 12):
+                solid[(z * 24 + y) * 24 + x] = 1
+    voxels.write_bytes(bytes(solid))
+    geometry = [f'geometry.voxel_file="{voxels}"', "geometry.dims=[24,24,24]", "output.vtk=false"]
+    p = run(tmp / "voxels", "simulation.steps=20", "checkpoint.every=10", *geometry)
+    solid[(9 * 24 + 9) * 24 + 13] = 1
+    voxels.write_bytes(bytes(solid))
+    p = run(tmp / "voxels", "simulation.steps=30", *geometry, restart="latest")
+    check("a voxel file changed under a checkpoint is refused, naming the geometry",
+          p.returncode == 2 and "does not hash as the one written" in p.stderr and "the geometry differs" in p.stderr,
+          f"exit {p.returncode}; {p.stderr[-300:]}")
 
     # --- a stop signal: checkpoint, exit 4; restarts continue bit for bit
     def stop_and_restart(label, sig, ranks):
