@@ -55,8 +55,8 @@ int lattice_q(LatticeKind k) {
   return dispatch_lattice(k, [](auto lattice) { return decltype(lattice)::Q; });
 }
 
-// "N" (a cube, a square for 2D lattices) or "NxNy[xNz]".
-std::array<int, 3> parse_size(const std::string& text, int dimensions) {
+// "N" (a cube, a square for 2D lattices) or "NxNy[xNz]", the value of command-line `option`.
+std::array<int, 3> parse_size(const std::string& text, int dimensions, const std::string& option = "--size") {
   std::vector<int> parts;
   std::stringstream ss(text);
   std::string item;
@@ -66,13 +66,22 @@ std::array<int, 3> parse_size(const std::string& text, int dimensions) {
     parts.push_back(numbers ? int(n) : 0);
   }
   if (!numbers || parts.empty() || parts.size() > 3)
-    throw CLI::ValidationError("--size", "expected N or NxNy[xNz] with positive N, got " + text);
+    throw CLI::ValidationError(option, "expected N or NxNy[xNz] with positive N, got " + text);
   if (parts.size() == 1) return {parts[0], parts[0], dimensions == 3 ? parts[0] : 1};
   if (dimensions == 2 && parts.size() == 3 && parts[2] != 1)
-    throw CLI::ValidationError("--size", "a 2D lattice needs nz = 1, got " + text);
+    throw CLI::ValidationError(option, "a 2D lattice needs nz = 1, got " + text);
   return {parts[0], parts[1], parts.size() == 3 ? parts[2] : 1};
 }
 
+// `text` as a TOML basic string (a path with quotes or backslashes in a generated deck).
+std::string toml_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
 
 Json environment() {
   Json e = Json::object();
@@ -300,8 +309,8 @@ std::vector<Json> run_porous(const Case& c, const Config& kernel_settings, doubl
                              "\"\nprecision = \"" + (real == 4 ? "float" : "double") + "\"\n[domain]\ncells = [" + sn + ", " +
                              sn + ", " + sn + "]\n[collision]\nmodel = \"" +
                              std::string(collision_name(kernel_settings.collision)) +
-                             "\"\n[physics]\ntau = 0.8\nforce = [1e-5, 0, 0]\n[geometry]\nvoxel_file = \"" + file +
-                             "\"\ndims = [" + sn + ", " + sn + ", " + sn + "]\n[output]\nvtk = false\n";
+                             "\"\n[physics]\ntau = 0.8\nforce = [1e-5, 0, 0]\n[geometry]\nvoxel_file = " + toml_string(file) +
+                             "\ndims = [" + sn + ", " + sn + ", " + sn + "]\n[output]\nvtk = false\n";
     std::string faces;
     for (const char* f : {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"})
       faces += std::string("[boundary.") + f + "]\ntype = \"periodic\"\n";
@@ -420,7 +429,7 @@ int read_voxels(const std::string& path, const std::array<int, 3>& dims, int rep
   Comm comm(MPI_COMM_WORLD);
   const std::string deck = "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [" +
                            std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " + std::to_string(dims[2]) +
-                           "]\n[physics]\ntau = 0.8\n[geometry]\nvoxel_file = \"" + path + "\"\ndims = [" +
+                           "]\n[physics]\ntau = 0.8\n[geometry]\nvoxel_file = " + toml_string(path) + "\ndims = [" +
                            std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " + std::to_string(dims[2]) + "]\n";
   const Config config = parse_deck_string(deck, "voxel_read", ".", {});
   for (int r = 0; r < repeats; ++r)
@@ -484,8 +493,10 @@ int main(int argc, char** argv) {
   app.add_option("--bundle", bundles, "directions per AoSoA bundle (deck key simulation.bundle; list)")
       ->check(CLI::PositiveNumber);
   std::string voxel_file, voxel_dims;
-  app.add_option("--read-voxels", voxel_file, "measure the parallel read of this voxel file instead (mpiexec)");
-  app.add_option("--voxel-dims", voxel_dims, "its dims, NXxNYxNZ (with --read-voxels)");
+  CLI::Option* read_option =
+      app.add_option("--read-voxels", voxel_file, "measure the parallel read of this voxel file instead (mpiexec)");
+  app.add_option("--voxel-dims", voxel_dims, "its dims, NXxNYxNZ (with --read-voxels)")->needs(read_option);
+  read_option->needs("--voxel-dims");
   std::vector<double> porosities;
   std::vector<std::string> launch_bounds;
   CLI::Option* bounds_option = app.add_option("--launch-bounds", launch_bounds,
@@ -528,7 +539,7 @@ int main(int argc, char** argv) {
       }
   if (!voxel_file.empty()) {
     try {
-      const std::array<int, 3> dims = parse_size(voxel_dims, 3);
+      const std::array<int, 3> dims = parse_size(voxel_dims, 3, "--voxel-dims");
       ArgvView kokkos_argv(args.kokkos);
       Kokkos::ScopeGuard kokkos(kokkos_argv.argc, kokkos_argv.argv());
       const int status = read_voxels(std::filesystem::absolute(voxel_file).string(), dims, repeats, environment());

@@ -115,6 +115,22 @@ def main(argv):
         check("boreas-bench bad --kernel exits 2", p.returncode == 2, f"exit {p.returncode}")
         p = run([bench, "--help"])
         check("boreas-bench --help exits 0", p.returncode == 0, f"exit {p.returncode}")
+        # --read-voxels and --voxel-dims go together; a path with a quote and a backslash is read
+        # (it is written into a generated deck).
+        p = run([bench, "--read-voxels", "v.raw"])
+        check("boreas-bench --read-voxels without --voxel-dims exits 2 naming it",
+              p.returncode == 2 and "--voxel-dims" in p.stderr, f"exit {p.returncode}: {p.stderr[-200:]}")
+        p = run([bench, "--voxel-dims", "8x8x8"])
+        check("boreas-bench --voxel-dims without --read-voxels exits 2 naming it",
+              p.returncode == 2 and "--read-voxels" in p.stderr, f"exit {p.returncode}: {p.stderr[-200:]}")
+        odd = pathlib.Path(tmp) / 'quote"and\\backslash'
+        odd.mkdir()
+        (odd / "v.raw").write_bytes(bytes(8 ** 3))
+        p = run([bench, "--read-voxels", str(odd / "v.raw"), "--voxel-dims", "8x8x8", "--repeats", "1"])
+        reads = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
+        check("boreas-bench --read-voxels reads a file under a path with a quote and a backslash",
+              p.returncode == 0 and len(reads) == 2 and reads[0]["file"] == str(odd / "v.raw"),
+              f"exit {p.returncode}: {p.stderr[-200:]}")
         p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1"])
         lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
         check("boreas-bench accepts --kokkos-threads", p.returncode == 0 and len(lines) == 2, f"exit {p.returncode}")
