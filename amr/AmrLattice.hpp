@@ -1276,6 +1276,8 @@ class AmrLattice final : public AmrSolver {
     std::vector<DeviceView<Real*>> f;  // per level, as levels_[l].f[cur]
     std::vector<RunningStatistics> statistics;
     long statistics_samples = 0;
+    // Per level: steps since its exchange, as the held leaves of other ranks were then (CRMT).
+    std::vector<int> since_exchange;
   } saved_;
   void make_statistics();
   // A regridded solver's averages from this one's (regridded()).

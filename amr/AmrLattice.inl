@@ -1486,6 +1486,8 @@ void AmrLattice<L, Real>::save_state() {
   saved_.statistics.clear();
   for (const RunningStatistics& s : statistics_) saved_.statistics.push_back(s.copy());
   saved_.statistics_samples = statistics_samples_;
+  saved_.since_exchange.clear();
+  for (const AmrLevel<L, Real>& lv : levels_) saved_.since_exchange.push_back(lv.since_exchange);
   saved_.step = step_;
 }
 
@@ -1496,6 +1498,7 @@ void AmrLattice<L, Real>::restore_state() {
   statistics_.clear();
   for (const RunningStatistics& s : saved_.statistics) statistics_.push_back(s.copy());
   statistics_samples_ = saved_.statistics_samples;
+  for (std::size_t l = 0; l < levels_.size(); ++l) levels_[l].since_exchange = saved_.since_exchange[l];
   step_ = saved_.step;
 }
 
