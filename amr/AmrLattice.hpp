@@ -954,8 +954,8 @@ struct AmrFineToCoarse {
   }
 
   // The velocity at the centre of a coarse cell whose children a body partly covers, and its
-  // gradient (CutCellFit); false where a wall there moves (a turning obstacle: its velocity along
-  // the link alone is known), which keeps the fluid children's mean.
+  // gradient (CutCellFit); false where a wall beside a fluid child moves (a turning obstacle: the
+  // fine level keeps its velocity along each link only), which keeps the fluid children's mean.
   template <class ChildCell>
   KOKKOS_INLINE_FUNCTION bool cut_cell_velocity(long k, int child, const ChildCell& child_cell, Real (&u)[3],
                                                 Real (&G)[3][3]) const {
@@ -972,6 +972,9 @@ struct AmrFineToCoarse {
       fit.add(s, v);
       const long place = fine_place(k, o, child, at);
       const int row = fine_walls.any() ? fine_walls.row(place) : -1;
+      // Any link of the cell: a wall moving across the axis's link leaves that link's term 0.
+      for (int c = 0; c < L::Q && row >= 0; ++c)
+        if (fine_walls.momentum(row, c) != 0) return false;
       for (int a = 0; a < L::D; ++a) {
         Real rn, mn[3];
         if (fine_cell(k, o ^ (1 << a), child, child_cell(off[0] ^ (a == 0), off[1] ^ (a == 1), off[2] ^ (a == 2)), rn, mn))
@@ -981,7 +984,6 @@ struct AmrFineToCoarse {
         int q = 0;
         for (int c = 0; c < L::Q; ++c)
           if (L::c(c, a) == sign && L::c(c, 0) * L::c(c, 0) + L::c(c, 1) * L::c(c, 1) + L::c(c, 2) * L::c(c, 2) == 1) q = c;
-        if (row >= 0 && fine_walls.momentum(row, q) != 0) return false;
         const Real fraction = row >= 0 ? Real(fine_walls.fraction(row, q)) : Real(0.5);
         Real w[3] = {s[0], s[1], s[2]};
         // A fine link is half a coarse cell; the wall is taken no nearer the fluid than the centre.
@@ -1177,8 +1179,8 @@ class AmrLattice final : public AmrSolver {
 
  private:
   struct Replica {};
-  // The whole forest on this rank alone, with the parameters and flags of `of`, zero populations
-  // and one lattice.
+  // The whole forest on this rank alone, with the parameters, flags and wall links of `of`, zero
+  // populations and one lattice.
   AmrLattice(const AmrLattice& of, Replica);
   // The collision parameters and coupling rates of level l.
   void set_level_parameters(int l, const Config& config);
@@ -1289,6 +1291,10 @@ class AmrLattice final : public AmrSolver {
   double mass_target_ = 0, fluid_volume_ = 0;  // restore_mass(): the initial state's, in level-0 cells
   double initial_mass_ = 0;  // the deck's initial state's on this forest (set_state may set another target)
   int bodies_ = 0;
+  // With wall links: the geometry and density they come from, which a replica's own (every leaf's,
+  // at its places) are built from, so that its restrictions see the walls a rank's do.
+  std::shared_ptr<const DomainGeometry> wall_domain_;
+  double wall_density_ = 1;
   OverlapKind overlap_ = OverlapKind::None;
   bool crmt_ = false;    // amr.crmt and several ranks
   int period_ = 1;       // CRMT: steps of a level between its exchanges

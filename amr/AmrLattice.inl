@@ -57,7 +57,11 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
     }
   }
   build();
-  if (config.wall_links()) build_wall_links(domain, config.density);
+  if (config.wall_links()) {
+    wall_domain_ = std::make_shared<const DomainGeometry>(domain);
+    wall_density_ = config.density;
+    build_wall_links(domain, config.density);
+  }
   if (config.forces.enabled) build_body_links(domain);
   if (crmt_) period_ = derive_exchange_period();
   restores_mass_ = config.restores_mass();
@@ -133,6 +137,8 @@ AmrLattice<L, Real>::AmrLattice(const AmrLattice& of, Replica)
       traversal_(of.traversal_),
       comm_(MPI_COMM_SELF),
       ghosts_pulled_only_(of.ghosts_pulled_only_),
+      wall_domain_(of.wall_domain_),
+      wall_density_(of.wall_density_),
       step_(of.step_) {
   levels_.resize(forest_.levels());
   for (int l = 0; l < forest_.levels(); ++l) {
@@ -141,6 +147,7 @@ AmrLattice<L, Real>::AmrLattice(const AmrLattice& of, Replica)
     levels_[l].rates = of.levels_[l].rates;
   }
   build(1);  // restricting, sampling and regridding read one lattice
+  if (wall_domain_) build_wall_links(*wall_domain_, wall_density_);  // the cut-cell restriction's walls
 }
 
 template <class L, class Real>

@@ -100,17 +100,16 @@ KOKKOS_FORCEINLINE_FUNCTION Real strain_projection(const Real (&G)[3][3], Real t
 // coarse cell at 2 read its child at 2.25: +27 % next to the wall). A least-squares plane through
 // the fluid children and points on the wall at rest between each and its solid neighbours (where
 // the fine level's link meets the wall), evaluated at the centre; its slopes are the strain.
-// Positions are in coarse cells from the centre. An axis along which every point lies in one plane
-// has no slope (a plane through those points would be undetermined along it); the centre's value
-// is held between the points' values (a plane through the inner corner of an edge overshoots:
-// with halfway walls it gave -u there, where the velocity is 0). The normal equations, at most
-// 4 x 4 and positive definite once the undetermined axes are dropped, are solved by
-// KokkosBatched's LU (no pivoting needed).
+// Positions are in coarse cells from the centre. Every fluid child has, along each axis, a fluid
+// neighbour 1/2 away or a wall point at least 1/4 away (AmrFineToCoarse keeps the wall on the
+// centre's far side), so the normal equations (D + 1 unknowns) are positive definite and well
+// conditioned: KokkosBatched's LU without pivoting solves them. The centre's value is held between
+// the points' values (a plane through the inner corner of an edge overshoots: with halfway walls
+// it gave -u there, where the velocity is 0).
 template <class Real>
 struct CutCellFit {
-  Real A[4][4] = {}, B[4][3] = {};  // sums of phi phi^T and phi v^T, phi = (1, x, y, z)
-  Real s_lo[3] = {1, 1, 1}, s_hi[3] = {-1, -1, -1};  // positions lie within +-1/2
-  Real v_lo[3] = {0, 0, 0}, v_hi[3] = {0, 0, 0};     // the walls' 0 among them
+  Real A[4][4] = {}, B[4][3] = {};               // sums of phi phi^T and phi v^T, phi = (1, x, y, z)
+  Real v_lo[3] = {0, 0, 0}, v_hi[3] = {0, 0, 0};  // the points' values, the walls' 0 among them
 
   KOKKOS_INLINE_FUNCTION void add(const Real (&s)[3], const Real (&v)[3]) {
     const Real phi[4] = {1, s[0], s[1], s[2]};
@@ -118,23 +117,19 @@ struct CutCellFit {
       for (int k = 0; k < 4; ++k) A[i][k] += phi[i] * phi[k];
       for (int d = 0; d < 3; ++d) B[i][d] += phi[i] * v[d];
     }
-    for (int a = 0; a < 3; ++a) {
-      s_lo[a] = s[a] < s_lo[a] ? s[a] : s_lo[a];
-      s_hi[a] = s[a] > s_hi[a] ? s[a] : s_hi[a];
-      v_lo[a] = v[a] < v_lo[a] ? v[a] : v_lo[a];
-      v_hi[a] = v[a] > v_hi[a] ? v[a] : v_hi[a];
+    for (int d = 0; d < 3; ++d) {
+      v_lo[d] = v[d] < v_lo[d] ? v[d] : v_lo[d];
+      v_hi[d] = v[d] > v_hi[d] ? v[d] : v_hi[d];
     }
   }
 
   // u at the centre and G[a][d] = d u_d / d x_a over the first `dims` axes.
   KOKKOS_INLINE_FUNCTION void solve(int dims, Real (&u)[3], Real (&G)[3][3]) const {
-    int unknown[4] = {0, 0, 0, 0}, n = 1;  // phi's components fitted: 1, then the determined axes
-    for (int a = 0; a < dims; ++a)
-      if (s_hi[a] - s_lo[a] > Real(0.125)) unknown[n++] = 1 + a;
+    const int n = 1 + dims;
     Real m[16], r[12];
     for (int i = 0; i < n; ++i) {
-      for (int k = 0; k < n; ++k) m[i * n + k] = A[unknown[i]][unknown[k]];
-      for (int d = 0; d < 3; ++d) r[i * 3 + d] = B[unknown[i]][d];
+      for (int k = 0; k < n; ++k) m[i * n + k] = A[i][k];
+      for (int d = 0; d < 3; ++d) r[i * 3 + d] = B[i][d];
     }
     using Unmanaged = Kokkos::View<Real**, Kokkos::LayoutRight, Kokkos::AnonymousSpace,
                                    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -146,8 +141,8 @@ struct CutCellFit {
       u[d] = c < v_lo[d] ? v_lo[d] : c > v_hi[d] ? v_hi[d] : c;
       for (int a = 0; a < 3; ++a) G[a][d] = 0;
     }
-    for (int i = 1; i < n; ++i)
-      for (int d = 0; d < 3; ++d) G[unknown[i] - 1][d] = r[i * 3 + d];
+    for (int a = 0; a < dims; ++a)
+      for (int d = 0; d < 3; ++d) G[a][d] = r[(1 + a) * 3 + d];
   }
 };
 

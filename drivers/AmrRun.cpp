@@ -331,7 +331,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
   prepare_output_directory(options.comm, config.output_dir);
   if (first_step == 0) warn_about_earlier_report(config, rank == 0);
-  set_aside_earlier_checkpoints(options.comm, config, first_step, !options.restart.empty());
+  set_aside_earlier_checkpoints(options.comm, config, first_step,
+                                restarted.is_null() ? std::string() : restarted["checkpoint"].get<std::string>());
   if (rank == 0 && options.progress) {
     RunSetup setup{amr_kernel_name, ranks, first_step, {}};
     for (int l = 0; l < solver->forest().levels(); ++l) setup.fluid_cells.push_back(solver->fluid_leaf_cells(l));

@@ -151,11 +151,16 @@ int move_earlier_checkpoints(const Config& config, long after_step, std::string&
 }
 }  // namespace
 
-void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config, long first_step, bool restarted) {
+void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config, long first_step,
+                                   const std::string& restarted_from) {
   std::string error;
   if (Comm(comm).rank() == 0) {
     try {
       std::string into;
+      // A checkpoint from another directory starts another history here: all of this one's go.
+      std::error_code ec;
+      const bool restarted = !restarted_from.empty() &&
+                             fs::equivalent(fs::path(restarted_from).parent_path(), checkpoint_directory(config), ec);
       const std::string which = restarted ? "files after step " + std::to_string(first_step) + " (this run's start)"
                                           : "files";
       if (const int moved = move_earlier_checkpoints(config, restarted ? first_step : -1, into); moved > 0)

@@ -36,10 +36,12 @@ void prune_checkpoints(const Config& config);
 // A run moves the checkpoints an earlier run of this deck left in its directory that are not its
 // own past (their averages and interrupted writes with them) into <directory>/earlier_<UTC time>,
 // so that `--restart latest` continues this run, never the earlier one, and nothing is lost: a
-// run from step 0 all of them, a `restarted` one those after its `first_step` (an earlier run went
+// run from step 0, or `restarted_from` a checkpoint in another directory, all of them; one
+// restarted from a checkpoint of this directory those after its `first_step` (an earlier run went
 // on past the checkpoint this one continues). Rank 0 moves them and says so; an Error on every
 // rank if they cannot move. Collective.
-void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config, long first_step, bool restarted);
+void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config, long first_step,
+                                   const std::string& restarted_from);
 
 // What decides the continuation: the deck as parsed without what may change between a run and
 // its restart (steps, output, kernel and its tuning, parallel layout, checkpoint policy).

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "comm/Mpi.hpp"
@@ -95,8 +96,9 @@ std::string malformed_entry(const Json& entry) {
   if (!kernel || !kernel->is_string() || std::find(names.begin(), names.end(), kernel->get<std::string>()) == names.end())
     return "\"kernel\" names no variant";
   const Json* tile = member(entry, "tile");
-  if (!tile || !tile->is_number_integer() || tile->get<std::int64_t>() < 2 || tile->get<std::int64_t>() > (1 << 20))
-    return "\"tile\" is not an integer from 2 to 2^20";
+  if (!tile || !tile->is_number_integer() || tile->get<std::int64_t>() < 2 ||
+      tile->get<std::int64_t>() > std::numeric_limits<int>::max())
+    return "\"tile\" is not an integer of at least 2";
   const Json* layout = member(entry, "layout");
   if (layout && !(layout->is_string() && (layout->get<std::string>() == storage_layout_name(StorageLayout::SoA) ||
                                           layout->get<std::string>() == storage_layout_name(StorageLayout::AoSoA))))

@@ -526,7 +526,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
   prepare_output_directory(comm.get(), config.output_dir);
   if (first_step == 0) warn_about_earlier_report(config, root);
-  set_aside_earlier_checkpoints(comm.get(), config, first_step, !options.restart.empty());
+  set_aside_earlier_checkpoints(comm.get(), config, first_step,
+                                restarted.is_null() ? std::string() : restarted["checkpoint"].get<std::string>());
   if (root && options.progress)
     std::fprintf(stderr, "%s",
                  setup_text(config, {scheme_name(sim->config().kernel), comm.size(), first_step, {fluid_cells}}).c_str());

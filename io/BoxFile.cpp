@@ -118,12 +118,9 @@ std::string write_boxes(MPI_File file, long long data_offset, const std::array<i
 MPI_File open_file(MPI_Comm comm, const std::string& path, int mode, const std::string& failure) {
   MPI_File file;
   const int rc = MPI_File_open(comm, path.c_str(), mode, MPI_INFO_NULL, &file);
-  try {
-    agree(comm, rc == MPI_SUCCESS ? std::string() : path + ": " + failure + ": " + mpi_error(rc));
-  } catch (const Error&) {
-    if (rc == MPI_SUCCESS) MPI_File_close(&file);
-    throw;
-  }
+  // Where it failed on some ranks only, those that opened the file leave it open: MPI_File_close
+  // is collective (Open MPI's OMPIO starts it with a barrier) and would wait for the others.
+  agree(comm, rc == MPI_SUCCESS ? std::string() : path + ": " + failure + ": " + mpi_error(rc));
   return file;
 }
 

@@ -33,8 +33,8 @@ std::string write_boxes(MPI_File file, long long data_offset, const std::array<i
 // Every rank learns whether any failed (a non-empty `local_error`) and throws Error with the
 // lowest failing rank's message.
 void agree(MPI_Comm comm, const std::string& local_error);
-// MPI_File_open on every rank of `comm`; where it fails on any, those that opened the file close
-// it and every rank throws Error "<path>: <failure>: <MPI's message>" (agree).
+// MPI_File_open on every rank of `comm`; where it fails on any, every rank throws Error
+// "<path>: <failure>: <MPI's message>" (agree).
 MPI_File open_file(MPI_Comm comm, const std::string& path, int mode, const std::string& failure);
 std::string mpi_error(int code);
 

@@ -24,7 +24,8 @@ for round in $(seq 1 "$ROUNDS"); do
         # A failing bench names itself and shows its error (set -e would end the script silently).
         "$exe" --size "$size" --kernel "$kernel" --steps "$STEPS" --repeats "$REPEATS" >"$tmp/out" 2>"$tmp/err" || {
           echo "ab_compare.sh: $build ($exe --size $size --kernel $kernel) failed:" >&2; cat "$tmp/err" >&2; exit 1; }
-        line=$(grep '^{' "$tmp/out" | tail -1)
+        line=$(grep '^{' "$tmp/out" | tail -1 || true)
+        [[ -n $line ]] || { echo "ab_compare.sh: $build printed no result line:" >&2; cat "$tmp/out" "$tmp/err" >&2; exit 1; }
         python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d["build"]=sys.argv[2]; d["round"]=int(sys.argv[3]); d["load"]=open("/proc/loadavg").read().split()[:3]; print(json.dumps(d))' \
           "$line" "$build" "$round" >> "$tmp/runs.jsonl"
       done

@@ -77,6 +77,12 @@ std::array<int, 3> parse_size(const std::string& text, int dimensions, const std
 std::string toml_string(const std::string& text) {
   std::string out = "\"";
   for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned char>(c));
+      out += escaped;
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }

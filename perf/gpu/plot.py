@@ -32,8 +32,8 @@ def main():
     shapes = [r for r in lines if r.get("kind") == "launch_bounds"]
     rows = [r for r in lines if r.get("kind") == "kernel" and r["lattice"] == "D3Q19" and r["layout"] == "soa"]
     if rows:  # the tile most lines ran with: the default one
-        default_tile = collections.Counter(r["tile"] for r in rows).most_common(1)[0][0]
-        rows = [r for r in rows if r["tile"] == default_tile]
+        default_tile = collections.Counter(r.get("tile") for r in rows).most_common(1)[0][0]
+        rows = [r for r in rows if r.get("tile") == default_tile]
     if shapes:
         plot_shapes(shapes, rows, os.path.splitext(png)[0] + "-shapes.png")
     if not rows:
@@ -52,15 +52,18 @@ def main():
             if hit:
                 r = hit[0]
                 moved = mlups * r["variant_bytes_per_update"] / 1e3
-                print(f"| {k} | {precision} | {mlups:.0f} | {moved:.0f} | {moved / r['copy_traffic_gbs']:.2f} | "
-                      f"{moved / r['deep_copy_gbs']:.2f} | {len(hit)} |")
+                # files from before 2026-11-25 have no deep_copy figures, nor copy_traffic_gbs (= the copy's on GPUs)
+                deep = f"{moved / r['deep_copy_gbs']:.2f}" if "deep_copy_gbs" in r else "-"
+                print(f"| {k} | {precision} | {mlups:.0f} | {moved:.0f} | "
+                      f"{moved / r.get('copy_traffic_gbs', r['stream_copy_gbs']):.2f} | {deep} | {len(hit)} |")
         refs = [r for r in rows if r["precision"] == precision]
         if not refs:  # one precision measured only
             continue
         ax.bar([x + i * width for x in range(len(kernels))], ys, width, color=colour, label=f"{precision}")
         ref = refs[0]
         two_lattice = bytes_per_update(precision)
-        for gbs, style, what in [(ref["deep_copy_gbs"], "-", "deep_copy"), (ref["stream_copy_gbs"], ":", "copy kernel")]:
+        lines = [(ref["deep_copy_gbs"], "-", "deep_copy")] if "deep_copy_gbs" in ref else []
+        for gbs, style, what in lines + [(ref["stream_copy_gbs"], ":", "copy kernel")]:
             ax.axhline(gbs * 1e3 / two_lattice, color=colour, ls=style, lw=1,
                        label=f"{precision}: {what} {gbs:.0f} GB/s / {two_lattice} B")
     ax.axhline(18000, color="black", ls="--", lw=0.8, label="issue 16 FP32 target 18,000")

@@ -239,8 +239,8 @@ TEST(AmrCoupling, RebuildKeepsDensityAndMomentum) {
 
 // The cut-cell fit (AmrFineToCoarse where a body covers some children): a shear over a wall at
 // rest is a plane through the fluid children and the wall, so the centre's value and the slope
-// are exact (2D and 3D, wall between the solid children and the centre); along an axis where
-// all points lie in one plane (x, z here) the slope is 0. At the inner corner of a wall edge the
+// are exact (2D and 3D, wall between the solid children and the centre); along the axes the
+// points are symmetric about (x, z here) the slope is 0. At the inner corner of a wall edge the
 // plane through the one fluid child and two wall points gives -u at the centre: held at the
 // wall's 0, the nearest value the points hold.
 TEST(AmrCoupling, CutCellFitIsExactForAShearOverAWall) {

@@ -166,6 +166,13 @@ def main(argv):
     check("--restart latest then continues the restarted run", p.returncode == 0 and
           report(branch).get("restarted_from", {}).get("step") == 250 and
           report(branch).get("fields_hash") == reference_hash(300), p.stderr[-400:])
+    # A checkpoint of another directory starts another history here: all of this one's go aside.
+    p = run(branch, "simulation.steps=320", "checkpoint.every=100", restart=str(full_checkpoint := part / "checkpoints" / "cavity3d_step00000300.bchk"))
+    check("a restart from another directory's checkpoint moves all of this one's aside",
+          full_checkpoint.exists() and p.returncode == 0 and
+          "checkpoint files of an earlier run" in p.stderr and
+          [x.name for x in checkpoint_files(branch)] == ["cavity3d_step00000320.bchk"],
+          f"{[x.name for x in checkpoint_files(branch)]} {p.returncode} {p.stderr[-300:]}")
 
     # --- a voxel file changed under its checkpoint (the signature keeps its size): the loaded
     # state's hash refuses it, naming the geometry
