@@ -959,26 +959,29 @@ struct AmrFineToCoarse {
   template <class ChildCell>
   KOKKOS_INLINE_FUNCTION bool cut_cell_velocity(long k, int child, const ChildCell& child_cell, Real (&u)[3],
                                                 Real (&G)[3][3]) const {
-    const int nz = L::D == 3 ? 2 : 1;
-    CutCellFit<Real> fit;
-    for (int o = 0; o < 4 * nz; ++o) {
-      const int off[3] = {o & 1, (o >> 1) & 1, o >> 2};
-      const long at = child_cell(off[0], off[1], off[2]);
+    const int children = L::D == 3 ? 8 : 4;
+    bool fluid[8];
+    Real v[8][3];
+    long at[8];
+    for (int o = 0; o < children; ++o) {
       Real rc, m[3];
-      if (!fine_cell(k, o, child, at, rc, m)) continue;
+      at[o] = child_cell(o & 1, (o >> 1) & 1, o >> 2);
+      fluid[o] = fine_cell(k, o, child, at[o], rc, m);
+      for (int d = 0; d < 3 && fluid[o]; ++d) v[o][d] = m[d] / rc;
+    }
+    CutCellFit<Real> fit;
+    for (int o = 0; o < children; ++o) {
+      if (!fluid[o]) continue;
+      const int off[3] = {o & 1, (o >> 1) & 1, o >> 2};
       Real s[3] = {0, 0, 0};
       for (int a = 0; a < L::D; ++a) s[a] = Real(0.5) * Real(off[a]) - Real(0.25);  // children at +-1/4
-      const Real v[3] = {m[0] / rc, m[1] / rc, m[2] / rc};
-      fit.add(s, v);
-      const long place = fine_place(k, o, child, at);
-      const int row = fine_walls.any() ? fine_walls.row(place) : -1;
+      fit.add(s, v[o]);
+      const int row = fine_walls.any() ? fine_walls.row(fine_place(k, o, child, at[o])) : -1;
       // Any link of the cell: a wall moving across the axis's link leaves that link's term 0.
       for (int c = 0; c < L::Q && row >= 0; ++c)
         if (fine_walls.momentum(row, c) != 0) return false;
       for (int a = 0; a < L::D; ++a) {
-        Real rn, mn[3];
-        if (fine_cell(k, o ^ (1 << a), child, child_cell(off[0] ^ (a == 0), off[1] ^ (a == 1), off[2] ^ (a == 2)), rn, mn))
-          continue;
+        if (fluid[o ^ (1 << a)]) continue;
         // The link from the solid child: incoming direction +-e_a. Halfway walls where no row.
         const int sign = off[a] == 1 ? 1 : -1;
         int q = 0;

@@ -562,10 +562,12 @@ Json run_deck(const Config& config, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return seconds_since(t0); };
   // Checks (and progress lines) about every 10 % of the run unless the deck says otherwise, in
-  // multiples of 6 steps: whole sweeps of every merged<k> kernel (a chunk's remainder runs as
-  // single steps), so that the checks, and the convergence monitor's values, fall at the same
-  // steps whichever variant runs (kernel = "auto" chooses by timing).
-  const long sweep = sim->config().kernel.steps, every_sweep = 6;
+  // whole sweeps of every merged<k> kernel (the least common multiple of their k, 6; a chunk's
+  // remainder runs as single steps), so that the checks, and the convergence monitor's values,
+  // fall at the same steps whichever variant runs (kernel = "auto" chooses by timing).
+  const long sweep = sim->config().kernel.steps;
+  long every_sweep = 1;
+  for (const std::string& k : known_kernels()) every_sweep = std::lcm(every_sweep, long(parse_scheme(k)->steps));
   const long check_every = config.progress_every > 0
                                ? config.progress_every
                                : std::max(1L, (config.steps / 10 + every_sweep - 1) / every_sweep) * every_sweep;
