@@ -239,10 +239,17 @@ struct InterpPoint {
   long centre = 0;  // the coarse cell on the coarse level
   long side[3][2][2] = {};  // [axis][side -, +][distance 1, 2]
   std::int8_t kind[3][2][2] = {};
-  std::int8_t delta[3] = {};  // the ghost's centre from its coarse cell's, in quarters of a coarse cell (+-1; +-3 regrids at bodies)
+  // The ghost's centre from its coarse cell's, in quarters of a coarse cell: +-1, or +-3 from the
+  // nearest fluid one where its own is solid (AmrLattice::nearest_fluid_stencil).
+  std::int8_t delta[3] = {};
   // Stepping ghosts take the curvature (LBM values are point values); regrid transfers stay
   // linear, so that the 2^D children of a coarse cell average to it exactly.
   bool curved = false;
+  // A stepping ghost extended across a face from the nearest fluid coarse cell toward a wall at
+  // rest of interpolated bounce-back: where that wall is along axis wall_axis, from the coarse
+  // centre in coarse cells (signed as delta); the momentum's parabola along it meets zero there.
+  double wall = 0;
+  std::int8_t wall_axis = -1;
   long fit = -1;  // stepping: its coarse cell's CoarseFit (shared by the ghosts in that cell)
   std::uint32_t pulled = ~0u;  // the populations written (pulled_from_ghost; all for regrids)
 };
@@ -858,11 +865,19 @@ struct AmrCoarseToFine {
       rho += delta * c.rho_slope[a];
       flow.rho_gradient[a] = Real(0.5) * c.rho_slope[a];
       for (int d = 0; d < 3; ++d) {
-        // Momentum: the curvature enters at (1/2)(1/4)^2 from the coarse centre.
-        j[d] += delta * c.j_slope[a][d] + (p.curved ? c.j_curvature[a][d] / Real(32) : Real(0));
+        Real j_curvature = c.j_curvature[a][d], u_curvature = c.u_curvature[a][d];
+        if (a == p.wall_axis) {
+          // The parabola through the coarse centre with its slope and through zero at the wall:
+          // the ghost, nearer the wall than the centre, is interpolated, not extrapolated.
+          const Real w = Real(p.wall), scale = Real(-2) / (w * w);
+          j_curvature = scale * (c.j0[d] + w * c.j_slope[a][d]);
+          u_curvature = scale * (c.j0[d] / c.rho0 + w * c.u_slope[a][d]);
+        }
+        // Momentum: the curvature enters at delta^2 / 2 from the coarse centre (1/32 in the cell).
+        j[d] += delta * c.j_slope[a][d] + (p.curved ? j_curvature * (Real(0.5) * delta * delta) : Real(0));
         // The velocity gradient at the ghost's centre, in fine lattice units (dt halves).
-        G[a][d] = Real(0.5) * (c.u_slope[a][d] + delta * c.u_curvature[a][d]);
-        flow.u2[a][d] = Real(0.25) * c.u_curvature[a][d];
+        G[a][d] = Real(0.5) * (c.u_slope[a][d] + delta * u_curvature);
+        flow.u2[a][d] = Real(0.25) * u_curvature;
       }
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
@@ -1238,9 +1253,11 @@ class AmrLattice final : public AmrSolver {
   // deltas unset; false when P is solid.
   bool stencil_around(int l, const std::array<int, 3>& P, int cb, long ccell, bool children_groups,
                       InterpPoint& ip) const;
-  // For level-l cell p whose coarse cell is solid: the stencil of the nearest fluid coarse cell on
-  // p's side (regrids), deltas from that cell; false when none of them is fluid.
-  bool nearest_fluid_stencil(int l, const std::array<int, 3>& p, InterpPoint& ip) const;
+  // For level-l cell p whose coarse cell is solid (a surface between the coarse centre and p's):
+  // the stencil of the nearest fluid coarse cell on p's side, deltas from that cell, refined
+  // cells as coarse_stencil's, and for a stepping ghost across a face the wall between them
+  // (InterpPoint::wall); false when none of them is fluid.
+  bool nearest_fluid_stencil(int l, const std::array<int, 3>& p, bool children_groups, InterpPoint& ip) const;
   // The flag of level-l cell p: the geometry's at that level, closed where every child is closed.
   std::uint8_t level_flag(const DomainGeometry& domain, int l, const std::array<int, 3>& p) const;
   // The body a child of level-l cell p (or a child's child) lies in, -1 if none: where level_flag

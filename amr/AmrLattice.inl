@@ -56,9 +56,9 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
             fl[b * S + shape_.cell(x, y, z)] = level_flag(domain, l, {box.lo[0] + x, box.lo[1] + y, box.lo[2] + z});
     }
   }
+  if (config.wall_links()) wall_domain_ = std::make_shared<const DomainGeometry>(domain);  // build's ghosts read it
   build();
   if (config.wall_links()) {
-    wall_domain_ = std::make_shared<const DomainGeometry>(domain);
     wall_density_ = config.density;
     build_wall_links(domain, config.density);
   }
@@ -185,9 +185,11 @@ void AmrLattice<L, Real>::build(int lattices) {
   for (int l = 0; l < levels; ++l) needed[l].assign(forest_.level(l).size(), 0);
   const auto need = [&](int l, long offset) { needed[l][offset / QS] = 1; };
   // Every fluid ghost of leaf b on level l that the step reads: copy(dst, src, pulled) from a
-  // same-level block, or interp(ip) from the coarser level (ghosts in solid coarse cells become
-  // walls: every rank closes every leaf's, so that the flags of a block agree on every rank that
-  // holds it), with the populations it needs (pulled_from_ghost, or all).
+  // same-level block, or interp(ip) from the coarser level, with the populations it needs
+  // (pulled_from_ghost, or all). A ghost whose coarse cell is solid (a surface between the two
+  // centres) extends the nearest fluid coarse cell's profile; one with none fluid beside it
+  // becomes a wall (every rank closes every leaf's, so that the flags of a block agree on every
+  // rank that holds it).
   const auto for_each_ghost = [&](int l, int b, auto&& copy, auto&& interp) {
     const ForestBlock& blk = forest_.level(l)[b];
     std::vector<std::uint8_t>& fl = host_flags_[l];
@@ -211,8 +213,8 @@ void AmrLattice<L, Real>::build(int lattices) {
           if (!wrap_cell(l, p) || l == 0) throw std::logic_error("AMR: ghost without a source");
           InterpPoint ip;
           ip.dst = long(b) * QS + cell;
-          if (!coarse_stencil(l, p, true, ip)) {
-            fl[b * S + cell] = flag::wall;  // the coarse cell is solid: close the link there
+          if (!coarse_stencil(l, p, true, ip) && !nearest_fluid_stencil(l, p, true, ip)) {
+            fl[b * S + cell] = flag::wall;
             continue;
           }
           ip.curved = true;
@@ -672,7 +674,8 @@ bool AmrLattice<L, Real>::coarse_stencil(int l, const std::array<int, 3>& p, boo
 }
 
 template <class L, class Real>
-bool AmrLattice<L, Real>::nearest_fluid_stencil(int l, const std::array<int, 3>& p, InterpPoint& ip) const {
+bool AmrLattice<L, Real>::nearest_fluid_stencil(int l, const std::array<int, 3>& p, bool children_groups,
+                                                InterpPoint& ip) const {
   std::array<int, 3> P{}, toward{};
   parent_of<L::D>(p, P, toward);
   // The coarse cells on p's side of its own, across a face first, then an edge, then the corner.
@@ -683,9 +686,21 @@ bool AmrLattice<L, Real>::nearest_fluid_stencil(int l, const std::array<int, 3>&
       for (int d = 0; d < L::D; ++d) Q[d] += (mask >> d & 1) * toward[d];
       long qcell = 0;
       const int qb = wrap_cell(l - 1, Q) ? locate(l - 1, Q, qcell) : -1;
-      if (qb < 0 || !stencil_around(l, Q, qb, qcell, false, ip)) continue;
+      // A stepping ghost reads coarse leaves only: refined cells are restricted where copies read them.
+      if (qb < 0 || (children_groups && !forest_.level(l - 1)[qb].leaf())) continue;
+      if (!stencil_around(l, Q, qb, qcell, children_groups, ip)) continue;
       // p's centre from that cell's, in quarters of a coarse cell: 3 back toward p's own.
       for (int d = 0; d < L::D; ++d) ip.delta[d] = std::int8_t(mask >> d & 1 ? -3 * toward[d] : toward[d]);
+      if (across == 1 && children_groups && wall_domain_) {
+        const int a = __builtin_ctz(unsigned(mask));
+        std::array<int, 3> link{0, 0, 0};
+        link[a] = -toward[a];
+        const WallCrossing w = wall_domain_->wall_crossing_at_level(l - 1, Q, link);
+        if (w.interpolated && w.velocity == std::array<double, 3>{0, 0, 0} && w.fraction > 0.75) {
+          ip.wall = -toward[a] * w.fraction;
+          ip.wall_axis = std::int8_t(a);
+        }
+      }
       return true;
     }
   return false;
@@ -861,7 +876,7 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
         ip.dst = place_of(l, long(b) * L::Q * S + cell);
         // A fluid cell whose coarse cell is solid (at a body's surface) extends the nearest fluid
         // coarse cell's linear profile.
-        if (!coarse_stencil(l, p, false, ip) && !nearest_fluid_stencil(l, p, ip)) continue;
+        if (!coarse_stencil(l, p, false, ip) && !nearest_fluid_stencil(l, p, false, ip)) continue;
         for_each_source(ip, [&](int, long& offset) { offset = place_of(l - 1, offset); });  // kind 1 only
         points.push_back(ip);  // not curved: linear, conservative
       }
@@ -1267,7 +1282,7 @@ void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double 
 // 2 c_q f*_q(x) per step of its level; interpolated bounce-back and moving walls weigh two
 // populations and add the wall's momentum as the leaf step does (AmrLevel::walls). Along the
 // reflected direction where a free-slip face turned the link into the body. A ghost closed because
-// its coarse cell is solid belongs to the body holding that coarse cell.
+// its coarse cell and those beside it are solid belongs to the body holding that coarse cell.
 template <class L, class Real>
 void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
   bodies_ = domain.bodies();

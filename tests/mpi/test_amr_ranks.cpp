@@ -36,7 +36,10 @@ struct AmrDeck {
 // periodic 3D Taylor-Green box with a refined slab and a refined corner (3 levels); the D3Q27
 // lid-driven cube in float with walls refined, a free-slip face, cumulant collision and the
 // coherent-structure model (its velocity gradient reads the neighbours: CRMT's trial counts it); a closed D2Q9 box with a turning cylinder and a box closed by interpolated bounce-back on
-// levels 1 and 2, forces on both, past a mass restoration (every 100 steps).
+// levels 1 and 2, forces on both, past a mass restoration (every 100 steps); a forced D2Q9
+// channel whose walls of interpolated bounce-back lie between fine cell centres and their coarse
+// cells' at a level-1 slab's interfaces (those ghosts interpolated toward the wall), forces on
+// both walls.
 const AmrDeck amr_decks[] = {
     {"cylinder_d2q9_regrid", R"(
 [lattice]
@@ -173,6 +176,40 @@ hi = [12, 10]
 level = 2
 )",
      110, 1},
+    {"cut_walls_d2q9_forced", R"(
+[lattice]
+model = "D2Q9"
+[domain]
+cells = [32, 20]
+[physics]
+tau = 0.8
+force = [2e-5, 0.0]
+[boundary.x_min]
+type = "periodic"
+[boundary.x_max]
+type = "periodic"
+[[obstacle]]
+shape = "box"
+lo = [4.0, -1.0]
+hi = [28.0, 2.2]
+bounce_back = "interpolated"
+[[obstacle]]
+shape = "box"
+lo = [-5.0, 16.8]
+hi = [40.0, 21.0]
+bounce_back = "interpolated"
+[forces]
+reference_velocity = 0.01
+reference_length = 14.6
+[amr]
+leaf_size = 4
+max_level = 1
+[[amr.region]]
+lo = [8, 0]
+hi = [23, 19]
+level = 1
+)",
+     40, 1},
 };
 
 struct AmrRun {

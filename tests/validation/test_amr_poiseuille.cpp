@@ -208,17 +208,25 @@ CutChannel cut_channel(double w) {
 
 // Restricted as the mean of their fluid children, the cut coarse cells took the velocity at 2.25
 // for theirs at 2, about twice it: the coarse cells beside the slab ran 35 % fast, their rows
-// varying by 2.3e-2 of u_max (level 1: 8.6e-3; parabola 2.7e-2 at w = 1.76). The cut-cell fit (amr/Coupling.hpp CutCellFit) puts them between
-// the children and the wall: measured 1.25e-3 and 1.64e-3 (level 0), 6.5e-4 and 9.6e-4 (level 1)
-// at w = 1.76 and 1.85, against 2.7e-4 and 4.3e-4 at w = 1.74, where no child is solid.
+// varying by 2.3e-2 of u_max (level 1: 8.6e-3; parabola 2.7e-2 at w = 1.76). The cut-cell fit
+// (amr/Coupling.hpp CutCellFit) puts them between the children and the wall: measured 1.25e-3 and
+// 1.64e-3 (level 0), 6.5e-4 and 9.6e-4 (level 1) at w = 1.76 and 1.85, against 2.7e-4 and 4.3e-4
+// at w = 1.74, where no child is solid.
+// At w = 2.2 the fine cells at 2.25 are fluid in coarse cells that are solid (centre 2). Their
+// interface ghosts, closed as walls across the flow, varied the level-1 rows by 2.0e-2 of u_max
+// (parabola 1.8e-2); extrapolated from the coarse cell at 3, 4.9e-3; interpolated between it and
+// the wall at 2.2 (InterpPoint::wall), 4.1e-3 (level 0: 1.9e-3; parabola 4.9e-3). What is left is
+// the levels' own wall errors: the slab's middle takes the fine grid's profile (1.81e-2 of u_max
+// at 2.25 with the whole channel fine, 1.37e-2 exact: interpolated bounce-back at q = 0.1), its
+// ends the coarse level's.
 TEST(AmrChannel, WallsCuttingCoarseCellsAtInterfaces) {
   const CutChannel uncut = cut_channel(1.74);
   EXPECT_LE(uncut.coarse_rows, 1e-3);
   EXPECT_LE(uncut.fine_rows, 1e-3);
-  for (double w : {1.76, 1.85}) {
+  for (double w : {1.76, 1.85, 2.2}) {
     const CutChannel cut = cut_channel(w);
     EXPECT_LE(cut.coarse_rows, 3e-3) << w;
-    EXPECT_LE(cut.fine_rows, 2e-3) << w;
+    EXPECT_LE(cut.fine_rows, w < 2 ? 2e-3 : 4.5e-3) << w;
     EXPECT_LE(cut.parabola, 2 * uncut.parabola) << w;
   }
 }
