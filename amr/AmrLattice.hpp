@@ -239,6 +239,10 @@ struct InterpPoint {
   long centre = 0;  // the coarse cell on the coarse level
   long side[3][2][2] = {};  // [axis][side -, +][distance 1, 2]
   std::int8_t kind[3][2][2] = {};
+  // The diagonal neighbours, whose differences give the mixed derivatives: [pair of axes xy, xz,
+  // yz (mixed_axes)][quadrant: bit 0 the first axis's side +, bit 1 the second's], kinds as above.
+  long diagonal[3][4] = {};
+  std::int8_t diagonal_kind[3][4] = {};
   // The ghost's centre from its coarse cell's, in quarters of a coarse cell: +-1, or +-3 from the
   // nearest fluid one where its own is solid (AmrLattice::nearest_fluid_stencil).
   std::int8_t delta[3] = {};
@@ -264,7 +268,11 @@ void for_each_source(Point& ip, Visit&& visit) {
     for (int s = 0; s < 2; ++s)
       for (int d = 0; d < 2; ++d)
         if (ip.kind[a][s][d] != 0) visit(int(ip.kind[a][s][d]), ip.side[a][s][d]);
+  for (int pair = 0; pair < 3; ++pair)
+    for (int quadrant = 0; quadrant < 4; ++quadrant)
+      if (ip.diagonal_kind[pair][quadrant] != 0) visit(int(ip.diagonal_kind[pair][quadrant]), ip.diagonal[pair][quadrant]);
 }
+
 
 // The populations a leaf's pull reads from its ghost (x, y, z) (in the leaf's cells, -1 or n on
 // the ghost's axes): bit q where (x, y, z) + c_q lies in the leaf. A face ghost of D3Q19 gives at
@@ -285,11 +293,13 @@ KOKKOS_INLINE_FUNCTION std::uint32_t pulled_from_ghost(const LeafShape& shape, i
 }
 
 // What the ghosts inside one coarse cell share: the cell's density and momentum and, per axis,
-// the slopes and curvatures of density, momentum and velocity from its stencil.
+// the slopes and curvatures of density, momentum and velocity from its stencil, and per pair of
+// axes (mixed_axes) the mixed derivatives of momentum and velocity.
 template <class Real>
 struct CoarseFit {
   Real rho0 = 0, j0[3] = {}, rho_slope[3] = {};
   Real j_slope[3][3] = {}, j_curvature[3][3] = {}, u_slope[3][3] = {}, u_curvature[3][3] = {};
+  Real j_mixed[3][3] = {}, u_mixed[3][3] = {};  // [pair][component]
 };
 
 // Slope and curvature at a coarse cell along one axis from the cell (c) and its neighbours at
@@ -837,20 +847,71 @@ struct AmrCoarseToFine {
         slope_and_curvature(c.j0[d] / c.rho0, uv, have, c.u_slope[a][d], c.u_curvature[a][d]);
       }
     }
-    if (!under_fine) return;
-    for (int d = 0; d < 3; ++d) {
-      Real j_shift = 0, u_shift = 0;
-      for (int a = 0; a < L::D; ++a) {
-        j_shift += c.j_curvature[a][d];
-        u_shift += c.u_curvature[a][d];
+    if (under_fine)
+      for (int d = 0; d < 3; ++d) {
+        Real j_shift = 0, u_shift = 0;
+        for (int a = 0; a < L::D; ++a) {
+          j_shift += c.j_curvature[a][d];
+          u_shift += c.u_curvature[a][d];
+        }
+        j_shift /= Real(32) + beta_sum;
+        u_shift /= Real(32) + beta_sum;
+        for (int a = 0; a < L::D; ++a) {
+          c.j_curvature[a][d] -= beta[a] * j_shift;
+          c.j_slope[a][d] -= gamma[a] * j_shift;
+          c.u_curvature[a][d] -= beta[a] * u_shift;
+          c.u_slope[a][d] -= gamma[a] * u_shift;
+        }
       }
-      j_shift /= Real(32) + beta_sum;
-      u_shift /= Real(32) + beta_sum;
+    fit_mixed(p, c);
+  }
+
+  // The mixed derivatives (without them a ghost's velocity gradient is first-order wrong along a
+  // flow that varies in two directions, e.g. a Taylor-Green vortex crossing an interface): per
+  // quadrant whose diagonal cell and the two neighbours beside it exist, the corner difference
+  // s_a s_b (v(s_a, s_b) - v(s_a, 0) - v(0, s_b) + v(0, 0)), averaged over those quadrants (the
+  // central difference when all four exist). Refined cells give their children's mean, which
+  // lies X = (1/32) sum_a v''_a above the point value: taken off with the fitted curvatures.
+  KOKKOS_INLINE_FUNCTION void fit_mixed(const InterpPoint& p, CoarseFit<Real>& c) const {
+    Real j_above[3] = {}, u_above[3] = {};
+    for (int d = 0; d < 3; ++d)
       for (int a = 0; a < L::D; ++a) {
-        c.j_curvature[a][d] -= beta[a] * j_shift;
-        c.j_slope[a][d] -= gamma[a] * j_shift;
-        c.u_curvature[a][d] -= beta[a] * u_shift;
-        c.u_slope[a][d] -= gamma[a] * u_shift;
+        j_above[d] += c.j_curvature[a][d] / Real(32);
+        u_above[d] += c.u_curvature[a][d] / Real(32);
+      }
+    const auto point = [&](int kind, long offset, Real (&j)[3], Real (&u)[3]) {
+      Real rho;
+      sample(kind, offset, rho, j);
+      for (int d = 0; d < 3; ++d) {
+        u[d] = j[d] / rho;
+        if (kind == 2) {
+          j[d] -= j_above[d];
+          u[d] -= u_above[d];
+        }
+      }
+    };
+    for (int pair = 0; pair < mixed_pairs(L::D); ++pair) {
+      const int a = mixed_axes(pair, 0), b = mixed_axes(pair, 1);
+      Real j_sum[3] = {}, u_sum[3] = {};
+      int quadrants = 0;
+      for (int quadrant = 0; quadrant < 4; ++quadrant) {
+        const int sa = quadrant & 1, sb = quadrant >> 1;
+        if (p.diagonal_kind[pair][quadrant] == 0 || p.kind[a][sa][0] == 0 || p.kind[b][sb][0] == 0) continue;
+        Real jd[3], ud[3], ja[3], ua[3], jb[3], ub[3];
+        point(p.diagonal_kind[pair][quadrant], p.diagonal[pair][quadrant], jd, ud);
+        point(p.kind[a][sa][0], p.side[a][sa][0], ja, ua);
+        point(p.kind[b][sb][0], p.side[b][sb][0], jb, ub);
+        const Real sign = sa == sb ? Real(1) : Real(-1);
+        for (int d = 0; d < 3; ++d) {
+          j_sum[d] += sign * (jd[d] - ja[d] - jb[d] + c.j0[d]);
+          u_sum[d] += sign * (ud[d] - ua[d] - ub[d] + c.j0[d] / c.rho0);
+        }
+        ++quadrants;
+      }
+      if (quadrants == 0) continue;
+      for (int d = 0; d < 3; ++d) {
+        c.j_mixed[pair][d] = j_sum[d] / Real(quadrants);
+        c.u_mixed[pair][d] = u_sum[d] / Real(quadrants);
       }
     }
   }
@@ -878,6 +939,16 @@ struct AmrCoarseToFine {
         // The velocity gradient at the ghost's centre, in fine lattice units (dt halves).
         G[a][d] = Real(0.5) * (c.u_slope[a][d] + delta * u_curvature);
         flow.u2[a][d] = Real(0.25) * u_curvature;
+      }
+    }
+    for (int pair = 0; pair < mixed_pairs(L::D); ++pair) {
+      const int a = mixed_axes(pair, 0), b = mixed_axes(pair, 1);
+      const Real delta_a = Real(0.25) * p.delta[a], delta_b = Real(0.25) * p.delta[b];
+      for (int d = 0; d < 3; ++d) {
+        if (p.curved) j[d] += c.j_mixed[pair][d] * (delta_a * delta_b);
+        G[a][d] += Real(0.5) * delta_b * c.u_mixed[pair][d];
+        G[b][d] += Real(0.5) * delta_a * c.u_mixed[pair][d];
+        flow.mixed[pair][d] = Real(0.25) * c.u_mixed[pair][d];
       }
     }
     const Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
@@ -1031,6 +1102,7 @@ struct AmrFineToCoarse {
     const int nz = L::D == 3 ? 2 : 1;
     // Momentum sums per axis over the children's two layers, and velocity and density sums.
     Real rho = 0, j[3] = {0, 0, 0}, layer_j[3][2][3] = {}, u_side[3][2][3] = {}, rho_side[3][2] = {};
+    Real child_u[8][3] = {};
     int count = 0;
     for (int oz = 0; oz < nz; ++oz)
       for (int oy = 0; oy < 2; ++oy)
@@ -1041,6 +1113,7 @@ struct AmrFineToCoarse {
           const int o[3] = {ox, oy, oz};
           for (int a = 0; a < 3; ++a) rho_side[a][o[a]] += rc;
           for (int d = 0; d < 3; ++d) {
+            child_u[ox + 2 * oy + 4 * oz][d] = m[d] / rc;
             j[d] += m[d];
             for (int a = 0; a < 3; ++a) {
               u_side[a][o[a]][d] += m[d] / rc;
@@ -1063,11 +1136,19 @@ struct AmrFineToCoarse {
       // the value at the coarse centre, which coarser leaves read. u'' along each axis from the
       // children's two layers and the next layer of the child leaf's own cells (its ghosts hold
       // an earlier fill), where that layer is fluid; it also enters the rebuild (FlowCurvature).
+      // Mixed derivatives d2u/dx_a dx_b from the same layers: d/dx_b across the two rows of the
+      // next layer along a and of the children two cells from it, differenced along a (centred
+      // 1/4 off the coarse centre: first order, enough for a term that is itself a correction).
+      // Never from the children's corners alone: that 2x2 difference is exactly the lattice's
+      // checkerboard mode, which at low viscosity it fed back into the coarse level until runs
+      // blew up.
+      Real mixed_sum[3][3] = {};
+      int mixed_count[3] = {};
       const int at[3] = {x, y, z};
       for (int a = 0; a < L::D; ++a) {
         const bool above = 2 * (at[a] % h) + 2 < shape.n;  // else the layer below the children
         bool fluid = true;
-        Real next[3] = {0, 0, 0};
+        Real next[3] = {0, 0, 0}, layer_u[2][2][3] = {};
         for (int v = 0; v < 2 && fluid; ++v)
           for (int w = 0; w < nz && fluid; ++w) {
             int o[3] = {0, 0, 0};
@@ -1077,9 +1158,27 @@ struct AmrFineToCoarse {
             Real rc, m[3];
             fluid = fine_cell(k, 8 + 4 * a + 2 * w + v, child, child_cell(o[0], o[1], o[2]), rc, m);
             if (!fluid) break;
-            for (int d = 0; d < 3; ++d) next[d] += m[d];
+            for (int d = 0; d < 3; ++d) {
+              next[d] += m[d];
+              layer_u[v][w][d] = m[d] / rc;
+            }
           }
         if (!fluid) continue;
+        for (int pair = 0; pair < mixed_pairs(L::D); ++pair) {
+          const int pa = mixed_axes(pair, 0), pb = mixed_axes(pair, 1);
+          if (pa != a && pb != a) continue;
+          const int b = pa == a ? pb : pa, across = above ? 0 : 1;  // the children's layer 2 cells away
+          const bool b_is_v = b == (a + 1) % L::D;
+          for (int w = 0; w < nz; ++w)
+            for (int d = 0; d < 3; ++d) {
+              const Real next_step = b_is_v ? layer_u[1][w][d] - layer_u[0][w][d] : layer_u[w][1][d] - layer_u[w][0][d];
+              const int c = 3 - a - b;
+              const int lo = (across << a) | (w << c), hi = lo | (1 << b);
+              const Real child_step = child_u[hi][d] - child_u[lo][d];
+              mixed_sum[pair][d] += Real(2) * (above ? next_step - child_step : child_step - next_step) / Real(nz);
+            }
+          ++mixed_count[pair];
+        }
         // Second differences summed over the all/2 lines of fine cells along a; the coarse
         // value is the mean minus (1/32) (4 u''_fine) per line: -(sum of u''_fine) / 4 on the sum.
         for (int d = 0; d < 3; ++d) {
@@ -1090,6 +1189,8 @@ struct AmrFineToCoarse {
           flow.u2[a][d] = Real(8) * second / Real(all) / (rho / Real(count));
         }
       }
+      for (int pair = 0; pair < mixed_pairs(L::D); ++pair)
+        for (int d = 0; d < 3 && mixed_count[pair] > 0; ++d) flow.mixed[pair][d] = mixed_sum[pair][d] / Real(mixed_count[pair]);
     }
     Real u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
     if (count < all) cut_cell_velocity(k, child, child_cell, u, G);

@@ -400,6 +400,9 @@ void AmrLattice<L, Real>::build(int lattices) {
       for (int a = 0; a < 3; ++a)
         for (int s = 0; s < 2; ++s)
           for (int d = 0; d < 2; ++d) key.insert(key.end(), {ip.kind[a][s][d], ip.side[a][s][d]});
+      for (int pair = 0; pair < 3; ++pair)
+        for (int quadrant = 0; quadrant < 4; ++quadrant)
+          key.insert(key.end(), {ip.diagonal_kind[pair][quadrant], ip.diagonal[pair][quadrant]});
       return key;
     };
     std::map<std::vector<long>, long> fit_index;  // key -> a point with it, then -> fit number
@@ -712,33 +715,46 @@ bool AmrLattice<L, Real>::stencil_around(int l, const std::array<int, 3>& P, int
   const long S = shape_.cells;
   if (host_flags_[l - 1][cb * S + ccell] != flag::fluid) return false;
   ip.centre = long(cb) * L::Q * S + ccell;
+  // Level-(l - 1) cell Q as a stencil cell: kind 1 (its offset) or 2 (its first child's); 0 where
+  // it is outside, solid, inside a leaf two levels coarser or over a closed child.
+  const auto classify = [&](std::array<int, 3> Q, long& offset) -> std::int8_t {
+    long qcell = 0;
+    const int qb = wrap_cell(l - 1, Q) ? locate(l - 1, Q, qcell) : -1;
+    if (qb < 0) return 0;
+    if (!children_groups || forest_.level(l - 1)[qb].leaf()) {
+      if (host_flags_[l - 1][qb * S + qcell] != flag::fluid) return 0;
+      offset = long(qb) * L::Q * S + qcell;
+      return 1;
+    }
+    // A refined coarse cell: its children on level l are at the fine level's time.
+    const std::array<int, 3> first{2 * Q[0], 2 * Q[1], L::D == 3 ? 2 * Q[2] : 0};
+    long fcell = 0;
+    const int fb = locate(l, first, fcell);
+    bool fluid = fb >= 0;
+    for (int oz = 0; fluid && oz < (L::D == 3 ? 2 : 1); ++oz)
+      for (int oy = 0; oy < 2; ++oy)
+        for (int ox = 0; ox < 2; ++ox)
+          fluid = fluid && host_flags_[l][fb * S + shape_.neighbour(fcell, ox, oy, oz)] == flag::fluid;
+    if (!fluid) return 0;
+    offset = long(fb) * L::Q * S + fcell;
+    return 2;
+  };
   for (int a = 0; a < L::D; ++a)
     for (int s = 0; s < 2; ++s)
       for (int dist = 0; dist < 2; ++dist) {
         std::array<int, 3> Q = P;
         Q[a] += (s == 0 ? -1 : 1) * (dist + 1);
-        long qcell = 0;
-        const int qb = wrap_cell(l - 1, Q) ? locate(l - 1, Q, qcell) : -1;
-        if (qb < 0) break;  // outside, or inside a leaf two levels coarser: nothing further
-        if (!children_groups || forest_.level(l - 1)[qb].leaf()) {
-          if (host_flags_[l - 1][qb * S + qcell] != flag::fluid) break;
-          ip.kind[a][s][dist] = 1;
-          ip.side[a][s][dist] = long(qb) * L::Q * S + qcell;
-        } else {
-          // A refined coarse cell: its children on level l are at the fine level's time.
-          const std::array<int, 3> first{2 * Q[0], 2 * Q[1], L::D == 3 ? 2 * Q[2] : 0};
-          long fcell = 0;
-          const int fb = locate(l, first, fcell);
-          bool fluid = fb >= 0;
-          for (int oz = 0; fluid && oz < (L::D == 3 ? 2 : 1); ++oz)
-            for (int oy = 0; oy < 2; ++oy)
-              for (int ox = 0; ox < 2; ++ox)
-                fluid = fluid && host_flags_[l][fb * S + shape_.neighbour(fcell, ox, oy, oz)] == flag::fluid;
-          if (!fluid) break;
-          ip.kind[a][s][dist] = 2;
-          ip.side[a][s][dist] = long(fb) * L::Q * S + fcell;
-        }
+        ip.kind[a][s][dist] = classify(Q, ip.side[a][s][dist]);
+        if (ip.kind[a][s][dist] == 0) break;  // nothing further on that side
       }
+  for (int pair = 0; pair < mixed_pairs(L::D); ++pair)
+    for (int quadrant = 0; quadrant < 4; ++quadrant) {
+      const int a = mixed_axes(pair, 0), b = mixed_axes(pair, 1);
+      std::array<int, 3> Q = P;
+      Q[a] += quadrant & 1 ? 1 : -1;
+      Q[b] += quadrant & 2 ? 1 : -1;
+      ip.diagonal_kind[pair][quadrant] = classify(Q, ip.diagonal[pair][quadrant]);
+    }
   // With both neighbours at distance 1, the slope and curvature are central and read nothing
   // further (slope_and_curvature): the cells at distance 2 would only cost their moments.
   for (int a = 0; a < L::D; ++a)

@@ -146,12 +146,19 @@ struct CutCellFit {
   }
 };
 
-// What a rebuild takes beyond density, velocity and velocity gradient: the pure second
-// derivatives of the velocity, u2[a][b] = d^2 u_b / d x_a^2 (mixed ones are not interpolated),
-// and the density gradient, in the target level's units. Zero where unknown.
+// The pairs of axes a mixed derivative is taken along (xy; in 3D also xz, yz), and each pair's axes.
+KOKKOS_INLINE_FUNCTION constexpr int mixed_pairs(int dimensions) { return dimensions == 3 ? 3 : 1; }
+KOKKOS_INLINE_FUNCTION constexpr int mixed_axes(int pair, int which) {
+  return which == 0 ? (pair == 2 ? 1 : 0) : (pair == 0 ? 1 : 2);
+}
+
+// What a rebuild takes beyond density, velocity and velocity gradient: the second derivatives of
+// the velocity, pure u2[a][b] = d^2 u_b / d x_a^2 and mixed[pair][b] = d^2 u_b / d x_a d x_c
+// (mixed_axes), and the density gradient, in the target level's units. Zero where unknown.
 template <class Real>
 struct FlowCurvature {
   Real u2[3][3] = {};
+  Real mixed[3][3] = {};
   Real rho_gradient[3] = {};
 };
 
@@ -159,7 +166,7 @@ struct FlowCurvature {
 // population then folds its velocity's few nonzero products (population<L, q>).
 template <class Real>
 struct SteadyExpansion {
-  Real rho, u[3], G[3][3], K[3][3], force[3];
+  Real rho, u[3], G[3][3], K[3][3], M[3][3], force[3];
   Real usq15, uF, u_accel, trace_third;
   Real lambda_plus, tau_minus_one, lambda_odd, even_k, odd_k;
   Real accel[3], V[3], W[3];
@@ -174,6 +181,7 @@ struct SteadyExpansion {
       for (int b = 0; b < 3; ++b) {
         G[a][b] = G_[a][b];
         K[a][b] = k.u2[a][b];
+        M[a][b] = k.mixed[a][b];
       }
     }
     usq15 = Real(1.5) * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
@@ -195,6 +203,11 @@ struct SteadyExpansion {
     // 3 c.(G u)], whose sum with c.(G u) is W.
     for (int e = 0; e < 3; ++e) {
       V[e] = (Real(2) * K[e][e] + K[0][e] + K[1][e] + K[2][e]) / Real(3);
+      for (int pair = 0; pair < 3; ++pair) {
+        const int a = mixed_axes(pair, 0), b = mixed_axes(pair, 1);
+        if (e == a) V[e] += Real(2) * M[pair][b] / Real(3);
+        if (e == b) V[e] += Real(2) * M[pair][a] / Real(3);
+      }
       W[e] = G[e][0] * u[0] + G[e][1] * u[1] + G[e][2] * u[2] + u[e] * Real(3) * trace_third + G[0][e] * u[0] +
              G[1][e] * u[1] + G[2][e] * u[2];
     }
@@ -211,7 +224,8 @@ struct SteadyExpansion {
     Real grad[3], curv[3];  // (c.grad) u_d and sum_a c_a^2 K_ad
     for (int d = 0; d < 3; ++d) {
       grad[d] = cx * G[0][d] + cy * G[1][d] + cz * G[2][d];
-      curv[d] = cx * cx * K[0][d] + cy * cy * K[1][d] + cz * cz * K[2][d];
+      curv[d] = cx * cx * K[0][d] + cy * cy * K[1][d] + cz * cz * K[2][d] +
+                Real(2) * (cx * cy * M[0][d] + cx * cz * M[1][d] + cy * cz * M[2][d]);
     }
     const Real cGc = dot(grad), along = dot(curv);
     const Real slope_square = grad[0] * grad[0] + grad[1] * grad[1] + grad[2] * grad[2];
@@ -305,6 +319,10 @@ KOKKOS_INLINE_FUNCTION void rebuild_post_collision(Real rho, const Real (&u)[3],
     trace += G[a][a];
     curvature += u[a] * k.u2[a][a];
     for (int b = 0; b < L::D; ++b) transposed += G[a][b] * G[b][a];
+  }
+  for (int pair = 0; pair < mixed_pairs(L::D); ++pair) {
+    const int a = mixed_axes(pair, 0), b = mixed_axes(pair, 1);
+    curvature += u[a] * k.mixed[pair][b] + u[b] * k.mixed[pair][a];
   }
   const Real even_mass = e.lambda_odd * (trace * trace + transposed + Real(2) * curvature);
   static_for<L::Q>([&](auto qc) {

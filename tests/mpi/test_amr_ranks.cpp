@@ -81,7 +81,7 @@ lo = [14, 10]
 hi = [27, 21]
 level = 2
 )",
-     50, 2},
+     50, 1},  // 2 until the coupling's stencils read diagonal neighbours (mixed derivatives, 2026-12-06)
     {"taylor_green_d3q19_periodic", R"(
 [lattice]
 model = "D3Q19"
