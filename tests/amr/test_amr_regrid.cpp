@@ -130,6 +130,19 @@ TEST(AmrRegrid, RefinedRegionFollowsAnAdvectedVortex) {
 namespace boreas {
 namespace {
 
+// visit(x, y, area, velocity) for every leaf cell of a 2D forest: its centre in level-0 cell-centre
+// coordinates and its area in level-0 cells.
+template <class Visit>
+void for_each_leaf_cell(const AmrSolver& solver, Visit&& visit) {
+  for (const AmrBlockSample& b : solver.sample()) {
+    if (!b.leaf) continue;
+    const double h = std::ldexp(1.0, -b.level), n = b.box.extent(0);
+    for (std::size_t i = 0; i < b.density.size(); ++i)
+      visit((b.box.lo[0] + double(i % std::size_t(n)) + 0.5) * h - 0.5,
+            (b.box.lo[1] + double(i / std::size_t(n)) + 0.5) * h - 0.5, h * h, &b.velocity[3 * i]);
+  }
+}
+
 // The deck's Taylor-Green initial condition on AMR levels (the uniform grid's formula,
 // lbm/field/FieldOps.hpp initial_macroscopic): the 2D vortex array decays at the rate its
 // viscosity sets, exp(-nu (kx^2 + ky^2) t), with a level-1 patch in the middle of the box; the
@@ -146,17 +159,11 @@ TEST(AmrTaylorGreen, DecayRateMatchesTheViscosityAcrossLevels) {
   run.solver->advance(steps);
   const double k = 2 * M_PI / 32, U = 0.02, nu = (0.8 - 0.5) / 3;
   double projection = 0, norm = 0;
-  for (const AmrBlockSample& b : run.solver->sample()) {
-    if (!b.leaf) continue;
-    const double h = std::ldexp(1.0, -b.level), n = b.box.extent(0);
-    for (std::size_t i = 0; i < b.density.size(); ++i) {
-      const double x = (b.box.lo[0] + double(i % std::size_t(n)) + 0.5) * h - 0.5;
-      const double y = (b.box.lo[1] + double(i / std::size_t(n)) + 0.5) * h - 0.5;
-      const double mode[2] = {-std::cos(k * x) * std::sin(k * y), std::sin(k * x) * std::cos(k * y)};
-      projection += (b.velocity[3 * i] * mode[0] + b.velocity[3 * i + 1] * mode[1]) * h * h;
-      norm += (mode[0] * mode[0] + mode[1] * mode[1]) * h * h;
-    }
-  }
+  for_each_leaf_cell(*run.solver, [&](double x, double y, double area, const double* u) {
+    const double mode[2] = {-std::cos(k * x) * std::sin(k * y), std::sin(k * x) * std::cos(k * y)};
+    projection += (u[0] * mode[0] + u[1] * mode[1]) * area;
+    norm += (mode[0] * mode[0] + mode[1] * mode[1]) * area;
+  });
   const double amplitude = projection / norm / U;
   const double nu_measured = -std::log(amplitude) / (2 * k * k * steps);
   std::printf("Taylor-Green on 2 levels: amplitude %.5f (exact %.5f), viscosity %.5f vs %.5f (%.2f %%)\n", amplitude,
@@ -182,19 +189,13 @@ double taylor_green_error(int N, bool patch) {
   run.solver->advance(steps);
   const double decay = std::exp(-2 * nu * k * k * steps);
   double err2 = 0, ref2 = 0;
-  for (const AmrBlockSample& b : run.solver->sample()) {
-    if (!b.leaf) continue;
-    const double h = std::ldexp(1.0, -b.level), n = b.box.extent(0);
-    for (std::size_t i = 0; i < b.density.size(); ++i) {
-      const double x = (b.box.lo[0] + double(i % std::size_t(n)) + 0.5) * h - 0.5;
-      const double y = (b.box.lo[1] + double(i / std::size_t(n)) + 0.5) * h - 0.5;
-      const double exact[2] = {-U * decay * std::cos(k * x) * std::sin(k * y), U * decay * std::sin(k * x) * std::cos(k * y)};
-      for (int d = 0; d < 2; ++d) {
-        err2 += (b.velocity[3 * i + d] - exact[d]) * (b.velocity[3 * i + d] - exact[d]) * h * h;
-        ref2 += exact[d] * exact[d] * h * h;
-      }
+  for_each_leaf_cell(*run.solver, [&](double x, double y, double area, const double* u) {
+    const double exact[2] = {-U * decay * std::cos(k * x) * std::sin(k * y), U * decay * std::sin(k * x) * std::cos(k * y)};
+    for (int d = 0; d < 2; ++d) {
+      err2 += (u[d] - exact[d]) * (u[d] - exact[d]) * area;
+      ref2 += exact[d] * exact[d] * area;
     }
-  }
+  });
   return std::sqrt(err2 / ref2);
 }
 
