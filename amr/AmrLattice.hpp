@@ -821,6 +821,7 @@ struct AmrCoarseToFine {
   KOKKOS_INLINE_FUNCTION void fit(const InterpPoint& p, CoarseFit<Real>& c) const {
     sample(1, p.centre, c.rho0, c.j0);
     Real beta[3] = {}, gamma[3] = {}, beta_sum = 0;
+    Real near_rho[3][2] = {}, near_j[3][2][3] = {};  // the neighbours at 1 (fit_mixed reads them too)
     bool under_fine = false;
     for (int a = 0; a < L::D; ++a) {
       Real rs[4] = {}, js[4][3] = {}, unit[4] = {};
@@ -830,6 +831,10 @@ struct AmrCoarseToFine {
         have[k] = p.kind[a][s][dist] != 0;
         if (!have[k]) continue;
         sample(p.kind[a][s][dist], p.side[a][s][dist], rs[k], js[k]);
+        if (dist == 0) {
+          near_rho[a][s] = rs[k];
+          for (int d = 0; d < 3; ++d) near_j[a][s][d] = js[k][d];
+        }
         unit[k] = p.kind[a][s][dist] == 2 ? Real(1) : Real(0);
         under_fine = under_fine || p.kind[a][s][dist] == 2;
       }
@@ -863,7 +868,7 @@ struct AmrCoarseToFine {
           c.u_slope[a][d] -= gamma[a] * u_shift;
         }
       }
-    fit_mixed(p, c);
+    fit_mixed(p, near_rho, near_j, c);
   }
 
   // The mixed derivatives (without them a ghost's velocity gradient is first-order wrong along a
@@ -872,16 +877,16 @@ struct AmrCoarseToFine {
   // s_a s_b (v(s_a, s_b) - v(s_a, 0) - v(0, s_b) + v(0, 0)), averaged over those quadrants (the
   // central difference when all four exist). Refined cells give their children's mean, which
   // lies X = (1/32) sum_a v''_a above the point value: taken off with the fitted curvatures.
-  KOKKOS_INLINE_FUNCTION void fit_mixed(const InterpPoint& p, CoarseFit<Real>& c) const {
+  KOKKOS_INLINE_FUNCTION void fit_mixed(const InterpPoint& p, const Real (&near_rho)[3][2], const Real (&near_j)[3][2][3],
+                                        CoarseFit<Real>& c) const {
     Real j_above[3] = {}, u_above[3] = {};
     for (int d = 0; d < 3; ++d)
       for (int a = 0; a < L::D; ++a) {
         j_above[d] += c.j_curvature[a][d] / Real(32);
         u_above[d] += c.u_curvature[a][d] / Real(32);
       }
-    const auto point = [&](int kind, long offset, Real (&j)[3], Real (&u)[3]) {
-      Real rho;
-      sample(kind, offset, rho, j);
+    // A sample's momentum and velocity as point values.
+    const auto point = [&](int kind, Real rho, Real (&j)[3], Real (&u)[3]) {
       for (int d = 0; d < 3; ++d) {
         u[d] = j[d] / rho;
         if (kind == 2) {
@@ -897,10 +902,13 @@ struct AmrCoarseToFine {
       for (int quadrant = 0; quadrant < 4; ++quadrant) {
         const int sa = quadrant & 1, sb = quadrant >> 1;
         if (p.diagonal_kind[pair][quadrant] == 0 || p.kind[a][sa][0] == 0 || p.kind[b][sb][0] == 0) continue;
-        Real jd[3], ud[3], ja[3], ua[3], jb[3], ub[3];
-        point(p.diagonal_kind[pair][quadrant], p.diagonal[pair][quadrant], jd, ud);
-        point(p.kind[a][sa][0], p.side[a][sa][0], ja, ua);
-        point(p.kind[b][sb][0], p.side[b][sb][0], jb, ub);
+        Real rd, jd[3], ud[3], ua[3], ub[3];
+        Real ja[3] = {near_j[a][sa][0], near_j[a][sa][1], near_j[a][sa][2]};
+        Real jb[3] = {near_j[b][sb][0], near_j[b][sb][1], near_j[b][sb][2]};
+        sample(p.diagonal_kind[pair][quadrant], p.diagonal[pair][quadrant], rd, jd);
+        point(p.diagonal_kind[pair][quadrant], rd, jd, ud);
+        point(p.kind[a][sa][0], near_rho[a][sa], ja, ua);
+        point(p.kind[b][sb][0], near_rho[b][sb], jb, ub);
         const Real sign = sa == sb ? Real(1) : Real(-1);
         for (int d = 0; d < 3; ++d) {
           j_sum[d] += sign * (jd[d] - ja[d] - jb[d] + c.j0[d]);
