@@ -273,7 +273,6 @@ void for_each_source(Point& ip, Visit&& visit) {
       if (ip.diagonal_kind[pair][quadrant] != 0) visit(int(ip.diagonal_kind[pair][quadrant]), ip.diagonal[pair][quadrant]);
 }
 
-
 // The populations a leaf's pull reads from its ghost (x, y, z) (in the leaf's cells, -1 or n on
 // the ghost's axes): bit q where (x, y, z) + c_q lies in the leaf. A face ghost of D3Q19 gives at
 // most 5 of 19, an edge ghost 1, a corner none. Where no rule reads neighbours
@@ -1175,12 +1174,11 @@ struct AmrFineToCoarse {
         for (int pair = 0; pair < mixed_pairs(L::D); ++pair) {
           const int pa = mixed_axes(pair, 0), pb = mixed_axes(pair, 1);
           if (pa != a && pb != a) continue;
-          const int b = pa == a ? pb : pa, across = above ? 0 : 1;  // the children's layer 2 cells away
+          const int b = pa == a ? pb : pa, c = 3 - a - b, across = above ? 0 : 1;  // the children's layer 2 cells away
           const bool b_is_v = b == (a + 1) % L::D;
           for (int w = 0; w < nz; ++w)
             for (int d = 0; d < 3; ++d) {
               const Real next_step = b_is_v ? layer_u[1][w][d] - layer_u[0][w][d] : layer_u[w][1][d] - layer_u[w][0][d];
-              const int c = 3 - a - b;
               const int lo = (across << a) | (w << c), hi = lo | (1 << b);
               const Real child_step = child_u[hi][d] - child_u[lo][d];
               mixed_sum[pair][d] += Real(2) * (above ? next_step - child_step : child_step - next_step) / Real(nz);

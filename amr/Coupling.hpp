@@ -198,8 +198,8 @@ struct SteadyExpansion {
       for (int a = 0; a < 3; ++a) accel[d] -= u[a] * G[a][d];
     }
     u_accel = u[0] * accel[0] + u[1] * accel[1] + u[2] * accel[2];
-    // The odd terms' momenta, taken off: rho V / 3 of 3 rho sum_ad c_a^2 c_d K_ad, V_e =
-    // 2 K_ee + sum_a K_ae; and div(rho u u) = rho (u tr G + G^T u) of rho [9 (c.u) (c c : G) -
+    // The odd terms' momenta, taken off: rho V / 3 of 3 rho (c.grad)^2 (c.u), V_e = 2 K_ee +
+    // sum_a K_ae + 2 sum_{b != e} M_eb,b (M: the mixed derivatives); and div(rho u u) = rho (u tr G + G^T u) of rho [9 (c.u) (c c : G) -
     // 3 c.(G u)], whose sum with c.(G u) is W.
     for (int e = 0; e < 3; ++e) {
       V[e] = (Real(2) * K[e][e] + K[0][e] + K[1][e] + K[2][e]) / Real(3);
@@ -221,7 +221,7 @@ struct SteadyExpansion {
     constexpr Real cx = Real(L::c(q, 0)), cy = Real(L::c(q, 1)), cz = Real(L::c(q, 2));
     const auto dot = [&](const Real (&v)[3]) { return cx * v[0] + cy * v[1] + cz * v[2]; };
     const Real cu = dot(u), cF = dot(force);
-    Real grad[3], curv[3];  // (c.grad) u_d and sum_a c_a^2 K_ad
+    Real grad[3], curv[3];  // (c.grad) u_d and (c.grad)^2 u_d: sum_a c_a^2 K_ad + 2 sum_{a<b} c_a c_b M_ab,d
     for (int d = 0; d < 3; ++d) {
       grad[d] = cx * G[0][d] + cy * G[1][d] + cz * G[2][d];
       curv[d] = cx * cx * K[0][d] + cy * cy * K[1][d] + cz * cz * K[2][d] +
