@@ -57,6 +57,38 @@ std::string padded_step(long step) {
   return std::string(s.size() < 6 ? 6 - s.size() : 0, '0') + s;
 }
 
+// vtkXMLUniformGridAMRWriter writes <name> and its boxes in a folder beside it, named after it
+// without the extension: both are written in a staging folder and moved into place once whole (the
+// earlier box folder moved aside first, then removed), so that a run killed while it rewrites an
+// output (a restart repeats the steps after its checkpoint) leaves the earlier output readable, and
+// no box of an earlier, larger forest stays in the folder.
+void write_composite_replacing(vtkXMLWriter* writer, const fs::path& directory, const std::string& name) {
+  const std::string stem = fs::path(name).stem().string();
+  const fs::path path = directory / name, boxes = directory / stem, stage = directory / ("." + stem + ".partial"),
+                 earlier = stage / "earlier";
+  std::error_code ec;
+  fs::remove_all(stage, ec);  // a killed run's
+  fs::create_directories(stage, ec);
+  if (ec)
+    throw std::runtime_error(path.string() + ": cannot write the VTK file (cannot create " + stage.string() + ": " +
+                             ec.message() + ")");
+  writer->SetFileName((stage / name).c_str());
+  try {
+    write_checked(writer, path.string());
+  } catch (...) {
+    fs::remove_all(stage, ec);
+    throw;
+  }
+  std::error_code moved;
+  if (fs::exists(boxes, ec)) fs::rename(boxes, earlier, moved);
+  if (!moved) fs::rename(stage / stem, boxes, moved);
+  if (!moved) fs::rename(stage / name, path, moved);
+  if (moved && fs::exists(earlier, ec) && !fs::exists(boxes, ec)) fs::rename(earlier, boxes, ec);
+  fs::remove_all(stage, ec);
+  if (moved)
+    throw std::runtime_error(path.string() + ": cannot write the VTK file (cannot move it into place: " + moved.message() + ")");
+}
+
 }  // namespace
 
 AmrSeries::AmrSeries(std::string directory, std::string basename, bool two_dimensional)
@@ -157,12 +189,11 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
   const std::string name = vthb_name(step);
   const std::string path = (fs::path(directory_) / name).string();
   vtkNew<vtkXMLUniformGridAMRWriter> writer;
-  writer->SetFileName(path.c_str());
   writer->SetInputData(amr);
   writer->SetDataModeToAppended();
   writer->EncodeAppendedDataOff();
   writer->SetCompressorTypeToZLib();
-  write_checked(writer, path);
+  write_composite_replacing(writer, directory_, name);
   files_.push_back(path);
 
   pvd_.add(time, name);

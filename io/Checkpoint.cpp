@@ -30,10 +30,17 @@ constexpr std::uint64_t max_header_bytes = std::uint64_t(1) << 30;
 
 constexpr int checkpoint_version = 1;
 
+const char* native_byte_order() {
+  const std::uint16_t one = 1;
+  unsigned char first = 0;
+  std::memcpy(&first, &one, 1);
+  return first == 1 ? "little" : "big";
+}
+
 // Whether a header (its hash already matched) holds what the reader takes from it, of the types
 // it reads: the signature, three positive int sizes, positive int cell bytes, the data's offset
-// and length (non-negative) and its hash. (The sizes are then checked against the deck's and the
-// file's, and the data against the hash.)
+// and length (non-negative), its hash and, where given, its byte order. (The sizes are then
+// checked against the deck's and the file's, and the data against the hash.)
 bool header_complete(const Json& meta) {
   const Json* format = member(meta, "format");
   const Json* cells = member(meta, "cells");
@@ -41,13 +48,15 @@ bool header_complete(const Json& meta) {
   const Json* offset = member(meta, "data_offset");
   const Json* bytes = member(meta, "data_bytes");
   const Json* hash = member(meta, "data_hash");
+  const Json* order = member(meta, "byte_order");
   const auto positive_int = [](const Json& n) {
     return n.is_number_integer() && n.get<long long>() >= 1 && n.get<long long>() <= std::numeric_limits<int>::max();
   };
   const auto non_negative = [](const Json* n) { return n && n->is_number_integer() && n->get<long long>() >= 0; };
   return format && *format == "boreas-checkpoint" && cells && cells->is_array() && cells->size() == 3 &&
          std::all_of(cells->begin(), cells->end(), positive_int) && cell_bytes && positive_int(*cell_bytes) &&
-         non_negative(offset) && non_negative(bytes) && hash && hash->is_number_unsigned();
+         non_negative(offset) && non_negative(bytes) && hash && hash->is_number_unsigned() &&
+         (!order || (order->is_string() && (*order == "little" || *order == "big")));
 }
 
 void put_u64(char* at, std::uint64_t v) {
@@ -128,6 +137,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, Json meta, const s
   meta["cell_bytes"] = cell_bytes;
   meta["data_bytes"] = data_bytes;
   meta["data_hash"] = hash;
+  meta["byte_order"] = native_byte_order();
   // The header's length does not depend on data_offset's digits as long as the offset is set
   // before the final dump: reserve it first.
   meta["data_offset"] = 0;
@@ -232,6 +242,9 @@ Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
                   std::to_string(checkpoint_version);
         } else if (meta.is_discarded() || !version || !header_complete(meta)) {
           error = path + ": corrupt checkpoint header (not the JSON a checkpoint holds)";
+        } else if (const std::string order = meta.value("byte_order", std::string("little")); order != native_byte_order()) {
+          error = path + ": written on a " + order + "-endian machine; this one is " + native_byte_order() +
+                  "-endian and cannot read its populations";
         } else {
           const unsigned long long expected = meta["data_offset"].get<unsigned long long>() +
                                               meta["data_bytes"].get<unsigned long long>();  // each < 2^63

@@ -75,13 +75,12 @@ void write_vti(const std::string& path, const CellFields& p) {
   cd->SetActiveVectors("velocity");
 
   vtkNew<vtkXMLImageDataWriter> writer;
-  writer->SetFileName(path.c_str());
   writer->SetInputData(image);
   writer->SetDataModeToAppended();
   writer->EncodeAppendedDataOff();  // raw binary
   writer->SetCompressorTypeToZLib();
   writer->SetHeaderTypeToUInt64();
-  write_checked(writer, path);
+  write_replacing(writer, path);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -85,6 +86,27 @@ inline void write_checked(vtkXMLWriter* writer, const std::string& path) {
   while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
   if (why.empty()) why = code != vtkErrorCode::NoError ? vtkErrorCode::GetStringFromErrorCode(code) : "VTK reported a failure";
   throw std::runtime_error(path + ": cannot write the VTK file (" + why + ")");
+}
+
+// Writes `path` with `writer` through a temporary beside it, renamed over it once whole: a run
+// killed while it rewrites an output (a restart repeats the steps after its checkpoint) leaves the
+// earlier file, not one cut short. Throws as write_checked, the temporary removed.
+inline void write_replacing(vtkXMLWriter* writer, const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string tmp = path + ".tmp";
+  writer->SetFileName(tmp.c_str());
+  std::error_code ec;
+  try {
+    write_checked(writer, path);
+  } catch (...) {
+    fs::remove(tmp, ec);
+    throw;
+  }
+  fs::rename(tmp, path, ec);
+  if (!ec) return;
+  const std::string why = ec.message();
+  fs::remove(tmp, ec);
+  throw std::runtime_error(path + ": cannot write the VTK file (cannot rename its temporary into place: " + why + ")");
 }
 
 }  // namespace boreas

@@ -2,10 +2,12 @@
 // that fail (host only, no Kokkos).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -25,6 +27,7 @@
 
 #include "comm/Mpi.hpp"
 #include "core/Error.hpp"
+#include "io/AmrSeries.hpp"
 #include "io/Checkpoint.hpp"
 #include "io/Json.hpp"
 #include "io/VtkSeries.hpp"
@@ -339,6 +342,59 @@ TEST(Checkpoint, AWriteThatDoesNotFitNeverReplacesTheEarlierOne) {
   fs::remove_all(dir);
 }
 
+// A checkpoint's cells are its writer's bytes: the header says in which order, and a machine of
+// the other order refuses it by name (it would read "corrupt": the data hash mixes native words).
+// A header without the key (checkpoints written before it) is read as little-endian. Headers
+// rewritten here with their hash made to match.
+TEST(Checkpoint, TheWritersByteOrderIsRecordedAndChecked) {
+  ensure_mpi_initialized();
+  const fs::path dir = fresh_dir("checkpoint_order");
+  const std::string path = (dir / "run.bchk").string();
+  const std::array<int, 3> cells{4, 4, 4};
+  BoxBytes piece;
+  piece.hi = cells;
+  piece.values.assign(static_cast<std::size_t>(piece.cells()) * 8, 7);
+  write_checkpoint(MPI_COMM_SELF, path, Json::object(), cells, 8, {piece});
+  const std::uint16_t one = 1;
+  const std::string native = *reinterpret_cast<const unsigned char*>(&one) == 1 ? "little" : "big",
+                    other = native == "little" ? "big" : "little";
+  EXPECT_EQ(read_checkpoint_header(MPI_COMM_SELF, path)["byte_order"], native);
+  const std::vector<unsigned char> written = bytes_of(path);
+  const auto rewrite = [&](const std::function<void(Json&)>& change) {
+    std::uint64_t length = 0;
+    for (int i = 0; i < 8; ++i) length |= std::uint64_t(written[8 + i]) << (8 * i);
+    Json header = Json::parse(std::string(written.begin() + 24, written.begin() + 24 + long(length)));
+    change(header);
+    const std::string text = header.dump();
+    std::vector<unsigned char> bytes = written;
+    std::fill(bytes.begin() + 24, bytes.begin() + 24 + long(length), 0);
+    std::copy(text.begin(), text.end(), bytes.begin() + 24);
+    for (int i = 0; i < 8; ++i) {
+      bytes[8 + i] = static_cast<unsigned char>(text.size() >> (8 * i));
+      bytes[16 + i] = static_cast<unsigned char>(text_hash(text) >> (8 * i));
+    }
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), long(bytes.size()));
+  };
+  rewrite([&](Json& h) { h["byte_order"] = other; });
+  try {
+    read_checkpoint_header(MPI_COMM_SELF, path);
+    ADD_FAILURE() << "a checkpoint of the other byte order was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("run.bchk: written on a " + other + "-endian machine; this one is " + native),
+              std::string::npos) << e.what();
+  }
+  rewrite([](Json& h) { h["byte_order"] = 1; });
+  EXPECT_THROW(read_checkpoint_header(MPI_COMM_SELF, path), Error);
+  rewrite([](Json& h) { h.erase("byte_order"); });
+  if (native == "little") {
+    std::vector<BoxBytes> read(1);
+    read[0].hi = cells;
+    read_checkpoint_values(MPI_COMM_SELF, path, read_checkpoint_header(MPI_COMM_SELF, path), read);
+    EXPECT_EQ(read[0].values, piece.values);
+  }
+  fs::remove_all(dir);
+}
+
 TEST(VtkSeries, AFileThatCannotBeWrittenThrowsAndIsNotListed) {
   const fs::path dir = fresh_dir("unwritable");
   VtkSeries series(dir.string(), "flow");
@@ -358,5 +414,65 @@ TEST(VtkSeries, AFileThatCannotBeWrittenThrowsAndIsNotListed) {
     EXPECT_NE(std::string(e.what()).find("flow_000002.vti: cannot write the VTK file"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(series.files_written().empty());
+  fs::remove_all(dir);
+}
+
+// A restart repeats the steps after its checkpoint and rewrites their outputs: a rewrite that
+// fails (here cut short by the file size limit, as a full disk or a kill would) leaves the earlier
+// output as it was, readable, and no temporary beside it. Both series: the uniform grid's .vti and
+// the AMR's .vthb with its folder of boxes.
+TEST(VtkSeries, ARewriteCutShortLeavesTheEarlierOutput) {
+  const fs::path dir = fresh_dir("rewrite");
+  const std::array<int, 3> dims{40, 40, 40};
+  VtkSeries series(dir.string(), "flow");
+  series.write(3, 3.0, make_piece({0, 0, 0}, dims), dims);
+  const std::vector<unsigned char> vti = bytes_of(dir / "flow_000003.vti");
+  {
+    FileSizeLimit limit(64 * 1024);
+    EXPECT_THROW(series.write(3, 3.0, make_piece({0, 0, 0}, dims, 1.0), dims), std::runtime_error);
+  }
+  EXPECT_EQ(bytes_of(dir / "flow_000003.vti"), vti);
+  EXPECT_FALSE(fs::exists(dir / "flow_000003.vti.tmp"));
+
+  // Two levels, level 1 in two 16^3 blocks, then in one: the rewrite that holds fewer boxes
+  // leaves none of the earlier ones behind.
+  AmrSeries amr(dir.string(), "amr", false);
+  auto patch = [](int level, std::array<int, 3> lo, int n, double value) {
+    AmrPatch p;
+    p.level = level;
+    p.lo = lo;
+    p.hi = {lo[0] + n, lo[1] + n, lo[2] + n};
+    const std::size_t cells = std::size_t(n) * n * n;
+    p.flags.assign(cells, 0);
+    for (std::size_t i = 0; i < 3 * cells; ++i) {  // values that do not compress away
+      if (i < cells) p.density.push_back(value + 1e-3 * std::sin(12.9898 * double(i)));
+      p.velocity.push_back(1e-2 * std::sin(78.233 * double(i)));
+    }
+    return p;
+  };
+  const std::vector<AmrPatch> two = {patch(0, {0, 0, 0}, 16, 1.0), patch(1, {0, 0, 0}, 16, 1.5), patch(1, {16, 16, 16}, 16, 1.5)};
+  amr.write(5, 5.0, two);
+  const fs::path boxes = dir / "amr_000005";
+  const auto listing = [&] {
+    std::vector<std::pair<std::string, std::vector<unsigned char>>> files;
+    for (const auto& f : fs::directory_iterator(boxes)) files.push_back({f.path().filename().string(), bytes_of(f.path())});
+    std::sort(files.begin(), files.end());
+    return files;
+  };
+  const auto earlier = listing();
+  const std::vector<unsigned char> vthb = bytes_of(dir / "amr_000005.vthb");
+  ASSERT_EQ(earlier.size(), 3u);
+  {
+    FileSizeLimit limit(16 * 1024);
+    EXPECT_THROW(amr.write(5, 5.0, two), std::runtime_error);
+  }
+  EXPECT_EQ(listing(), earlier);
+  EXPECT_EQ(bytes_of(dir / "amr_000005.vthb"), vthb);
+  amr.write(5, 5.0, {patch(0, {0, 0, 0}, 16, 1.0), patch(1, {0, 0, 0}, 16, 1.5)});
+  EXPECT_EQ(listing().size(), 2u);
+  std::vector<std::string> names;
+  for (const auto& f : fs::directory_iterator(dir)) names.push_back(f.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"amr.pvd", "amr_000005", "amr_000005.vthb", "flow.pvd", "flow_000003.vti"}));
   fs::remove_all(dir);
 }
