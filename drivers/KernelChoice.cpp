@@ -2,6 +2,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,12 +72,19 @@ Json read_cache(const std::string& file) {
   return Json::object();
 }
 
-// Runs on one node share the file: each writes its own temporary (the last rename wins; an entry
+// Adds `entry` under `key` to the cache file as it is now: runs on one node share the file, and
+// another may have added its entry since this run read it (a trial takes seconds). The re-read,
+// the temporary (one per process) and its rename happen under an exclusive lock on a file beside
+// the cache, so no run's entry is lost; where no lock can be taken the last rename wins (an entry
 // lost so is tried again). A path in the key that is not UTF-8 is written with replacement
 // characters (that problem is then tried on every run, not refused after its trial).
-void write_cache(const std::string& file, const Json& cache) {
+void store_entry(const std::string& file, const std::string& key, const Json& entry) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+  const int lock = ::open((file + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock >= 0) ::flock(lock, LOCK_EX);
+  Json cache = read_cache(file);
+  cache[key] = entry;
   const std::string tmp = file + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp);
@@ -87,6 +96,7 @@ void write_cache(const std::string& file, const Json& cache) {
       std::fprintf(stderr, "boreas: warning: could not write kernel cache %s\n", file.c_str());
     }
   }
+  if (lock >= 0) ::close(lock);  // and with it the lock
 }
 
 // Why a cache entry cannot be taken as it is (an edited file, another version's names), or "".
@@ -136,7 +146,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
   const std::string key = problem_key(config) + " | ranks " + std::to_string(ranks) + split +
                           " | overlap " + overlap_name(par.overlap) + (par.overlap_required ? " (named)" : ""),
                     file = kernel_choice_cache_file();
-  Json cache = rank == 0 ? read_cache(file) : Json(Json::object());
+  const Json cache = rank == 0 ? read_cache(file) : Json(Json::object());
   choice.report["key"] = key;
   choice.report["cache_file"] = file;
   const Json* own_hit = member(cache, key);
@@ -217,8 +227,7 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     entry["layout"] = storage_layout_name(choice.layout);
     entry["mlups"] = best;
     entry["date"] = utc_now();
-    cache[key] = entry;
-    write_cache(file, cache);
+    store_entry(file, key, entry);
   }
   return choice;
 }

@@ -5,9 +5,11 @@ Usage: run_command_line.py BOREAS_EXE BENCH_EXE DECK
 
 Usage errors exit with 2 and write nothing; --help exits with 0; --kokkos-* options reach
 Kokkos (the report's backend concurrency and the bench's thread count follow
---kokkos-threads). Prints one line per check; exits non-zero if any fails.
+--kokkos-threads); kernel = "auto" runs started together keep each other's cache entries. Prints one
+line per check; exits non-zero if any fails.
 """
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -108,6 +110,18 @@ def main(argv):
                     f"output to {out}: report.json only, no VTK"]
         check("a run prints its setup before the first step", p.returncode == 0 and all(e in setup + "\n" for e in expected),
               f"exit {p.returncode}, {setup!r}")
+
+        # kernel = "auto" on three problems at once, sharing one cache (runs on one node): each
+        # trial takes seconds, and every run's entry is kept, whichever renames its file last.
+        cache = pathlib.Path(tmp) / "cache"
+        env = dict(os.environ, BOREAS_CACHE_DIR=str(cache), OMP_NUM_THREADS="1", OMP_PROC_BIND="false")
+        runs = [subprocess.Popen([boreas, deck, *short, "--set", "simulation.kernel=\"auto\"", "--set",
+                                  f"domain.cells=[{n}, {n}, {n}]", "--output-dir", str(pathlib.Path(tmp) / f"auto{n}")],
+                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n in (16, 20, 24)]
+        codes = [r.wait(timeout=300) for r in runs]
+        entries = json.loads((cache / "kernel_choice.json").read_text()) if (cache / "kernel_choice.json").exists() else {}
+        check("kernel = \"auto\" runs started together keep each other's cache entries",
+              codes == [0, 0, 0] and len(entries) == 3, f"exits {codes}, {len(entries)} of 3 entries in the cache")
 
         p = run([bench, "--size", "0"])
         check("boreas-bench bad --size exits 2", p.returncode == 2, f"exit {p.returncode}")
