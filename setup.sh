@@ -60,6 +60,14 @@ done
 mkdir -p "$DEPS"
 DEPS=$(cd "$DEPS" && pwd)
 SRC="$DEPS/src"
+# Two set-ups sharing the cache (CI jobs of two clones on one machine) would unpack and install
+# into the same folders at once: the second waits for the first, then finds its results there.
+PHASE="waiting for another setup.sh using $DEPS"
+exec 9>"$DEPS/.setup.lock"
+if ! flock -n 9; then
+    say "waiting for another setup.sh using $DEPS"
+    flock -w 3600 9 || die "another setup.sh held $DEPS/.setup.lock for an hour"
+fi
 
 SUDO=()
 if [[ $(id -u) -ne 0 ]]; then
