@@ -235,6 +235,22 @@ long long node_sum(MPI_Comm comm, long long v) {
   return sum;
 }
 
+long long node_sum(MPI_Comm comm, long long v, const std::string& group) {
+  const NodeComm n(comm);
+  int size = 1;
+  MPI_Comm_size(n.node, &size);
+  constexpr int width = 64;
+  std::vector<char> mine(width, '\0'), groups(std::size_t(width) * size);
+  std::copy_n(group.begin(), std::min<std::size_t>(group.size(), width - 1), mine.begin());
+  std::vector<long long> values(size);
+  MPI_Allgather(mine.data(), width, MPI_CHAR, groups.data(), width, MPI_CHAR, n.node);
+  MPI_Allgather(&v, 1, MPI_LONG_LONG, values.data(), 1, MPI_LONG_LONG, n.node);
+  long long sum = 0;
+  for (int r = 0; r < size; ++r)
+    if (std::equal(mine.begin(), mine.end(), groups.begin() + std::ptrdiff_t(r) * width)) sum += values[r];
+  return sum;
+}
+
 bool mpi_is_cuda_aware() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;

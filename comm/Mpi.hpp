@@ -80,6 +80,9 @@ int node_local_rank();
 int node_ranks(MPI_Comm comm = MPI_COMM_WORLD);
 // The sum of `v` over the ranks of `comm` sharing this node (collective over `comm`).
 long long node_sum(MPI_Comm comm, long long v);
+// The same over those of them whose `group` is this rank's (their GPU: MemoryBudget.hpp
+// device_identity; the first 63 bytes compared).
+long long node_sum(MPI_Comm comm, long long v, const std::string& group);
 
 // True when MPI says it can read device memory (Open MPI's MPIX_Query_cuda_support); false
 // when it says no or cannot tell.

@@ -39,7 +39,9 @@ MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host)
   const long long per_cell = device_bytes_per_cell(config, config.kernel);
   // The sparse storage's need follows its fluid cells, known once the geometry is read: it checks
   // itself then (drivers/SparseSimulation.cpp).
-  need.device_bytes = config.storage == StorageKind::Sparse ? 0 : need.cells_per_rank * (per_cell + monitor_bytes_per_cell);
+  const long long averages = config.statistics.enabled ? statistics_bytes_per_cell : 0;
+  need.device_bytes =
+      config.storage == StorageKind::Sparse ? 0 : need.cells_per_rank * (per_cell + monitor_bytes_per_cell + averages);
   // Output: density, velocity, vorticity (doubles) and flags per owned cell; observables gather
   // density, velocity and flags of the whole domain on every rank.
   long long host = need.cells_per_rank * (5 * 8 + 1);
@@ -114,6 +116,19 @@ std::optional<long long> device_memory_available() {
   }
 #endif
   return std::nullopt;
+}
+
+std::string device_identity() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return "cuda";
+    char bus[64] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) return bus;
+    return "cuda device " + std::to_string(device);
+  }
+#endif
+  return "";
 }
 
 std::string format_bytes(long long bytes) {

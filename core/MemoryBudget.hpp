@@ -13,7 +13,7 @@ namespace boreas {
 // Lower bounds per rank (ghost layers and padding not counted), so that a refusal is never wrong.
 struct MemoryNeed {
   long long cells_per_rank = 0;  // owned cells of the largest rank, at least
-  long long device_bytes = 0;    // population lattices, the saved last good state, flags, monitor
+  long long device_bytes = 0;    // population lattices, the saved last good state, flags, monitor, averages
   long long host_bytes = 0;      // device_bytes on host backends plus the output fields
 };
 
@@ -30,6 +30,9 @@ long long device_bytes_per_cell(const Config& config, const Scheme& kernel);
 // Device bytes the convergence monitor keeps per owned cell (a leaf's interior cell on AMR
 // levels): the last check's velocity (lbm/field/VelocityChange.hpp).
 constexpr long long monitor_bytes_per_cell = 3 * 8;
+// Device bytes [statistics] keeps per owned cell (a leaf's interior cell on AMR levels): the
+// running means (lbm/field/RunningStatistics.hpp, 10 doubles) and their copy in the last good state.
+constexpr long long statistics_bytes_per_cell = 2 * 10 * 8;
 
 MemoryNeed estimate_memory(const Config& config, int ranks, bool device_is_host);
 
@@ -41,6 +44,11 @@ std::optional<long long> host_memory_available(const std::string& root = "");
 
 // Free bytes of the device Kokkos runs on; nullopt on host backends. Kokkos must be initialised.
 std::optional<long long> device_memory_available();
+
+// Which GPU of its node this process runs on (its PCI bus id), so that the memory checks count
+// every rank that shares it, whichever way ranks were given devices (drivers/boreas.cpp's
+// round-robin, --kokkos-device-id, a launcher's CUDA_VISIBLE_DEVICES); "" on host backends.
+std::string device_identity();
 
 // "12.3 GiB" style text for messages.
 std::string format_bytes(long long bytes);

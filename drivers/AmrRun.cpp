@@ -19,6 +19,7 @@
 #include "amr/LeafValues.hpp"
 #include "comm/Mpi.hpp"
 #include "core/Error.hpp"
+#include "core/MemoryBudget.hpp"
 #include "drivers/Checkpointing.hpp"
 #include "drivers/Convergence.hpp"
 #include "drivers/ForceSeries.hpp"
@@ -177,9 +178,10 @@ void write_amr_checkpoint(MPI_Comm comm, const std::string& path, Json meta, con
                    rank == 0 ? std::vector<BoxBytes>{rows} : std::vector<BoxBytes>{});
 }
 
-// `ranks_on_node`: of `comm`, on this node (the memory check).
+// `ranks_on_node`: of `comm`, on this node, and `device`: the memory check's.
 std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& config, const DomainGeometry& domain,
-                                               const std::string& path, const Json& header, int ranks_on_node) {
+                                               const std::string& path, const Json& header, int ranks_on_node,
+                                               const DeviceShare& device) {
   std::vector<std::array<int, 4>> refined;
   try {
     refined = header.at("amr_forest").at("refined").get<std::vector<std::array<int, 4>>>();
@@ -198,7 +200,7 @@ std::unique_ptr<AmrSolver> read_amr_checkpoint(MPI_Comm comm, const Config& conf
   MPI_Comm_size(comm, &ranks);
   // As a new forest is (check_amr_memory), before anything is allocated: the checkpoint may come
   // from a larger machine or more ranks.
-  if (const std::string shortfall = amr_memory_shortfall(config, blocks, ranks, ranks_on_node); !shortfall.empty())
+  if (const std::string shortfall = amr_memory_shortfall(config, blocks, ranks, ranks_on_node, device); !shortfall.empty())
     throw Error(path + ": " + shortfall + "; hint: continue it on more nodes");
   std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, std::move(forest), comm);
   BoxBytes rows;
@@ -280,7 +282,9 @@ Json amr_observables(const Config& config, const AmrSolver& solver) {
 Json run_amr_deck(const Config& config, const RunOptions& options) {
   const Comm comm(options.comm);  // starts MPI where the caller has not (as the uniform driver)
   const int ranks = comm.size(), rank = comm.rank();
-  const int ranks_on_node = node_ranks(options.comm);  // collective: once, for the memory checks
+  // Collective, once, for the memory checks (the device's free memory read before any allocation).
+  const int ranks_on_node = node_ranks(options.comm);
+  const DeviceShare device = device_share(options.comm);
   if (rank == 0 && config.collision == CollisionKind::TRT && config.trt_magic > 0.1 && config.tau < 0.53 &&
       config.amr.max_level > 0)
     std::fprintf(stderr,
@@ -297,7 +301,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (!options.restart.empty()) {
     std::string path;
     const Json header = restart_header(config, options.restart, options.comm, path);
-    solver = read_amr_checkpoint(options.comm, config, domain, path, header, ranks_on_node);
+    solver = read_amr_checkpoint(options.comm, config, domain, path, header, ranks_on_node, device);
     initial_mass = header.value("initial_mass", 0.0);
     restarted = Json::object();
     restarted["checkpoint"] = path;
@@ -306,7 +310,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), solver->step());
   } else {
     Forest forest = build_forest(config, domain);
-    check_amr_memory(config, block_count(forest), ranks, ranks_on_node);
+    check_amr_memory(config, block_count(forest), ranks, ranks_on_node, device);
     solver = AmrSolver::create(config, domain, std::move(forest), options.comm);
     initial_mass = solver->mass();
   }
@@ -431,7 +435,10 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       // A forest the machine cannot hold beside the current one is not taken (decided together:
       // nodes differ in what they have); the run goes on with the forest it has.
       const bool changed = !(forest == solver->forest());
-      const std::string shortfall = changed ? amr_memory_shortfall(config, block_count(forest), ranks, ranks_on_node) : std::string();
+      const std::string shortfall =
+          changed ? amr_memory_shortfall(config, block_count(forest), ranks, ranks_on_node,
+                                         DeviceShare{device_memory_available(), device.ranks})
+                  : std::string();
       if (comm.max(shortfall.empty() ? 0.0 : 1.0) > 0) {
         if (rank == 0 && regrids_refused == 0)
           std::fprintf(stderr, "boreas: warning: step %ld: the regrid's forest does not fit (%s); the run keeps its "

@@ -69,43 +69,64 @@ void check_run(const Config& config, int ranks, int ranks_on_node) {
   }
 }
 
-void check_device_memory(const Config& config, int ranks) {
-  const std::optional<long long> free = device_memory_available();
-  if (!free) return;
-  const MemoryNeed need = estimate_memory(config, ranks, false);
-  if (need.device_bytes > *free)
-    throw_deck_error(config, "domain.cells",
-                     "the run needs at least " + format_bytes(need.device_bytes) + " of device memory per rank (" +
-                         std::to_string(need.cells_per_rank) + " cells per rank), the device has " +
-                         format_bytes(*free) + " free; " + memory_hint(config));
+DeviceShare device_share(MPI_Comm comm) {
+  DeviceShare share;
+  share.free = device_memory_available();
+  if (share.free) share.ranks = int(node_sum(comm, 1, device_identity()));
+  return share;
 }
 
-std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks, int ranks_on_node) {
+namespace {
+// ", 4.8 GiB for the 4 ranks sharing the device" where ranks share it (nothing for one).
+std::string shared_device_need(long long per_rank, int ranks) {
+  return ranks > 1 ? ", " + format_bytes(per_rank * ranks) + " for the " + std::to_string(ranks) + " ranks sharing the device"
+                   : std::string();
+}
+}  // namespace
+
+void check_device_memory(const Config& config, int ranks, const DeviceShare& device) {
+  if (!device.free) return;
+  const MemoryNeed need = estimate_memory(config, ranks, false);
+  if (double(need.device_bytes) * device.ranks > double(*device.free))
+    throw_deck_error(config, "domain.cells",
+                     "the run needs at least " + format_bytes(need.device_bytes) + " of device memory per rank (" +
+                         std::to_string(need.cells_per_rank) + " cells per rank)" +
+                         shared_device_need(need.device_bytes, device.ranks) + ", the device has " +
+                         format_bytes(*device.free) + " free; " + memory_hint(config));
+}
+
+std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks, int ranks_on_node,
+                                 const DeviceShare& device) {
   const long long n = config.amr.leaf_size, side = n + 2, cells = config.dimensions() == 2 ? side * side : side * side * side;
   const long long interior = config.dimensions() == 2 ? n * n : n * n * n;
   const long long lattice = cells * lattice_directions(config.lattice) * (config.precision == Precision::Float ? 4 : 8);
   // The leaves always pull, on two lattices (amr/AmrLattice.hpp), whatever simulation.kernel says;
-  // the convergence monitor keeps a velocity per interior cell of a leaf (counted for every block).
+  // the convergence monitor keeps a velocity per interior cell of a leaf (counted for every block),
+  // [statistics] their averages, counted for the fewest leaves a forest of `blocks` has (each
+  // refined block has 2^D children: at least blocks - (blocks - 1) / 2^D of them are leaves).
+  const long long children = config.dimensions() == 2 ? 4 : 8;
+  const long long leaves = config.statistics.enabled ? blocks - (blocks - 1) / children : 0;
   const long long share =
-      (blocks + ranks - 1) / ranks * (cells * device_bytes_per_cell(config, Scheme{}) + interior * monitor_bytes_per_cell);
+      (blocks + ranks - 1) / ranks * (cells * device_bytes_per_cell(config, Scheme{}) + interior * monitor_bytes_per_cell) +
+      leaves / ranks * interior * statistics_bytes_per_cell;
   const long long whole = ranks > 1 ? 3 * blocks * lattice : 0;
   const long long per_rank = share + whole;
-  const std::optional<long long> device_free = device_memory_available();
-  const int on_node = device_free ? 1 : ranks_on_node;
+  const std::optional<long long>& device_free = device.free;
+  const int sharing = device_free ? device.ranks : ranks_on_node;  // the ranks the memory is shared by
   const std::optional<long long> free = device_free ? device_free : host_memory_available();
-  if (!free || double(per_rank) * on_node <= double(*free)) return {};
+  if (!free || double(per_rank) * sharing <= double(*free)) return {};
   const long long available = *free;
   return "the forest holds " + std::to_string(blocks) + " blocks of " + std::to_string(cells) +
          " cells (ghost ring included); the run needs at least " + format_bytes(per_rank) + " of " +
          (device_free ? "device memory per rank" : "host memory per rank") +
          (whole > 0 ? " (" + format_bytes(whole) + " of it 3 lattices of the whole forest, which every rank holds)" : "") +
-         (device_free ? ", the device has " + format_bytes(available) + " free"
-                      : ", " + format_bytes(per_rank * on_node) + " for the " + std::to_string(on_node) +
+         (device_free ? shared_device_need(per_rank, sharing) + ", the device has " + format_bytes(available) + " free"
+                      : ", " + format_bytes(per_rank * sharing) + " for the " + std::to_string(sharing) +
                             " on this node, which has " + format_bytes(available) + " available");
 }
 
-void check_amr_memory(const Config& config, long long blocks, int ranks, int ranks_on_node) {
-  const std::string shortfall = amr_memory_shortfall(config, blocks, ranks, ranks_on_node);
+void check_amr_memory(const Config& config, long long blocks, int ranks, int ranks_on_node, const DeviceShare& device) {
+  const std::string shortfall = amr_memory_shortfall(config, blocks, ranks, ranks_on_node, device);
   if (shortfall.empty()) return;
   std::string hint = "hint: fewer or smaller [[amr.region]]s, a lower amr.max_level, more nodes";
   if (config.precision == Precision::Double) hint += ", or lattice.precision = \"float\"";

@@ -2,6 +2,9 @@
 // Checks of a parsed deck against the run it is about to become: the rank count and the memory
 // of the machine. Both run before anything is allocated and refuse the deck with a diagnostic at
 // the key concerned (core/Deck.hpp throw_deck_error), exit status 2 in the driver.
+#include <mpi.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,8 +17,18 @@ namespace boreas {
 // (core/MemoryBudget.hpp) is there.
 void check_run(const Config& config, int ranks, int ranks_on_node);
 
-// After Kokkos starts, on device backends: the device has the memory one rank needs.
-void check_device_memory(const Config& config, int ranks);
+// The memory of the GPU a rank runs on: its free bytes, and how many of the run's ranks share it
+// (several ranks per GPU: each needs its share). Empty on host backends.
+struct DeviceShare {
+  std::optional<long long> free;
+  int ranks = 1;
+};
+// Collective over `comm`, before any allocation: each rank reads its device's free memory before
+// the collective, so before any rank allocates on it.
+DeviceShare device_share(MPI_Comm comm);
+
+// After Kokkos starts, on device backends: the device has the memory its ranks need.
+void check_device_memory(const Config& config, int ranks, const DeviceShare& device);
 
 // With [amr], once the forest is built: its `blocks` (every level's, refined ones too), each
 // (leaf_size + 2)^D cells with its ghost ring in two lattices, the saved last good state and
@@ -23,10 +36,12 @@ void check_device_memory(const Config& config, int ranks);
 // (the replica outputs, checks and checkpoints gather into, and what a regrid or a restart builds
 // beside it: AmrLattice::gathered), against this node's host memory shared by `ranks_on_node`
 // on host backends and the device's free memory on device backends (a refinement that cannot fit
-// is refused instead of failing inside an allocation minutes later). The shortfall in words,
-// empty where the forest fits (a regrid asks it while the current forest still holds its memory).
-std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks, int ranks_on_node);
-void check_amr_memory(const Config& config, long long blocks, int ranks, int ranks_on_node);
+// is refused instead of failing inside an allocation minutes later), shared by `device.ranks`
+// there. The shortfall in words, empty where the forest fits (a regrid asks it while the current
+// forest still holds its memory).
+std::string amr_memory_shortfall(const Config& config, long long blocks, int ranks, int ranks_on_node,
+                                 const DeviceShare& device = {});
+void check_amr_memory(const Config& config, long long blocks, int ranks, int ranks_on_node, const DeviceShare& device = {});
 
 // What the deck asks that runs but runs badly on this kind of backend (device: a GPU), as
 // warnings for the user: the swap kernels' ordered row waves on GPUs.

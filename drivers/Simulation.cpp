@@ -279,7 +279,7 @@ std::unique_ptr<Simulation> Simulation::create(const Config& config, MPI_Comm co
     sim->kernel_choice_ = choice.report;
     return sim;
   }
-  check_device_memory(config, Comm(comm).size());
+  check_device_memory(config, Comm(comm).size(), device_share(comm));
   return dispatch_lattice(config.lattice, [&](auto lattice) -> std::unique_ptr<Simulation> {
     using L = decltype(lattice);
     if (config.precision == Precision::Float) return std::make_unique<SimulationImpl<L, float>>(config, comm);

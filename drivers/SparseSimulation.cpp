@@ -206,15 +206,18 @@ class SparseSimulation final : public GridSimulation {
 
   // Refused before the lattices are allocated: the lattices, the saved state, a canonical copy
   // of AA's, the tables and the convergence monitor's velocity of the fluid cells; on a device
-  // against its free memory, on host backends with the start's estimate (output, checkpoint: it
-  // counts no lattices for this storage) against the node's, its ranks together (collective).
+  // against its free memory, with the ranks that share it (collective, after each has read its
+  // free memory), on host backends with the start's estimate (output, checkpoint: it counts no
+  // lattices for this storage) against the node's, its ranks together (collective).
   void check_memory() const {
     const long long need = device_bytes(lattices() + 2) + field_.cells * monitor_bytes_per_cell;
     if (const std::optional<long long> free = device_memory_available()) {
-      if (need > *free)
+      const long long shared = node_sum(comm_.get(), need, device_identity());
+      if (shared > *free)
         throw Error("the sparse storage of rank " + std::to_string(comm_.rank()) + " needs " + format_bytes(need) +
-                    " of device memory for " + std::to_string(field_.cells) + " fluid cells, the device has " +
-                    format_bytes(*free) + " free; run on more ranks");
+                    " of device memory for " + std::to_string(field_.cells) + " fluid cells" +
+                    (shared != need ? ", " + format_bytes(shared) + " with the ranks sharing the device" : std::string()) +
+                    ", the device has " + format_bytes(*free) + " free; run on more ranks or GPUs");
       return;
     }
     const long long node = node_sum(comm_.get(), need + estimate_memory(config_, comm_.size(), true).host_bytes);

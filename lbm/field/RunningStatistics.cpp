@@ -7,8 +7,12 @@
 #include <cmath>
 
 #include "core/Error.hpp"
+#include "core/MemoryBudget.hpp"
 
 namespace boreas {
+
+// The memory checks count the means and their copy in the last good state.
+static_assert(statistics_bytes_per_cell == 2 * RunningStatistics::state_columns * sizeof(double));
 
 namespace {
 // The products' columns as stored (and as checkpoints hold them): xx, yy, zz, xy, xz, yz.

@@ -47,7 +47,7 @@ std::string refusal(const std::vector<std::string>& overrides, int ranks) {
   try {
     const Config config = parse_deck_string(deck, "deck.toml", "", overrides);
     check_run(config, ranks, 1);
-    check_device_memory(config, ranks);
+    check_device_memory(config, ranks, device_share(MPI_COMM_SELF));
   } catch (const DeckError& e) {
     return e.what();
   }
@@ -91,6 +91,40 @@ TEST(RunCheck, DomainBeyondTheMachinesMemory) {
   EXPECT_EQ(estimate_memory(c, 1, false).device_bytes, 1200LL * 1200 * 1200 * (3 * 19 * 8 + 1 + monitor_bytes_per_cell));
 }
 
+// [statistics] keeps 10 running means per cell and their copy in the last good state (160 B, a
+// third more than 3 D3Q19 double lattices): a node that holds the run without them refuses it with
+// them (not counted before 2026-12-07), and an AMR forest's leaves count them too.
+TEST(RunCheck, TimeAveragesCountInTheMemoryCheck) {
+  const std::vector<std::string> plain = {"domain.cells=[256, 256, 256]"},
+                                 averaged = {"domain.cells=[256, 256, 256]", "statistics.every=10"};
+  const Config without = parse_deck_string(deck, "deck.toml", "", plain), with = parse_deck_string(deck, "deck.toml", "", averaged);
+  ASSERT_TRUE(with.statistics.enabled);
+  const long long cells = 256LL * 256 * 256;
+  EXPECT_EQ(estimate_memory(with, 1, false).device_bytes - estimate_memory(without, 1, false).device_bytes,
+            cells * statistics_bytes_per_cell);
+  if (exec_is_host) {
+    const std::string between = std::to_string(estimate_memory(without, 1, true).host_bytes + cells * 80);
+    const StatedHostMemory node(between.c_str());
+    EXPECT_EQ(refusal(plain, 1), "");
+    EXPECT_NE(refusal(averaged, 1).find("error: domain.cells: the run needs at least"), std::string::npos);
+  }
+  const Config amr = parse_deck_string(deck, "deck.toml", "", {"domain.cells=[16, 16, 16]", "amr.leaf_size=8",
+                                                                "amr.max_level=1", "statistics.every=10"});
+  const Config amr_plain =
+      parse_deck_string(deck, "deck.toml", "", {"domain.cells=[16, 16, 16]", "amr.leaf_size=8", "amr.max_level=1"});
+  // 9 blocks (8 leaves at the fewest) of 8^3 interior cells, 1 rank: the averages' bytes told apart
+  // by the per-rank figure the shortfall states on a machine of 1 byte.
+  const StatedHostMemory tiny("1");
+  const std::string a = amr_memory_shortfall(amr, 9, 1, 1), b = amr_memory_shortfall(amr_plain, 9, 1, 1);
+  const auto per_rank = [](const std::string& text) {
+    const std::size_t at = text.find("least ") + 6;
+    return text.substr(at, text.find(" of host memory") - at);
+  };
+  EXPECT_EQ(per_rank(b), format_bytes(9 * (1000 * (3 * 19 * 8 + 1) + 512 * monitor_bytes_per_cell)));
+  EXPECT_EQ(per_rank(a), format_bytes(9 * (1000 * (3 * 19 * 8 + 1) + 512 * monitor_bytes_per_cell) +
+                                      8 * 512 * statistics_bytes_per_cell));
+}
+
 // An AMR forest's blocks (each (leaf_size + 2)^3 cells: 3 lattices and flags; and the
 // convergence monitor's 24 B per leaf cell), once built: a billion 8^3 leaves are 10^9 x (1000 x
 // 457 + 512 x 24) B, 469 TB, refused at amr.max_level (a regrid keeps its
@@ -115,6 +149,40 @@ TEST(RunCheck, AmrForestBeyondTheMachinesMemory) {
     EXPECT_NE(std::string(e.what()).find("--set amr.max_level=1: error: amr.max_level: the forest holds"), std::string::npos)
         << e.what();
   }
+}
+
+// Ranks that share a GPU (several per device, by drivers/boreas.cpp's round-robin or a launcher's
+// choice) share its memory: a device with 1.5x one rank's need holds one rank, not two, for the
+// uniform grid's lattices and for an AMR forest. (A device stated here: host backends have none.)
+TEST(RunCheck, RanksSharingAGpuShareItsMemory) {
+  const Config c = parse_deck_string(deck, "deck.toml", "", {"domain.cells=[64, 64, 64]"});
+  const long long need = estimate_memory(c, 2, false).device_bytes;
+  ASSERT_GT(need, 0);
+  const DeviceShare alone{need * 3 / 2, 1}, shared{need * 3 / 2, 2};
+  EXPECT_NO_THROW(check_device_memory(c, 2, alone));
+  try {
+    check_device_memory(c, 2, shared);
+    ADD_FAILURE() << "two ranks on a device with 1.5x one rank's need were not refused";
+  } catch (const DeckError& e) {
+    EXPECT_NE(std::string(e.what()).find(format_bytes(2 * need) + " for the 2 ranks sharing the device, the device has " +
+                                         format_bytes(need * 3 / 2) + " free"),
+              std::string::npos) << e.what();
+  }
+  const Config amr =
+      parse_deck_string(deck, "deck.toml", "", {"domain.cells=[16, 16, 16]", "amr.leaf_size=8", "amr.max_level=1"});
+  // The smallest device one rank's share of 1000 blocks fits (doubling, then bisection); two ranks
+  // sharing a device need twice that.
+  const long long blocks = 1000;
+  const auto fits = [&](long long free, int sharing) {
+    return amr_memory_shortfall(amr, blocks, 2, 1, DeviceShare{free, sharing}).empty();
+  };
+  long long hi = 1;
+  while (!fits(hi, 1)) hi *= 2;
+  long long lo = hi / 2;
+  while (hi - lo > 1) (fits((lo + hi) / 2, 1) ? hi : lo) = (lo + hi) / 2;
+  EXPECT_TRUE(fits(2 * hi, 2));
+  const std::string two = amr_memory_shortfall(amr, blocks, 2, 1, DeviceShare{2 * hi - 1, 2});
+  EXPECT_NE(two.find(format_bytes(2 * hi) + " for the 2 ranks sharing the device"), std::string::npos) << two;
 }
 
 // A regrid whose forest could not fit is not taken: the run goes on with the forest it has and

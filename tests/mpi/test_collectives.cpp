@@ -32,6 +32,20 @@ TEST(Collectives, AllgatherInRoundsGivesEveryRanksBytesInOrder) {
   for (long long limit : {1LL, 3LL, 8LL, 13LL}) EXPECT_EQ(comm.allgather(mine, limit), expected) << limit;
 }
 
+// The memory checks count the ranks that share a GPU by its bus id (drivers/RunCheck.hpp
+// device_share): a node sum over the ranks whose group is this rank's (all ranks run on this node
+// here; groups by parity, one of them a long name, compared whole up to 63 bytes).
+TEST(Collectives, NodeSumOverTheRanksOfOneGroup) {
+  Comm comm(MPI_COMM_WORLD);
+  const std::string odd(80, 'x'), even = "0000:65:00.0";
+  const int rank = comm.rank();
+  long long expected = 0;
+  for (int r = 0; r < comm.size(); ++r)
+    if (r % 2 == rank % 2) expected += r + 1;
+  EXPECT_EQ(node_sum(MPI_COMM_WORLD, rank + 1, rank % 2 ? odd : even), expected);
+  EXPECT_EQ(node_sum(MPI_COMM_WORLD, rank + 1), comm.size() * (comm.size() + 1) / 2);
+}
+
 TEST(Collectives, BroadcastInPiecesGivesRankZerosBytes) {
   Comm comm(MPI_COMM_WORLD);
   const std::vector<unsigned char> sent = bytes_of(2);
