@@ -39,7 +39,10 @@ void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int di
   plot_csv(probes, panels, path);
 }
 
-void warn_if_history_missing(const CsvSeries& series, long first_step, bool root) {
+void warn_about_history(const CsvSeries& series, long first_step, bool root) {
+  if (root && !series.cut_row().empty())
+    std::fprintf(stderr, "boreas: warning: %s: its last row was cut short (a full disk or a killed run?) and is dropped: \"%.60s%s\"\n",
+                 series.path().c_str(), series.cut_row().c_str(), series.cut_row().size() > 60 ? "..." : "");
   if (root && series.history_missing())
     std::fprintf(stderr,
                  "boreas: warning: %s did not exist when the run restarted at step %ld: it and the statistics in "

@@ -541,8 +541,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (config.forces.enabled) forces.emplace(config, body_names(config), root, first_step);
   std::optional<CsvSeries> probes;
   if (!config.probes.empty()) probes.emplace(probe_series(config, root, first_step));
-  if (forces) warn_if_history_missing(forces->series(), first_step, root);
-  if (probes) warn_if_history_missing(*probes, first_step, root);
+  if (forces) warn_about_history(forces->series(), first_step, root);
+  if (probes) warn_about_history(*probes, first_step, root);
   // Time averages per local block, from statistics.start on; a restart continues those of its
   // checkpoint.
   std::vector<RunningStatistics> statistics;

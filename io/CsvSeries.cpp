@@ -15,12 +15,20 @@ CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool wr
   std::string header = "step";
   for (const std::string& c : columns) header += "," + c;
   if (first_step > 0) {
-    std::ifstream in(path_);
-    std::string line;
-    history_missing_ = !in;
-    if (in && std::getline(in, line) && line != header)
+    std::ifstream file(path_, std::ios::binary);
+    history_missing_ = !file;
+    std::stringstream text;
+    text << file.rdbuf();
+    std::string content = text.str(), line;
+    if (!content.empty() && content.back() != '\n') {
+      const std::size_t start = content.rfind('\n') + 1;  // 0 where the header itself was cut
+      cut_row_ = content.substr(start);
+      content.erase(start);
+    }
+    std::istringstream in(content);
+    if (std::getline(in, line) && line != header)
       throw Error(path_ + ": its columns are not this deck's (header \"" + line + "\"); move it away to restart");
-    for (long number = 2; in && std::getline(in, line); ++number) {
+    for (long number = 2; std::getline(in, line); ++number) {
       std::istringstream row(line);
       std::string cell;
       if (!std::getline(row, cell, ',')) continue;

@@ -3,7 +3,9 @@
 // row per sample, numbers printed with 17 significant digits (they read back to the same bits).
 // Every rank keeps the rows; only the writer touches the file. A run restarted at `first_step`
 // keeps the existing file's rows up to that step (refusing a file with other columns) and drops
-// the later ones, which it repeats, so the file ends as the uninterrupted run's would.
+// the later ones, which it repeats, so the file ends as the uninterrupted run's would. A last line
+// without its newline is a row whose write was cut short (a full disk, a kill): dropped, said by
+// cut_row().
 #include <fstream>
 #include <string>
 #include <vector>
@@ -20,6 +22,8 @@ class CsvSeries {
   const std::string& path() const { return path_; }
   // A restart found no file of the earlier run (another output directory): rows start here.
   bool history_missing() const { return history_missing_; }
+  // A restart found the file's last row cut short and dropped it: that line, else "".
+  const std::string& cut_row() const { return cut_row_; }
 
  private:
   void write_row(std::ofstream& out, long step, const std::vector<double>& values) const;
@@ -28,6 +32,7 @@ class CsvSeries {
   std::size_t columns_;
   bool writer_;
   bool history_missing_ = false;
+  std::string cut_row_;
   std::vector<long> steps_;
   std::vector<std::vector<double>> rows_;
 };

@@ -12,7 +12,8 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 - Truncated, corrupt, later-format, other-deck (tau, lattice, precision, cells) and finished
   checkpoints are refused with exit 2 and the reason, and nothing in the output directory
   changes; so is a restart whose probes.csv has a damaged row (its file and line), or whose deck
-  moved a probe whose probes.csv rows it would continue.
+  moved a probe whose probes.csv rows it would continue. A last row cut short (a full disk) is
+  dropped with a warning and the restart goes on.
 - Averages beside a checkpoint that belong to another checkpoint of that step start again.
 - A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
   --restart latest continues the new run; the earlier one continues from where they went. A
@@ -386,13 +387,24 @@ def main(argv):
           p.returncode == 2 and "probes.csv holds rows for" in p.stderr and "[1,1,1]" in p.stderr and
           "[2,1,1]" in p.stderr and snapshot(probes) == before, p.stderr[-300:])
     if len(rows) > 3:
-        rows[2] = rows[2].replace(",", ",x", 1)
-        (probes / "probes.csv").write_text("\n".join(rows) + "\n")
+        damaged = list(rows)
+        damaged[2] = damaged[2].replace(",", ",x", 1)
+        (probes / "probes.csv").write_text("\n".join(damaged) + "\n")
         p = subprocess.run([boreas, str(probed), "-q", "--output-dir", str(probes), "--set", "domain.cells=[24,24,24]",
                             "--set", "simulation.steps=60", "--set", "output.vtk=false", "--restart", "latest"],
                            capture_output=True, text=True, timeout=120, env=MPI_ENV)
         check("refused: a restart whose probes.csv has a damaged row (exit 2, file and line)",
               p.returncode == 2 and "probes.csv: line 3: expected a number, got 'x" in p.stderr, p.stderr[-300:])
+        # A last row cut short (a full disk): dropped with a warning, and the restart goes on to the
+        # uninterrupted run's rows (its step is the checkpoint's, 40: that row is lost, the rest kept).
+        (probes / "probes.csv").write_text("\n".join(rows[:-1]) + "\n" + rows[-1][:3])
+        p = subprocess.run([boreas, str(probed), "-q", "--output-dir", str(probes), "--set", "domain.cells=[24,24,24]",
+                            "--set", "simulation.steps=60", "--set", "output.vtk=false", "--restart", "latest"],
+                           capture_output=True, text=True, timeout=120, env=MPI_ENV)
+        after = (probes / "probes.csv").read_text().splitlines() if p.returncode == 0 else []
+        check("a restart whose probes.csv ends in a row cut short drops it with a warning and goes on",
+              p.returncode == 0 and "its last row was cut short" in p.stderr and after[:len(rows) - 1] == rows[:-1]
+              and len(after) > len(rows) and after[-1].startswith("60,"), f"exit {p.returncode}, {p.stderr[-300:]}")
     else:
         check("a probed run writes probes.csv rows", False, p.stderr[-300:])
 
