@@ -55,6 +55,8 @@ class HeightMapSolid {
   // The box holding the solid (unbounded below).
   Vertex lo() const;
   Vertex hi() const;
+  // A raster cell's side as placed: the thinnest wall the map can hold.
+  double raster_cell() const { return at_.scale * map_.cell_size; }
 
  private:
   HeightMap map_;

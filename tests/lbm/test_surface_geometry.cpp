@@ -457,6 +457,49 @@ void SurfaceGeometry::height_map_case(const Vertex& offset) {
   }
 }
 
+// Interpolated bounce-back wants where a link first meets the wall. A height map's crossing is
+// found by its inside test: a wall one raster cell thin (0.1 cells, x in [5.6, 5.7]) in front of a
+// building (x >= 5.9, holding the cells at x = 6) is crossed from x = 5 at 0.6 of the link, before
+// the building's 0.9: a bisection of the link alone found the building (its midpoints 0.5, 0.75
+// fall beside the thin wall). Every link's crossing here is the first solid point along it, and
+// the thin wall's is met.
+TEST_F(SurfaceGeometry, HeightMapLinksMeetTheFirstWallAlongThem) {
+  // Raster of 0.1 cells over x in [4, 16), y in [2, 14); columns of height 30 (above the domain).
+  const int ncols = 120, nrows = 120;
+  const auto building = [](double x, double y) {
+    const bool rows = y > 3 - 1e-9 && y < 12 + 1e-9;
+    return rows && ((x > 5.6 - 1e-9 && x < 5.7 + 1e-9) || (x > 5.9 - 1e-9 && x < 14 + 1e-9));
+  };
+  std::string text = "ncols " + std::to_string(ncols) + "\nnrows " + std::to_string(nrows) +
+                     "\nxllcorner 0\nyllcorner 0\ncellsize 0.1\n";
+  for (int r = nrows - 1; r >= 0; --r) {  // rows from the north
+    for (int i = 0; i < ncols; ++i) text += building(4 + 0.1 * (i + 0.5), 2 + 0.1 * (r + 0.5)) ? " 30" : " 0";
+    text += "\n";
+  }
+  write("thin.asc", text);
+  const Config c = deck(file_obstacle("height_map", "thin.asc", 1, {4, 2, -0.5}) + interpolated);
+  const DomainGeometry g(c);
+  long links = 0, thin = 0;
+  for (int z = 0; z < c.cells[2]; ++z)
+    for (int y = 0; y < c.cells[1]; ++y)
+      for (int x = 0; x < c.cells[0]; ++x) {
+        if (g.flag_at(x, y, z) != flag::fluid) continue;
+        for (int q = 1; q < D3Q19::Q; ++q) {
+          const std::array<int, 3> e{D3Q19::c(q, 0), D3Q19::c(q, 1), D3Q19::c(q, 2)};
+          if (g.body_at(x + e[0], y + e[1], z + e[2]) != 0) continue;
+          const double t = g.wall_crossing_at_level(0, {x, y, z}, e).fraction;
+          const auto solid = [&](double s) { return building(x + s * e[0], y + s * e[1]); };
+          ASSERT_TRUE(solid(std::min(1.0, t + 1e-9))) << x << " " << y << " " << z << " q " << q << ": " << t;
+          for (int k = 0; k < 1000; ++k)
+            ASSERT_FALSE(solid(t * k / 1000 - 1e-9)) << x << " " << y << " " << z << " q " << q << ": " << t;
+          ++links;
+          thin += std::abs(x + t * e[0] - 5.6) < 1e-9;
+        }
+      }
+  EXPECT_GT(links, 1000);
+  EXPECT_GT(thin, 100);
+}
+
 TEST_F(SurfaceGeometry, MalformedStlFilesAreRefusedWithTheReason) {
   const std::vector<Triangle> box = box_triangles({1, 1, 1}, {3, 3, 3});
   const std::string good = binary_stl(box);
