@@ -122,10 +122,15 @@ std::string device_identity() {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) {
     int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return "cuda";
-    char bus[64] = {};
-    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) return bus;
-    return "cuda device " + std::to_string(device);
+    cudaDeviceProp prop;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "cuda";
+    std::string uuid;
+    char hex[3];
+    for (unsigned char b : prop.uuid.bytes) {
+      std::snprintf(hex, sizeof hex, "%02x", b);
+      uuid += hex;
+    }
+    return uuid;
   }
 #endif
   return "";

@@ -45,9 +45,10 @@ std::optional<long long> host_memory_available(const std::string& root = "");
 // Free bytes of the device Kokkos runs on; nullopt on host backends. Kokkos must be initialised.
 std::optional<long long> device_memory_available();
 
-// Which GPU of its node this process runs on (its PCI bus id), so that the memory checks count
-// every rank that shares it, whichever way ranks were given devices (drivers/boreas.cpp's
-// round-robin, --kokkos-device-id, a launcher's CUDA_VISIBLE_DEVICES); "" on host backends.
+// Which GPU of its node this process runs on (its UUID: a MIG slice's own), so that the memory
+// checks count every rank that shares it, whichever way ranks were given devices
+// (drivers/boreas.cpp's round-robin, --kokkos-device-id, a launcher's CUDA_VISIBLE_DEVICES); ""
+// on host backends.
 std::string device_identity();
 
 // "12.3 GiB" style text for messages.

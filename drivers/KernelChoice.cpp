@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -82,7 +84,13 @@ void store_entry(const std::string& file, const std::string& key, const Json& en
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
   const int lock = ::open((file + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock >= 0) ::flock(lock, LOCK_EX);
+  int locked = -1;
+  if (lock >= 0)
+    do locked = ::flock(lock, LOCK_EX);
+    while (locked != 0 && errno == EINTR);
+  if (locked != 0)
+    std::fprintf(stderr, "boreas: warning: kernel cache %s: no lock beside it (%s); an entry another run writes now may be lost\n",
+                 file.c_str(), std::strerror(errno));
   Json cache = read_cache(file);
   cache[key] = entry;
   const std::string tmp = file + ".tmp." + std::to_string(::getpid());

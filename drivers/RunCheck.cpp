@@ -72,14 +72,15 @@ void check_run(const Config& config, int ranks, int ranks_on_node) {
 DeviceShare device_share(MPI_Comm comm) {
   DeviceShare share;
   share.free = device_memory_available();
-  if (share.free) share.ranks = int(node_sum(comm, 1, device_identity()));
+  // Every rank of a device backend (the collective may not depend on one rank's reading).
+  if (!exec_is_host) share.ranks = int(node_sum(comm, 1, device_identity()));
   return share;
 }
 
 namespace {
 // ", 4.8 GiB for the 4 ranks sharing the device" where ranks share it (nothing for one).
-std::string shared_device_need(long long per_rank, int ranks) {
-  return ranks > 1 ? ", " + format_bytes(per_rank * ranks) + " for the " + std::to_string(ranks) + " ranks sharing the device"
+std::string shared_device_need(long long together, int ranks) {
+  return ranks > 1 ? ", " + format_bytes(together) + " for the " + std::to_string(ranks) + " ranks sharing the device"
                    : std::string();
 }
 }  // namespace
@@ -87,11 +88,17 @@ std::string shared_device_need(long long per_rank, int ranks) {
 void check_device_memory(const Config& config, int ranks, const DeviceShare& device) {
   if (!device.free) return;
   const MemoryNeed need = estimate_memory(config, ranks, false);
-  if (double(need.device_bytes) * device.ranks > double(*device.free))
+  // This rank's need (the largest rank's, as every rank decides alike) and the smallest share of
+  // the cells for each other rank on the device: never more than they need together.
+  long long cells = 1;
+  for (int d = 0; d < 3; ++d) cells *= config.cells[d];
+  const long long per_cell = need.cells_per_rank > 0 ? need.device_bytes / need.cells_per_rank : 0;
+  const long long together = need.device_bytes + (device.ranks - 1) * per_cell * (cells / ranks);
+  if (double(together) > double(*device.free))
     throw_deck_error(config, "domain.cells",
                      "the run needs at least " + format_bytes(need.device_bytes) + " of device memory per rank (" +
                          std::to_string(need.cells_per_rank) + " cells per rank)" +
-                         shared_device_need(need.device_bytes, device.ranks) + ", the device has " +
+                         shared_device_need(together, device.ranks) + ", the device has " +
                          format_bytes(*device.free) + " free; " + memory_hint(config));
 }
 
@@ -106,22 +113,26 @@ std::string amr_memory_shortfall(const Config& config, long long blocks, int ran
   // refined block has 2^D children: at least blocks - (blocks - 1) / 2^D of them are leaves).
   const long long children = config.dimensions() == 2 ? 4 : 8;
   const long long leaves = config.statistics.enabled ? blocks - (blocks - 1) / children : 0;
-  const long long share =
-      (blocks + ranks - 1) / ranks * (cells * device_bytes_per_cell(config, Scheme{}) + interior * monitor_bytes_per_cell) +
-      leaves / ranks * interior * statistics_bytes_per_cell;
   const long long whole = ranks > 1 ? 3 * blocks * lattice : 0;
-  const long long per_rank = share + whole;
+  const auto holding = [&](long long held_blocks) {
+    return held_blocks * (cells * device_bytes_per_cell(config, Scheme{}) + interior * monitor_bytes_per_cell) +
+           leaves / ranks * interior * statistics_bytes_per_cell + whole;
+  };
+  // This rank's need (the most blocks a rank holds, as every rank decides alike) and the fewest
+  // for each other rank sharing the memory: never more than they need together.
+  const long long per_rank = holding((blocks + ranks - 1) / ranks);
   const std::optional<long long>& device_free = device.free;
   const int sharing = device_free ? device.ranks : ranks_on_node;  // the ranks the memory is shared by
+  const long long together = per_rank + (sharing - 1) * holding(blocks / ranks);
   const std::optional<long long> free = device_free ? device_free : host_memory_available();
-  if (!free || double(per_rank) * sharing <= double(*free)) return {};
+  if (!free || double(together) <= double(*free)) return {};
   const long long available = *free;
   return "the forest holds " + std::to_string(blocks) + " blocks of " + std::to_string(cells) +
          " cells (ghost ring included); the run needs at least " + format_bytes(per_rank) + " of " +
          (device_free ? "device memory per rank" : "host memory per rank") +
          (whole > 0 ? " (" + format_bytes(whole) + " of it 3 lattices of the whole forest, which every rank holds)" : "") +
-         (device_free ? shared_device_need(per_rank, sharing) + ", the device has " + format_bytes(available) + " free"
-                      : ", " + format_bytes(per_rank * sharing) + " for the " + std::to_string(sharing) +
+         (device_free ? shared_device_need(together, sharing) + ", the device has " + format_bytes(available) + " free"
+                      : ", " + format_bytes(together) + " for the " + std::to_string(sharing) +
                             " on this node, which has " + format_bytes(available) + " available");
 }
 

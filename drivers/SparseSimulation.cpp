@@ -211,9 +211,10 @@ class SparseSimulation final : public GridSimulation {
   // lattices for this storage) against the node's, its ranks together (collective).
   void check_memory() const {
     const long long need = device_bytes(lattices() + 2) + field_.cells * monitor_bytes_per_cell;
-    if (const std::optional<long long> free = device_memory_available()) {
+    if (!exec_is_host) {
+      const std::optional<long long> free = device_memory_available();
       const long long shared = node_sum(comm_.get(), need, device_identity());
-      if (shared > *free)
+      if (free && shared > *free)
         throw Error("the sparse storage of rank " + std::to_string(comm_.rank()) + " needs " + format_bytes(need) +
                     " of device memory for " + std::to_string(field_.cells) + " fluid cells" +
                     (shared != need ? ", " + format_bytes(shared) + " with the ranks sharing the device" : std::string()) +

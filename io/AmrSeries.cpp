@@ -59,15 +59,17 @@ std::string padded_step(long step) {
 
 // vtkXMLUniformGridAMRWriter writes <name> and its boxes in a folder beside it, named after it
 // without the extension: both are written in a staging folder and moved into place once whole (the
-// earlier box folder moved aside first, then removed), so that a run killed while it rewrites an
-// output (a restart repeats the steps after its checkpoint) leaves the earlier output readable, and
-// no box of an earlier, larger forest stays in the folder.
+// earlier box folder moved aside first, then removed; put back where a move fails), so that a run
+// killed while it rewrites an output (a restart repeats the steps after its checkpoint) leaves the
+// earlier output readable (a kill between the moves leaves its boxes in the staging folder, which
+// the next write of that output puts back first), and no box of an earlier, larger forest stays.
 void write_composite_replacing(vtkXMLWriter* writer, const fs::path& directory, const std::string& name) {
   const std::string stem = fs::path(name).stem().string();
   const fs::path path = directory / name, boxes = directory / stem, stage = directory / ("." + stem + ".partial"),
                  earlier = stage / "earlier";
   std::error_code ec;
-  fs::remove_all(stage, ec);  // a killed run's
+  if (fs::exists(earlier, ec) && !fs::exists(boxes, ec)) fs::rename(earlier, boxes, ec);  // a killed run's
+  fs::remove_all(stage, ec);
   fs::create_directories(stage, ec);
   if (ec)
     throw std::runtime_error(path.string() + ": cannot write the VTK file (cannot create " + stage.string() + ": " +
@@ -80,10 +82,18 @@ void write_composite_replacing(vtkXMLWriter* writer, const fs::path& directory, 
     throw;
   }
   std::error_code moved;
-  if (fs::exists(boxes, ec)) fs::rename(boxes, earlier, moved);
-  if (!moved) fs::rename(stage / stem, boxes, moved);
+  const bool had_boxes = fs::exists(boxes, ec);
+  bool placed = false;  // the new boxes in place
+  if (had_boxes) fs::rename(boxes, earlier, moved);
+  if (!moved) {
+    fs::rename(stage / stem, boxes, moved);
+    placed = !moved;
+  }
   if (!moved) fs::rename(stage / name, path, moved);
-  if (moved && fs::exists(earlier, ec) && !fs::exists(boxes, ec)) fs::rename(earlier, boxes, ec);
+  if (moved) {  // the earlier output back as it was
+    if (placed) fs::remove_all(boxes, ec);
+    if (had_boxes) fs::rename(earlier, boxes, ec);
+  }
   fs::remove_all(stage, ec);
   if (moved)
     throw std::runtime_error(path.string() + ": cannot write the VTK file (cannot move it into place: " + moved.message() + ")");

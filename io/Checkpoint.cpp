@@ -242,7 +242,7 @@ Json read_checkpoint_header(MPI_Comm comm, const std::string& path) {
                   std::to_string(checkpoint_version);
         } else if (meta.is_discarded() || !version || !header_complete(meta)) {
           error = path + ": corrupt checkpoint header (not the JSON a checkpoint holds)";
-        } else if (const std::string order = meta.value("byte_order", std::string("little")); order != native_byte_order()) {
+        } else if (const std::string order = meta.value("byte_order", std::string(native_byte_order())); order != native_byte_order()) {
           error = path + ": written on a " + order + "-endian machine; this one is " + native_byte_order() +
                   "-endian and cannot read its populations";
         } else {

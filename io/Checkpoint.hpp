@@ -8,7 +8,7 @@
 // data_offset, data_bytes and data_hash, an order-independent hash of every cell's bytes keyed by
 // its global index, which a reader recomputes over what it read; and byte_order ("little" or
 // "big"): the cells' bytes are the writer's, so a machine of the other order refuses the file
-// saying so (a checkpoint without the key, older than it, was written on a little-endian one).
+// saying so (one without the key, older than it, is read as this machine's order, as before).
 //
 // MPI-IO rather than HDF5: the file is one array and a header, every rank writes and reads its own
 // boxes through a file view (collective calls, seed 002's reads), on any decomposition, with no

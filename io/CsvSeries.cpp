@@ -57,6 +57,7 @@ CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool wr
     std::ofstream out(fresh, std::ios::trunc);
     out << header << "\n";
     for (std::size_t i = 0; i < rows_.size(); ++i) write_row(out, steps_[i], rows_[i]);
+    out.close();  // a full disk shows here
     if (!out) throw Error(fresh + ": cannot write");
   }
   std::error_code error;
@@ -70,6 +71,7 @@ void CsvSeries::append(long step, const std::vector<double>& values) {
   if (writer_) {
     std::ofstream out(path_, std::ios::app);
     write_row(out, step, values);
+    out.close();  // a full disk shows here
     if (!out) throw Error(path_ + ": cannot write");
   }
   steps_.push_back(step);

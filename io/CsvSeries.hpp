@@ -5,7 +5,7 @@
 // keeps the existing file's rows up to that step (refusing a file with other columns) and drops
 // the later ones, which it repeats, so the file ends as the uninterrupted run's would. A last line
 // without its newline is a row whose write was cut short (a full disk, a kill): dropped, said by
-// cut_row().
+// cut_row() (one after the restart step is repeated; one at or before it is a gap).
 #include <fstream>
 #include <string>
 #include <vector>

@@ -273,9 +273,10 @@ double DomainGeometry::bisected_entry(std::size_t k, const std::array<double, 3>
   const auto at = [&](double t) { return std::array<double, 3>{a[0] + t * c[0], a[1] + t * c[1], a[2] + t * c[2]}; };
   if (!shape_solid(k, at(1.0))) return -1;
   // The first solid sample along the segment, in steps of half the thinnest wall the solid can
-  // hold (a height map's raster cell; 1/16 of the segment through a mesh's hole), then bisection
-  // behind it: a bisection of the whole segment finds some crossing, not always the first (a thin
-  // wall in front of a building).
+  // hold (a height map's raster cell; 1/16 of the segment through a mesh's hole; 16 to 4096
+  // samples: a raster far finer than the lattice is sampled more coarsely), then bisection behind
+  // it: a bisection of the whole segment finds some crossing, not always the first (a thin wall in
+  // front of a building).
   const double length = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
   const double thinnest = height_maps_[k] ? height_maps_[k]->raster_cell() : length / 8;
   const int steps = int(std::clamp(std::ceil(2 * length / thinnest), 16.0, 4096.0));

@@ -118,7 +118,13 @@ def main(argv):
         runs = [subprocess.Popen([boreas, deck, *short, "--set", "simulation.kernel=\"auto\"", "--set",
                                   f"domain.cells=[{n}, {n}, {n}]", "--output-dir", str(pathlib.Path(tmp) / f"auto{n}")],
                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for n in (16, 20, 24)]
-        codes = [r.wait(timeout=300) for r in runs]
+        codes = []
+        for r in runs:
+            try:
+                codes.append(r.wait(timeout=300))
+            except subprocess.TimeoutExpired:
+                r.kill()
+                codes.append("still running after 300 s")
         entries = json.loads((cache / "kernel_choice.json").read_text()) if (cache / "kernel_choice.json").exists() else {}
         check("kernel = \"auto\" runs started together keep each other's cache entries",
               codes == [0, 0, 0] and len(entries) == 3, f"exits {codes}, {len(entries)} of 3 entries in the cache")
