@@ -205,12 +205,17 @@ class SparseSimulation final : public GridSimulation {
   }
 
   // Refused before the lattices are allocated: the lattices, the saved state, a canonical copy
-  // of AA's, the tables and the convergence monitor's velocity of the fluid cells; on a device
+  // of AA's, the tables and the convergence monitor's velocity of the fluid cells, and with
+  // [statistics] the averages (and their last good copy) of every cell of the blocks; on a device
   // against its free memory, with the ranks that share it (collective, after each has read its
   // free memory), on host backends with the start's estimate (output, checkpoint: it counts no
   // lattices for this storage) against the node's, its ranks together (collective).
   void check_memory() const {
-    const long long need = device_bytes(lattices() + 2) + field_.cells * monitor_bytes_per_cell;
+    long long block_cells = 0;
+    const std::vector<Box> boxes = set_.boxes();
+    for (int id : local_blocks()) block_cells += boxes[id].cells();
+    const long long averages = config_.statistics.enabled ? block_cells * statistics_bytes_per_cell : 0;
+    const long long need = device_bytes(lattices() + 2) + field_.cells * monitor_bytes_per_cell + averages;
     if (!exec_is_host) {
       const std::optional<long long> free = device_memory_available();
       const long long shared = node_sum(comm_.get(), need, device_identity());

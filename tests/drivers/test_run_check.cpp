@@ -245,7 +245,8 @@ TEST(RunCheck, HostMemoryIsTheTightestOfTheNodeAndItsControlGroups) {
 // The sparse storage's lattices count on host backends too (its need was checked against a
 // device's memory only: on CPUs nowhere). A 32^3 cavity: the start's estimate (output and
 // checkpoint buffers, 193 B per cell) is 6.3 MB, the sparse lattices, saved state, tables and
-// monitor about 22 MB: with 10 MB stated the run starts and the storage refuses itself.
+// monitor about 22 MB: with 10 MB stated the run starts and the storage refuses itself. With
+// [statistics] also the averages of its blocks' cells (not counted before 2026-12-07).
 TEST(RunCheck, SparseStorageOnTheHostCountsItsLattices) {
   if (!exec_is_host) GTEST_SKIP() << "device backends check the device's memory";
   ensure_mpi_initialized();
@@ -263,6 +264,24 @@ TEST(RunCheck, SparseStorageOnTheHostCountsItsLattices) {
   }
   const StatedHostMemory node("100000000");
   EXPECT_NO_THROW(Simulation::create(c));
+  // [statistics] adds its averages of every block cell (32^3 x 160 B, 5 MiB): a node 2 MiB above
+  // the need without them refuses the run with them.
+  std::string need;
+  try {
+    const StatedHostMemory small("10000000");
+    Simulation::create(c);
+  } catch (const Error& e) {
+    const std::string text = e.what(), from = "the sparse storage needs ";
+    const std::size_t at = text.find(from) + from.size();
+    need = text.substr(at, text.find(" MiB", at) - at);
+  }
+  ASSERT_FALSE(need.empty());
+  const std::string between = std::to_string(static_cast<long long>((std::stod(need) + 2) * 1024 * 1024));
+  const StatedHostMemory tight(between.c_str());
+  EXPECT_NO_THROW(Simulation::create(c));
+  const Config averaged = parse_deck_string(deck, "deck.toml", "",
+                                            {"domain.cells=[32, 32, 32]", "simulation.storage=\"sparse\"", "statistics.every=10"});
+  EXPECT_THROW(Simulation::create(averaged), Error);
 }
 
 TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
