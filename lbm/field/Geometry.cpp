@@ -280,14 +280,9 @@ double DomainGeometry::bisected_entry(std::size_t k, const std::array<double, 3>
   const double length = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
   const double thinnest = height_maps_[k] ? height_maps_[k]->raster_cell() : length / 8;
   const int steps = int(std::clamp(std::ceil(2 * length / thinnest), 16.0, 4096.0));
-  double out = 0, in = 1;
-  for (int i = 1; i < steps; ++i)
-    if (shape_solid(k, at(double(i) / steps))) {
-      in = double(i) / steps;
-      break;
-    } else {
-      out = double(i) / steps;
-    }
+  int first = 1;  // steps where only the end is solid
+  while (first < steps && !shape_solid(k, at(double(first) / steps))) ++first;
+  double out = double(first - 1) / steps, in = double(first) / steps;
   for (int i = 0; i < 60 && in - out > 1e-14; ++i) {
     const double mid = 0.5 * (out + in);
     (shape_solid(k, at(mid)) ? in : out) = mid;

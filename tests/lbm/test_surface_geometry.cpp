@@ -158,24 +158,33 @@ TEST_F(SurfaceGeometry, StlBoxesGiveTheAnalyticBoxsCells) {
   }
 }
 
+// visit(cell, q, c_q, body) for every link of lattice L from a fluid cell of `g` (on `cells`)
+// into a body.
+template <class L, class Visit>
+void for_each_body_link(const DomainGeometry& g, const std::array<int, 3>& cells, Visit&& visit) {
+  for (int z = 0; z < cells[2]; ++z)
+    for (int y = 0; y < cells[1]; ++y)
+      for (int x = 0; x < cells[0]; ++x) {
+        if (g.flag_at(x, y, z) != flag::fluid) continue;
+        for (int q = 1; q < L::Q; ++q) {
+          const std::array<int, 3> e{L::c(q, 0), L::c(q, 1), L::c(q, 2)};
+          const int body = g.body_at(x + e[0], y + e[1], z + e[2]);
+          if (body >= 0) visit(std::array<int, 3>{x, y, z}, q, e, body);
+        }
+      }
+}
+
 // Where every link from a fluid cell into a body crosses its surface (D3Q27's 26 directions),
 // compared between two decks' geometries; returns the links compared.
 long expect_same_crossings(const Config& a, const Config& b, double tolerance) {
   const DomainGeometry ga(a), gb(b);
   long links = 0;
-  for (int z = 0; z < a.cells[2]; ++z)
-    for (int y = 0; y < a.cells[1]; ++y)
-      for (int x = 0; x < a.cells[0]; ++x) {
-        if (ga.flag_at(x, y, z) != flag::fluid) continue;
-        for (int q = 1; q < D3Q27::Q; ++q) {
-          const std::array<int, 3> c{D3Q27::c(q, 0), D3Q27::c(q, 1), D3Q27::c(q, 2)};
-          if (ga.body_at(x + c[0], y + c[1], z + c[2]) < 0) continue;
-          const WallCrossing wa = ga.wall_crossing_at_level(0, {x, y, z}, c), wb = gb.wall_crossing_at_level(0, {x, y, z}, c);
-          EXPECT_TRUE(wa.interpolated && wb.interpolated);
-          EXPECT_NEAR(wa.fraction, wb.fraction, tolerance) << "cell " << x << " " << y << " " << z << " q " << q;
-          ++links;
-        }
-      }
+  for_each_body_link<D3Q27>(ga, a.cells, [&](const std::array<int, 3>& x, int q, const std::array<int, 3>& c, int) {
+    const WallCrossing wa = ga.wall_crossing_at_level(0, x, c), wb = gb.wall_crossing_at_level(0, x, c);
+    EXPECT_TRUE(wa.interpolated && wb.interpolated);
+    EXPECT_NEAR(wa.fraction, wb.fraction, tolerance) << "cell " << x[0] << " " << x[1] << " " << x[2] << " q " << q;
+    ++links;
+  });
   return links;
 }
 
@@ -220,27 +229,19 @@ TEST_F(SurfaceGeometry, AnalyticWallCrossingsLieOnTheSurface) {
                         "invert = true\n" + interpolated);
   const DomainGeometry g(c);
   long links = 0;
-  for (int z = 0; z < c.cells[2]; ++z)
-    for (int y = 0; y < c.cells[1]; ++y)
-      for (int x = 0; x < c.cells[0]; ++x) {
-        if (g.flag_at(x, y, z) != flag::fluid) continue;
-        for (int q = 1; q < D3Q27::Q; ++q) {
-          const std::array<int, 3> e{D3Q27::c(q, 0), D3Q27::c(q, 1), D3Q27::c(q, 2)};
-          const int body = g.body_at(x + e[0], y + e[1], z + e[2]);
-          if (body < 0) continue;
-          const WallCrossing w = g.wall_crossing_at_level(0, {x, y, z}, e);
-          ASSERT_GE(w.fraction, 0.0);
-          ASSERT_LE(w.fraction, 1.0);
-          const double p[3] = {x + w.fraction * e[0], y + w.fraction * e[1], z + w.fraction * e[2]};
-          const double sphere = std::hypot(p[0] - 6.3, p[1] - 9.7, p[2] - 8.1) - 3.6;
-          const double cylinder = std::hypot(p[0] - 16.2, p[1] - 9.4) - 2.7;
-          const double outer = std::hypot(p[1] - 9.6, p[2] - 8.4) - 8.9;
-          // where solids overlap, the link may meet another body's surface first
-          const double on = std::min({std::abs(sphere), std::abs(cylinder), std::abs(outer)});
-          EXPECT_NEAR(on, 0.0, 1e-12) << "body " << body << " cell " << x << " " << y << " " << z << " q " << q;
-          ++links;
-        }
-      }
+  for_each_body_link<D3Q27>(g, c.cells, [&](const std::array<int, 3>& x, int q, const std::array<int, 3>& e, int body) {
+    const WallCrossing w = g.wall_crossing_at_level(0, x, e);
+    ASSERT_GE(w.fraction, 0.0);
+    ASSERT_LE(w.fraction, 1.0);
+    const double p[3] = {x[0] + w.fraction * e[0], x[1] + w.fraction * e[1], x[2] + w.fraction * e[2]};
+    const double sphere = std::hypot(p[0] - 6.3, p[1] - 9.7, p[2] - 8.1) - 3.6;
+    const double cylinder = std::hypot(p[0] - 16.2, p[1] - 9.4) - 2.7;
+    const double outer = std::hypot(p[1] - 9.6, p[2] - 8.4) - 8.9;
+    // where solids overlap, the link may meet another body's surface first
+    const double on = std::min({std::abs(sphere), std::abs(cylinder), std::abs(outer)});
+    EXPECT_NEAR(on, 0.0, 1e-12) << "body " << body << " cell " << x[0] << " " << x[1] << " " << x[2] << " q " << q;
+    ++links;
+  });
   EXPECT_GT(links, 2000);
 }
 
@@ -480,22 +481,16 @@ TEST_F(SurfaceGeometry, HeightMapLinksMeetTheFirstWallAlongThem) {
   const Config c = deck(file_obstacle("height_map", "thin.asc", 1, {4, 2, -0.5}) + interpolated);
   const DomainGeometry g(c);
   long links = 0, thin = 0;
-  for (int z = 0; z < c.cells[2]; ++z)
-    for (int y = 0; y < c.cells[1]; ++y)
-      for (int x = 0; x < c.cells[0]; ++x) {
-        if (g.flag_at(x, y, z) != flag::fluid) continue;
-        for (int q = 1; q < D3Q19::Q; ++q) {
-          const std::array<int, 3> e{D3Q19::c(q, 0), D3Q19::c(q, 1), D3Q19::c(q, 2)};
-          if (g.body_at(x + e[0], y + e[1], z + e[2]) != 0) continue;
-          const double t = g.wall_crossing_at_level(0, {x, y, z}, e).fraction;
-          const auto solid = [&](double s) { return building(x + s * e[0], y + s * e[1]); };
-          ASSERT_TRUE(solid(std::min(1.0, t + 1e-9))) << x << " " << y << " " << z << " q " << q << ": " << t;
-          for (int k = 0; k < 1000; ++k)
-            ASSERT_FALSE(solid(t * k / 1000 - 1e-9)) << x << " " << y << " " << z << " q " << q << ": " << t;
-          ++links;
-          thin += std::abs(x + t * e[0] - 5.6) < 1e-9;
-        }
-      }
+  // The map is the deck's only body (0).
+  for_each_body_link<D3Q19>(g, c.cells, [&](const std::array<int, 3>& x, int q, const std::array<int, 3>& e, int) {
+    const double t = g.wall_crossing_at_level(0, x, e).fraction;
+    const auto solid = [&](double s) { return building(x[0] + s * e[0], x[1] + s * e[1]); };
+    ASSERT_TRUE(solid(std::min(1.0, t + 1e-9))) << x[0] << " " << x[1] << " " << x[2] << " q " << q << ": " << t;
+    for (int k = 0; k < 1000; ++k)
+      ASSERT_FALSE(solid(t * k / 1000 - 1e-9)) << x[0] << " " << x[1] << " " << x[2] << " q " << q << ": " << t;
+    ++links;
+    thin += std::abs(x[0] + t * e[0] - 5.6) < 1e-9;
+  });
   EXPECT_GT(links, 1000);
   EXPECT_GT(thin, 100);
 }
