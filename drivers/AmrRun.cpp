@@ -363,6 +363,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (!config.probes.empty()) probes.emplace(probe_series(config, rank == 0, first_step));
   if (forces) warn_about_history(forces->series(), first_step, rank == 0);
   if (probes) warn_about_history(*probes, first_step, rank == 0);
+  if (forces) checkpoints.record_rows(forces->series());
+  if (probes) checkpoints.record_rows(*probes);
   long long updates = solver->updates_per_step();
   // Level-weighted updates done so far (the grid, and with it the count per step, changes at regrids).
   double updates_done = 0;

@@ -324,6 +324,25 @@ std::string series_change(const Config& config, const Json& header, const std::s
     return path + ": " + item.key() + " holds rows for " + then->dump() + ", this deck asks " + item.value().dump() +
            ": its rows would mix both; restart with the checkpoint's settings, or into another --output-dir";
   }
+  const Json* recorded = member(header, "series_rows");
+  if (!recorded || !recorded->is_object()) return "";  // a checkpoint older than the record
+  const long step = header.value("step", 0L);
+  for (const auto& item : recorded->items()) {
+    const fs::path file = fs::path(config.output_dir) / item.key();
+    std::error_code ec;
+    if (!fs::exists(file, ec) || !item.value().is_object()) continue;  // no history: said when the run starts
+    bool cut = false;
+    const std::optional<CsvRows> read = csv_file_rows(file.string(), step, cut);
+    if (!read) continue;  // refused by the series with its line
+    const CsvRows& there = *read;
+    const long rows = item.value().value("rows", -1L);
+    const std::string hash = item.value().value("text_hash", "");
+    if ((there.rows == rows && hash_hex(there.text_hash) == hash) || (cut && there.rows < rows)) continue;  // a cut row: a gap, said
+    return path + ": " + file.string() + " does not hold the rows of the run this checkpoint continues (the checkpoint recorded " +
+           std::to_string(rows) + " rows up to step " + std::to_string(step) + ", the file holds " + std::to_string(there.rows) +
+           (there.rows == rows ? " with other values" : "") +
+           ": another run has written it since); move it away to restart without its earlier rows, or restart into another --output-dir";
+  }
   return "";
 }
 }  // namespace
@@ -367,6 +386,11 @@ bool Checkpoints::write(long step, bool root, Json meta,
   meta["initial_mass"] = initial_mass_;
   meta["signature"] = signature_;
   meta["series"] = series_signature(config_);
+  meta["series_rows"] = Json::object();
+  for (const CsvSeries* series : series_) {
+    const CsvRows rows = series->rows_up_to(step);
+    meta["series_rows"][fs::path(series->path()).filename().string()] = {{"rows", rows.rows}, {"text_hash", hash_hex(rows.text_hash)}};
+  }
   const std::string path = checkpoint_path(config_, step);
   last_ = std::chrono::steady_clock::now();
   last_step_ = step;

@@ -11,6 +11,7 @@
 
 #include "core/Config.hpp"
 #include "drivers/Averages.hpp"
+#include "io/CsvSeries.hpp"
 #include "io/Json.hpp"
 
 namespace boreas {
@@ -57,7 +58,8 @@ Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& pat
 // The checkpoint a restart names (`latest` resolved on rank 0, one view of the directory),
 // opened and checked against the deck; its step must lie before the deck's end, and forces.csv
 // and probes.csv that the run continues keep their meaning (the forces' references, the probes'
-// cells, as the checkpoint recorded them). Collective.
+// cells, as the checkpoint recorded them) and hold the rows the checkpoint recorded up to its
+// step (not those of another run written into the directory since). Collective.
 Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm, std::string& path);
 // Throws Error when the state read from `path` (its fields_hash `loaded`) is not the one `header`
 // says was written, naming what can make it so.
@@ -73,6 +75,8 @@ class Checkpoints {
   // removes the oldest beyond `keep`. A write that fails (a full disk) is reported and the run
   // goes on: returns false (every rank).
   bool write(long step, bool root, Json meta, const std::function<void(const std::string&, const Json&)>& write);
+  // A series whose rows up to each checkpoint's step the checkpoint records (`series_rows`).
+  void record_rows(const CsvSeries& series) { series_.push_back(&series); }
   double seconds_since_last() const;
   long last_step() const { return last_step_; }  // of the last attempt, -1 before any
   // The newest checkpoint written, or a line saying there is none.
@@ -87,6 +91,7 @@ class Checkpoints {
   double initial_mass_;
   std::chrono::steady_clock::time_point last_;
   Json signature_;
+  std::vector<const CsvSeries*> series_;
   std::vector<std::string> written_, failed_;
   long last_step_ = -1;
   double seconds_ = 0;

@@ -239,9 +239,8 @@ std::string vtk_file_step(const std::string& file, const std::string& name) {
 void warn_about_stale_output(const Config& config, const Json& report, bool root) {
   namespace fs = std::filesystem;
   if (!root || !report.contains("output_files")) return;
-  std::vector<std::string> written;
-  for (const Json& f : report["output_files"])
-    if (const std::string step = vtk_file_step(f.get<std::string>(), config.name); !step.empty()) written.push_back(step);
+  std::vector<std::string> written;  // file names
+  for (const Json& f : report["output_files"]) written.push_back(fs::path(f.get<std::string>()).filename().string());
   long stale = 0;
   std::string example;
   std::error_code ec;
@@ -249,14 +248,14 @@ void warn_about_stale_output(const Config& config, const Json& report, bool root
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string(), step = vtk_file_step(name, config.name);
     std::error_code kind;
-    if (step.empty() || !it->is_regular_file(kind) || std::find(written.begin(), written.end(), step) != written.end())
+    if (step.empty() || !it->is_regular_file(kind) || std::find(written.begin(), written.end(), name) != written.end())
       continue;
     if (example.empty()) example = name;
     ++stale;
   }
   if (stale > 0)
     std::fprintf(stderr,
-                 "boreas: warning: %s holds %ld VTK files of '%s' at steps this run did not write (%s, ...), an earlier "
+                 "boreas: warning: %s holds %ld VTK files of '%s' that this run did not write (%s, ...), an earlier "
                  "run's%s (remove them or choose another --output-dir)\n",
                  dir.string().c_str(), stale, config.name.c_str(), example.c_str(),
                  written.empty() ? "" : ("; " + config.name + ".pvd lists only this run's").c_str());

@@ -36,8 +36,9 @@ void prepare_output_directory(MPI_Comm comm, const std::string& directory);
 // deck's run in its output directory.
 void warn_about_earlier_report(const Config& config, bool root);
 // A warning (rank 0) where, at the end of a run from step 0, its output directory holds VTK files
-// of its deck's name at steps it did not write (an earlier run's; its .pvd lists only its own):
-// `report` lists what it wrote (output_files).
+// of its deck's name that it did not write (an earlier run's: at other steps, or at its steps in
+// the other form, .pvti and pieces beside its .vti; its .pvd lists only its own): `report` lists
+// what it wrote (output_files).
 void warn_about_stale_output(const Config& config, const Json& report, bool root);
 // report.json in `directory`, replaced whole or not at all (rank 0); Error on every rank when it
 // cannot be written. Text that is not UTF-8 (a deck's path) is written with replacement characters.

@@ -543,6 +543,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (!config.probes.empty()) probes.emplace(probe_series(config, root, first_step));
   if (forces) warn_about_history(forces->series(), first_step, root);
   if (probes) warn_about_history(*probes, first_step, root);
+  if (forces) checkpoints.record_rows(forces->series());
+  if (probes) checkpoints.record_rows(*probes);
   // Time averages per local block, from statistics.start on; a restart continues those of its
   // checkpoint.
   std::vector<RunningStatistics> statistics;

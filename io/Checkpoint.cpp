@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char magic[8] = {'B', 'O', 'R', 'E', 'A', 'S', 'C', 'K'};
-constexpr std::uint64_t fnv_offset = 1469598103934665603ull, fnv_prime = 1099511628211ull;
+constexpr std::uint64_t fnv_prime = 1099511628211ull;
 constexpr long alignment = 4096;
 constexpr int prefix_bytes = 24;  // magic, header length, header hash
 // The JSON header's largest size, written and read (an AMR forest's refined blocks are listed
@@ -118,8 +118,8 @@ void fsync_directory(const fs::path& dir) {
 
 }  // namespace
 
-std::uint64_t text_hash(const std::string& text) {
-  std::uint64_t h = fnv_offset;
+std::uint64_t text_hash(const std::string& text, std::uint64_t state) {
+  std::uint64_t h = state;
   for (unsigned char c : text) h = (h ^ c) * fnv_prime;
   return h;
 }

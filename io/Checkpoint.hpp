@@ -28,8 +28,10 @@
 
 namespace boreas {
 
-// FNV-1a (64 bit) of `text`: the header's hash, and what checkpoint signatures know input files by.
-std::uint64_t text_hash(const std::string& text);
+// FNV-1a (64 bit) of `text`: the header's hash, and what checkpoint signatures know input files by;
+// continued from `state`, the hash of the text before it (a series' rows, one after another).
+constexpr std::uint64_t text_hash_start = 1469598103934665603ull;
+std::uint64_t text_hash(const std::string& text, std::uint64_t state = text_hash_start);
 
 // Writes `pieces` (this rank's; together the ranks' pieces cover the domain once) and `meta`
 // (rank 0's) to `path`. Collective; throws Error on every rank when any rank fails.

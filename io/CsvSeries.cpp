@@ -1,5 +1,6 @@
 #include "io/CsvSeries.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,21 +11,65 @@
 
 namespace boreas {
 
+namespace {
+std::string read_whole(const std::string& path, bool& opened) {
+  std::ifstream file(path, std::ios::binary);
+  opened = bool(file);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// The text of a row as the file holds it.
+std::string row_text(long step, const std::vector<double>& values) {
+  std::string line = std::to_string(step);
+  char buf[32];
+  for (double v : values) {
+    std::snprintf(buf, sizeof buf, ",%.17g", v);
+    line += buf;
+  }
+  return line + "\n";
+}
+
+// `content` without a last line cut short (no newline), which is returned.
+std::string cut_last_line(std::string& content) {
+  if (content.empty() || content.back() == '\n') return "";
+  const std::size_t start = content.rfind('\n') + 1;  // 0 where the header itself was cut
+  std::string cut = content.substr(start);
+  content.erase(start);
+  return cut;
+}
+}  // namespace
+
+std::optional<CsvRows> csv_file_rows(const std::string& path, long step, bool& cut) {
+  bool opened = false;
+  std::string content = read_whole(path, opened);
+  cut = !cut_last_line(content).empty();
+  std::istringstream in(content);
+  CsvRows rows;
+  std::string line, cell;
+  std::getline(in, line);  // the header
+  for (long row_step = 0; std::getline(in, line);) {
+    std::istringstream row(line);
+    if (!std::getline(row, cell, ',') || !parse_long(cell, row_step)) return std::nullopt;
+    if (row_step > step) break;
+    for (double v = 0; std::getline(row, cell, ',');)
+      if (!parse_double(cell, v)) return std::nullopt;
+    ++rows.rows;
+    rows.text_hash = text_hash(line + "\n", rows.text_hash);
+  }
+  return rows;
+}
+
 CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool writer, long first_step)
     : path_(std::move(path)), columns_(columns.size()), writer_(writer) {
   std::string header = "step";
   for (const std::string& c : columns) header += "," + c;
   if (first_step > 0) {
-    std::ifstream file(path_, std::ios::binary);
-    history_missing_ = !file;
-    std::stringstream text;
-    text << file.rdbuf();
-    std::string content = text.str(), line;
-    if (!content.empty() && content.back() != '\n') {
-      const std::size_t start = content.rfind('\n') + 1;  // 0 where the header itself was cut
-      cut_row_ = content.substr(start);
-      content.erase(start);
-    }
+    bool opened = false;
+    std::string content = read_whole(path_, opened), line;
+    history_missing_ = !opened;
+    cut_row_ = cut_last_line(content);
     std::istringstream in(content);
     if (std::getline(in, line) && line != header)
       throw Error(path_ + ": its columns are not this deck's (header \"" + line + "\"); move it away to restart");
@@ -45,8 +90,8 @@ CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool wr
         values.push_back(v);
       }
       if (values.size() != columns_) throw Error(path_ + ": the row of step " + std::to_string(step) + " is incomplete");
-      steps_.push_back(step);
-      rows_.push_back(std::move(values));
+      const std::string text = row_text(step, values);
+      keep(step, std::move(values), text);
     }
   }
   if (!writer_) return;
@@ -56,7 +101,7 @@ CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool wr
   {
     std::ofstream out(fresh, std::ios::trunc);
     out << header << "\n";
-    for (std::size_t i = 0; i < rows_.size(); ++i) write_row(out, steps_[i], rows_[i]);
+    for (std::size_t i = 0; i < rows_.size(); ++i) out << row_text(steps_[i], rows_[i]);
     out.close();  // a full disk shows here
     if (!out) throw Error(fresh + ": cannot write");
   }
@@ -68,24 +113,25 @@ CsvSeries::CsvSeries(std::string path, std::vector<std::string> columns, bool wr
 void CsvSeries::append(long step, const std::vector<double>& values) {
   if (values.size() != columns_)
     throw std::logic_error(path_ + ": " + std::to_string(values.size()) + " values for " + std::to_string(columns_) + " columns");
+  const std::string text = row_text(step, values);
   if (writer_) {
     std::ofstream out(path_, std::ios::app);
-    write_row(out, step, values);
+    out << text;
     out.close();  // a full disk shows here
     if (!out) throw Error(path_ + ": cannot write");
   }
-  steps_.push_back(step);
-  rows_.push_back(values);
+  keep(step, values, text);
 }
 
-void CsvSeries::write_row(std::ofstream& out, long step, const std::vector<double>& values) const {
-  out << step;
-  char buf[32];
-  for (double v : values) {
-    std::snprintf(buf, sizeof buf, ",%.17g", v);
-    out << buf;
-  }
-  out << "\n";
+void CsvSeries::keep(long step, std::vector<double> values, const std::string& text) {
+  text_hashes_.push_back(text_hash(text, text_hashes_.empty() ? text_hash_start : text_hashes_.back()));
+  steps_.push_back(step);
+  rows_.push_back(std::move(values));
+}
+
+CsvRows CsvSeries::rows_up_to(long step) const {
+  const long rows = long(std::upper_bound(steps_.begin(), steps_.end(), step) - steps_.begin());
+  return {rows, rows > 0 ? text_hashes_[rows - 1] : text_hash_start};
 }
 
 }  // namespace boreas

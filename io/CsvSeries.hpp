@@ -6,11 +6,28 @@
 // the later ones, which it repeats, so the file ends as the uninterrupted run's would. A last line
 // without its newline is a row whose write was cut short (a full disk, a kill): dropped, said by
 // cut_row() (one after the restart step is repeated; one at or before it is a gap).
-#include <fstream>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "io/Checkpoint.hpp"
+
 namespace boreas {
+
+// A series' rows up to a step as a checkpoint records them: how many, and text_hash of their lines
+// as written. A restart compares them with the file it continues, which may have been written
+// since by another run into the same directory.
+struct CsvRows {
+  long rows = 0;
+  std::uint64_t text_hash = text_hash_start;
+  bool operator==(const CsvRows& o) const { return rows == o.rows && text_hash == o.text_hash; }
+};
+
+// The complete rows of the series file at `path` up to `step` (its header line not counted; a
+// last line cut short left out, `cut` set); none where a line is not numbers (a CsvSeries reading
+// the file names it).
+std::optional<CsvRows> csv_file_rows(const std::string& path, long step, bool& cut);
 
 class CsvSeries {
  public:
@@ -24,9 +41,11 @@ class CsvSeries {
   bool history_missing() const { return history_missing_; }
   // A restart found the file's last row cut short and dropped it: that line, else "".
   const std::string& cut_row() const { return cut_row_; }
+  // The rows up to `step` (all of them but those an instability's fallback left behind it).
+  CsvRows rows_up_to(long step) const;
 
  private:
-  void write_row(std::ofstream& out, long step, const std::vector<double>& values) const;
+  void keep(long step, std::vector<double> values, const std::string& text);
 
   std::string path_;
   std::size_t columns_;
@@ -35,6 +54,7 @@ class CsvSeries {
   std::string cut_row_;
   std::vector<long> steps_;
   std::vector<std::vector<double>> rows_;
+  std::vector<std::uint64_t> text_hashes_;  // text_hash of the rows up to each, in order
 };
 
 }  // namespace boreas

@@ -12,8 +12,9 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 - Truncated, corrupt, later-format, other-deck (tau, lattice, precision, cells) and finished
   checkpoints are refused with exit 2 and the reason, and nothing in the output directory
   changes; so is a restart whose probes.csv has a damaged row (its file and line), or whose deck
-  moved a probe whose probes.csv rows it would continue. A last row cut short (a full disk) is
-  dropped with a warning and the restart goes on.
+  moved a probe whose probes.csv rows it would continue, or whose probes.csv another run has
+  rewritten since the checkpoint (its rows up to the checkpoint's step are not those recorded). A
+  last row cut short (a full disk) is dropped with a warning and the restart goes on.
 - Averages beside a checkpoint that belong to another checkpoint of that step start again.
 - A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
   --restart latest continues the new run; the earlier one continues from where they went. A
@@ -406,6 +407,21 @@ def main(argv):
         check("a restart whose probes.csv ends in a row cut short drops it with a warning and writes the rows again",
               p.returncode == 0 and "its last row was cut short" in p.stderr and "step00000020" in first.name
               and after[:len(rows)] == rows and after[-1].startswith("60,"), f"exit {p.returncode}, {p.stderr[-300:]}")
+        # Another run from step 0 (another lid speed) rewrites probes.csv in the directory: the
+        # restart from a checkpoint of the first run, set aside, would continue rows not its own.
+        p = subprocess.run([boreas, str(probed), "-q", "--output-dir", str(probes), "--set", "domain.cells=[24,24,24]",
+                            "--set", "simulation.steps=60", "--set", "output.vtk=false",
+                            "--set", "boundary.y_max.velocity=[0.04,0,0]"], capture_output=True, text=True, timeout=120, env=MPI_ENV)
+        aside = sorted((probes / "checkpoints").glob("earlier_*/cavity3d_step00000040.bchk"))
+        before = snapshot(probes)
+        p = subprocess.run([boreas, str(probed), "-q", "--output-dir", str(probes), "--set", "domain.cells=[24,24,24]",
+                            "--set", "simulation.steps=80", "--set", "output.vtk=false",
+                            "--restart", str(aside[-1] if aside else probes / "none")],
+                           capture_output=True, text=True, timeout=120, env=MPI_ENV)
+        check("refused: a restart whose probes.csv another run has rewritten since (exit 2, the rows), nothing changed",
+              p.returncode == 2 and "probes.csv does not hold the rows of the run this checkpoint continues" in p.stderr
+              and "recorded 40 rows up to step 40, the file holds 40 with other values" in p.stderr and
+              snapshot(probes) == before, f"exit {p.returncode}, {p.stderr[-300:]}")
     else:
         check("a probed run writes probes.csv rows", False, p.stderr[-300:])
 

@@ -5,8 +5,9 @@ Usage: run_command_line.py BOREAS_EXE BENCH_EXE DECK
 
 Usage errors exit with 2 and write nothing; --help exits with 0; --kokkos-* options reach
 Kokkos (the report's backend concurrency and the bench's thread count follow
---kokkos-threads); kernel = "auto" runs started together keep each other's cache entries. Prints one
-line per check; exits non-zero if any fails.
+--kokkos-threads); kernel = "auto" runs started together keep each other's cache entries; a run
+from step 0 names an earlier run's VTK files it did not replace. Prints one line per check; exits
+non-zero if any fails.
 """
 import json
 import os
@@ -83,6 +84,17 @@ def main(argv):
         check("a VTK file that cannot be written stops the run with exit 2 and its path",
               bool(stem) and p.returncode == 2 and f"{stem}_000002.vti: cannot write the VTK file" in p.stderr,
               f"exit {p.returncode}, {p.stderr[-300:]!r}")
+
+        # A run in two blocks writes .pvti and pieces; one in one block, into the same directory,
+        # .vti at the same steps: the earlier run's six files are named, not this run's two.
+        layouts = pathlib.Path(tmp) / "layouts"
+        vtk = ["--quiet", "--set", "simulation.steps=2", "--set", "output.vtk=true", "--set", "output.every=2",
+               "--output-dir", str(layouts)]
+        run([boreas, deck, *vtk, "--set", "parallel.blocks_per_rank=2"])
+        p = run([boreas, deck, *vtk])
+        check("a run from step 0 names the earlier run's VTK files of its steps in the other form, not its own",
+              p.returncode == 0 and "holds 6 VTK files of 'cavity3d' that this run did not write" in p.stderr
+              and len(list(layouts.glob("cavity3d_*"))) == 8, f"exit {p.returncode}, {p.stderr[-300:]!r}")
 
         p = run([boreas, deck, "--kokkos-threads=1", "--quiet", "--set", "simulation.steps=2",
                  "--set", "output.vtk=false", "--output-dir", str(out)])
