@@ -334,6 +334,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   const Sampling* const sampled = sampling ? &*sampling : nullptr;
   // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
   prepare_output_directory(options.comm, config.output_dir);
+  prepare_checkpoint_directory(options.comm, config);
   if (first_step == 0) warn_about_earlier_report(config, rank == 0);
   set_aside_earlier_checkpoints(options.comm, config, first_step,
                                 restarted.is_null() ? std::string() : restarted["checkpoint"].get<std::string>());
@@ -539,11 +540,9 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     instability["checkpoint"] = checkpoints.newest();
   }
   const double mass = solver->mass();  // of the state the run ends on
-  if (status == "interrupted" && rank == 0)
-    std::fprintf(stderr,
-                 "boreas: stopped by %s at step %ld; newest checkpoint %s.\n"
-                 "  Continue with: %s\n",
-                 signal_name(stopped_by), solver->step(), checkpoints.newest().c_str(), continue_command(config, options).c_str());
+  const Json stop_checkpoint = status == "interrupted"
+                                    ? checkpoints.report_stop(stopped_by, solver->step(), continue_command(config, options), rank == 0)
+                                    : Json();
   // A completed run whose deck checkpoints keeps its end state (raise simulation.steps and
   // --restart latest to run it further).
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
@@ -626,7 +625,10 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   r["fields_hash"] = hash_hex(solver->fields_hash());
   if (!instability.is_null()) r["instability"] = instability;
   if (const Json c = convergence.report(); !c.is_null()) r["convergence"] = c;
-  if (status == "interrupted") r["stopped_by"] = signal_name(stopped_by);
+  if (status == "interrupted") {
+    r["stopped_by"] = signal_name(stopped_by);
+    r["stop_checkpoint"] = stop_checkpoint;
+  }
   if (!restarted.is_null()) r["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) r["checkpoints"] = checkpoints.report();
   r["observables"] = amr_observables(config, *solver);

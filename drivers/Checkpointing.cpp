@@ -63,6 +63,11 @@ std::string checkpoint_directory(const Config& config) {
   return (fs::path(config.output_dir) / "checkpoints").string();
 }
 
+void prepare_checkpoint_directory(MPI_Comm comm, const Config& config) {
+  if (config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0 || !config.checkpoint.directory.empty())
+    prepare_output_directory(comm, checkpoint_directory(config), "checkpoint directory");
+}
+
 std::string checkpoint_path(const Config& config, long step) {
   char digits[32];
   std::snprintf(digits, sizeof digits, "%08ld", step);
@@ -430,6 +435,23 @@ Json Checkpoints::report() const {
     }
   }
   return r;
+}
+
+Json Checkpoints::report_stop(int signal, long step, const std::string& continue_command, bool root) const {
+  const bool written = newest_is(step);
+  if (root && written) {
+    std::fprintf(stderr, "boreas: stopped by %s at step %ld; newest checkpoint %s.\n  Continue with: %s\n",
+                 signal_name(signal), step, newest().c_str(), continue_command.c_str());
+  } else if (root) {
+    const std::vector<std::string> kept = list_checkpoints(config_);
+    const std::string left = kept.empty() ? "there is no checkpoint to continue from"
+                                          : "--restart latest continues from " + kept.back() + " instead: " + continue_command;
+    std::fprintf(stderr,
+                 "boreas: error: stopped by %s at step %ld, whose checkpoint could not be written (the warning above "
+                 "says why): the run cannot continue from this step; %s\n",
+                 signal_name(signal), step, left.c_str());
+  }
+  return written ? Json(newest()) : Json();
 }
 
 void install_stop_signals() {

@@ -18,6 +18,10 @@ namespace boreas {
 
 // <checkpoint.directory, or <output directory>/checkpoints>.
 std::string checkpoint_directory(const Config& config);
+// Makes the checkpoint directory and tests writing there on every rank before the first step,
+// where the deck checkpoints or names the directory (a directory that cannot be made would cost
+// every checkpoint of a long run, each a warning); Error on every rank. Collective.
+void prepare_checkpoint_directory(MPI_Comm comm, const Config& config);
 // <directory>/<name>_step<8 digits>.bchk
 std::string checkpoint_path(const Config& config, long step);
 // The time averages ([statistics]) of the checkpoint at `checkpoint`: <checkpoint>.statistics,
@@ -84,6 +88,11 @@ class Checkpoints {
   bool any_attempt() const { return !written_.empty() || !failed_.empty(); }
   // Whether the newest checkpoint written is of `step`.
   bool newest_is(long step) const { return !written_.empty() && written_.back() == checkpoint_path(config_, step); }
+  // A run stopped by `signal` at `step` says (`root`, on stderr) which checkpoint holds that step
+  // and how to continue, or, where it could not be written, that the run cannot go on from that
+  // step and which checkpoint --restart latest would take instead. Returns the checkpoint of
+  // that step (report.json `stop_checkpoint`; the exit status is 4 with one, 2 without), or null.
+  Json report_stop(int signal, long step, const std::string& continue_command, bool root) const;
   Json report() const;
 
  private:

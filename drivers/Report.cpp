@@ -188,23 +188,26 @@ namespace {
 std::filesystem::path output_path(const std::string& directory) { return directory.empty() ? "." : directory; }
 }  // namespace
 
-void prepare_output_directory(MPI_Comm comm, const std::string& directory) {
+void prepare_output_directory(MPI_Comm comm, const std::string& directory, const std::string& what) {
   namespace fs = std::filesystem;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  std::string error;
-  if (rank == 0) {
-    const fs::path dir = output_path(directory);
+  const fs::path dir = output_path(directory);
+  const std::string on_rank = rank == 0 ? "" : " (on rank " + std::to_string(rank) + ")";
+  const auto make = [&] {
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir)) {
-      error = dir.string() + ": cannot create the output directory" + (ec ? ": " + ec.message() : std::string());
-    } else {
-      const fs::path probe = dir / (".boreas-write-test-" + std::to_string(::getpid()));
-      const bool written = static_cast<bool>(std::ofstream(probe) << "boreas\n");
-      fs::remove(probe, ec);
-      if (!written) error = dir.string() + ": cannot write in the output directory (permissions? full disk?)";
-    }
+    if (ec || !fs::is_directory(dir)) return dir.string() + ": cannot create the " + what + (ec ? ": " + ec.message() : "") + on_rank;
+    return std::string();
+  };
+  agree(comm, rank == 0 ? make() : std::string());  // one rank creates it, then every rank looks
+  std::string error = make();
+  if (error.empty()) {
+    const fs::path probe = dir / (".boreas-write-test-" + std::to_string(::getpid()) + "-" + std::to_string(rank));
+    const bool written = static_cast<bool>(std::ofstream(probe) << "boreas\n");
+    std::error_code ec;
+    fs::remove(probe, ec);
+    if (!written) error = dir.string() + ": cannot write in the " + what + " (permissions? full disk?)" + on_rank;
   }
   agree(comm, error);
 }

@@ -29,9 +29,11 @@ Json mass_json(double initial, double final_mass);  // initial, final, relative_
 // [units].
 Json units_json(const Config& config, double wall_seconds, long steps_run);
 
-// Creates the run's output directory and writes a file there and removes it, on rank 0, before
-// any step: a run that could not write its results stops at once (Error on every rank).
-void prepare_output_directory(MPI_Comm comm, const std::string& directory);
+// Creates the run's output directory and writes a file there and removes it, on every rank (each
+// writes its own VTK pieces, and a node-local path is another directory on each node), before any
+// step: a run that could not write its results stops at once (Error on every rank). `what` names
+// the directory in the message.
+void prepare_output_directory(MPI_Comm comm, const std::string& directory, const std::string& what = "output directory");
 // A warning (rank 0, on stderr) where a run from step 0 replaces the report.json of another
 // deck's run in its output directory.
 void warn_about_earlier_report(const Config& config, bool root);

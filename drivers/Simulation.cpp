@@ -525,6 +525,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
 
   // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
   prepare_output_directory(comm.get(), config.output_dir);
+  prepare_checkpoint_directory(comm.get(), config);
   if (first_step == 0) warn_about_earlier_report(config, root);
   set_aside_earlier_checkpoints(comm.get(), config, first_step,
                                 restarted.is_null() ? std::string() : restarted["checkpoint"].get<std::string>());
@@ -706,11 +707,9 @@ Json run_deck(const Config& config, const RunOptions& options) {
     instability["last_good_step"] = sim->step();
     instability["checkpoint"] = good_checkpoint;  // of the last good state, unless its write failed
   }
-  if (status == "interrupted" && root)
-    std::fprintf(stderr,
-                 "boreas: stopped by %s at step %ld; newest checkpoint %s.\n"
-                 "  Continue with: %s\n",
-                 signal_name(stopped_by), sim->step(), checkpoints.newest().c_str(), continue_command(config, options).c_str());
+  const Json stop_checkpoint = status == "interrupted"
+                                    ? checkpoints.report_stop(stopped_by, sim->step(), continue_command(config, options), root)
+                                    : Json();
   // A completed run whose deck checkpoints keeps its end state, so that raising simulation.steps
   // and --restart latest runs it further.
   const bool checkpointing = config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0;
@@ -730,7 +729,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
   report["observables"] = compute_observables(config, *sim);
   if (!instability.is_null()) report["instability"] = instability;
   if (const Json c = convergence.report(); !c.is_null()) report["convergence"] = c;
-  if (status == "interrupted") report["stopped_by"] = signal_name(stopped_by);
+  if (status == "interrupted") {
+    report["stopped_by"] = signal_name(stopped_by);
+    report["stop_checkpoint"] = stop_checkpoint;
+  }
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
   if (config.statistics.enabled) report["statistics"] = sampling.report();

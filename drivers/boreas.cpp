@@ -132,7 +132,8 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
     const boreas::Json report = boreas::run_deck(config, options);
     if (rank == 0) std::fprintf(stderr, "%s", boreas::summary_text(report).c_str());
     const std::string status = report["status"].get<std::string>();
-    return status == "completed" ? 0 : status == "interrupted" ? 4 : 3;
+    if (status == "interrupted") return report["stop_checkpoint"].is_null() ? 2 : 4;  // 2: nothing continues this step
+    return status == "completed" ? 0 : 3;
   } catch (const boreas::DeckError& e) {  // the device cannot hold the run (drivers/RunCheck.hpp)
     return failed(errors, rank, e.what());
   } catch (const boreas::Error& e) {

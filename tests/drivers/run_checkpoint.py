@@ -19,13 +19,17 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 - A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
   --restart latest continues the new run; the earlier one continues from where they went. A
   restart sets aside those after its step. A voxel file changed under a checkpoint is refused.
-- A checkpoint that cannot be written is a warning; the run completes.
+- A checkpoint directory that cannot be made is refused before the first step; a checkpoint that
+  cannot be written is a warning and the run completes; a stop whose checkpoint cannot be written
+  exits 2 (nothing continues that step).
 - An unstable run checkpoints its last good state.
-- An error on one rank alone ends every rank (no hang in a collective).
+- An error on one rank alone ends every rank (no hang in a collective); an output directory one
+  rank cannot make is refused before the first step.
 Prints one line per check; exits non-zero if any fails.
 """
 import os
 import pathlib
+import resource
 import shlex
 import shutil
 import signal
@@ -221,6 +225,7 @@ def main(argv):
         saved = checkpoint_files(out)
         check(f"{label}: exit 4, status interrupted, one checkpoint at the step reached",
               proc.returncode == 4 and r.get("status") == "interrupted" and
+              pathlib.Path(r.get("stop_checkpoint") or "none").name == f"cavity3d_step{step:08d}.bchk" and
               [x.name for x in saved] == [f"cavity3d_step{step:08d}.bchk"], f"exit {proc.returncode}; {err[-300:]}")
         # The command to continue repeats the run's --set options and --output-dir, quoted for a shell.
         check(f"{label}: the message says how to continue, with the run's options",
@@ -323,15 +328,47 @@ def main(argv):
     check("refused: --restart latest with no checkpoint", p.returncode == 2 and "no checkpoint" in p.stderr,
           p.stderr.strip()[-200:])
 
-    # --- a checkpoint that cannot be written is reported, and the run goes on
+    # --- a checkpoint directory that cannot be made is refused before the first step; a checkpoint
+    # that cannot be written (a file-size limit below a checkpoint's 2.1 MB standing in for a full
+    # disk) is reported and the run goes on; a stop whose checkpoint cannot be written exits 2
     blocker = tmp / "a_file"
     blocker.write_text("not a directory")
     nowhere = tmp / "nowhere"
     p = run(nowhere, "simulation.steps=60", "checkpoint.every=20", f'checkpoint.directory="{blocker}/sub"')
-    r = report(nowhere) if (nowhere / "report.json").exists() else {}
-    check("an unwritable checkpoint directory: warnings, the run completes (exit 0)",
+    check("refused: a checkpoint directory that cannot be made (exit 2 before the first step, no report)",
+          p.returncode == 2 and "cannot create the checkpoint directory" in p.stderr and
+          not (nowhere / "report.json").exists(), f"exit {p.returncode}: {p.stderr[-300:]}")
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+    # PMIx's shared-memory store (a singleton MPI_Init's) would meet the limit: its hash store does not.
+    limited = dict(MPI_ENV, PMIX_MCA_gds="hash")
+
+    full = tmp / "full_disk"
+    p = subprocess.run(cmd(full, "simulation.steps=60", "checkpoint.every=20"), capture_output=True, text=True,
+                       timeout=600, env=limited, preexec_fn=small_files)
+    r = report(full) if (full / "report.json").exists() else {}
+    check("a checkpoint that cannot be written: warnings, the run completes (exit 0)",
           p.returncode == 0 and r.get("status") == "completed" and len(r.get("checkpoints", {}).get("failed", [])) == 3
           and "warning: no checkpoint at step 20" in p.stderr, f"exit {p.returncode}: {p.stderr[-300:]}")
+    stopped = tmp / "full_disk_stop"
+    proc = subprocess.Popen(cmd(stopped, "simulation.steps=100000000", "output.progress_every=500", quiet=False),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=limited,
+                            preexec_fn=small_files)
+    while (line := proc.stderr.readline()) and not line.startswith("step "):
+        pass
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        err = "no exit 120 s after the signal"
+    r = report(stopped) if (stopped / "report.json").exists() else {}
+    check("a stop whose checkpoint cannot be written exits 2, says the step cannot be continued, no continue line",
+          proc.returncode == 2 and r.get("status") == "interrupted" and r.get("stop_checkpoint", "absent") is None and
+          "whose checkpoint could not be written" in err and "there is no checkpoint to continue from" in err
+          and "Continue with" not in err, f"exit {proc.returncode}: {err[-400:]}")
 
     # --- instability: the last good state is checkpointed
     unstable = tmp / "unstable"
@@ -371,6 +408,15 @@ def main(argv):
               f"exit {p.returncode} after {time.monotonic() - started:.0f} s: {p.stderr[-300:]}")
     except subprocess.TimeoutExpired:
         check("a failure on one rank of two ends the run with its message (no hang)", False, "still running after 120 s")
+    # An output directory that one rank cannot make (node-local paths differ per node; here the
+    # second rank's path runs through a file) is refused before the first step, naming the rank.
+    one = ["--set", "domain.cells=[24,24,24]", "--set", "simulation.steps=20", "--set", "output.vtk=false", "-q"]
+    p = subprocess.run([mpiexec, "--oversubscribe", "-n", "1", boreas, deck, *one, "--output-dir", str(tmp / "rank0_dir"),
+                        ":", "-n", "1", boreas, deck, *one, "--output-dir", str(blocker / "rank1_dir")],
+                       capture_output=True, text=True, timeout=120, env=MPI_ENV)
+    check("refused: an output directory the second rank cannot make (exit 2 before the first step, on rank 1)",
+          p.returncode == 2 and "cannot create the output directory" in p.stderr and "(on rank 1)" in p.stderr and
+          not (tmp / "rank0_dir" / "report.json").exists(), f"exit {p.returncode}: {p.stderr[-300:]}")
 
     # --- a restart whose probes.csv holds a row that is not numbers: refused with its line
     probes = tmp / "probes_restart"
