@@ -795,6 +795,12 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
                                           cfg.kernel.kind != StreamingKernel::Auto)
     c.at(k, "simulation.kernel: AMR levels step with their own two-lattice pull kernel; use \"ab_pull\" or "
             "\"auto\", or leave the key out");
+  for (const char* key : {"layout", "bundle", "tile", "merge_form"})
+    c.not_used(sim, key, "not used with [amr]: the levels' leaves step with their own pull kernel (one array per "
+                         "direction, no tiles)");
+  if (cfg.kernel.kind != StreamingKernel::ABPull)
+    c.not_used(sim, "traversal", "only used by ab_pull, ab_push, aa and the AMR levels (simulation.kernel is \"" +
+                                     scheme_name(cfg.kernel) + "\")");
   if (auto r = c.integer(amr, "regrid_every", "an integer >= 0 (level-0 steps; 0: no regridding)", 0))
     cfg.amr.regrid_every = long(*r);
   if (auto b = c.boolean(amr, "crmt")) cfg.amr.crmt = *b;
@@ -1882,7 +1888,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                                   " exceeds the " + std::to_string(cfg.cells[d]) + " cells along " + "xyz"[d]);
   cfg.locations["parallel.dims"] = c.where(par.get("dims") ? par.get("dims") : par.t);
   if (kernel_ok && cfg.storage == StorageKind::Sparse) check_sparse_storage(c, cfg, root, sim, par);
-  else if (kernel_ok) check_kernel_keys(c, cfg, sim, par);
+  else if (kernel_ok && !root.get("amr")) check_kernel_keys(c, cfg, sim, par);  // parse_amr checks its own
   if (root.get("amr")) {
     parse_amr(c, root, cfg, sim, cells_ok);
     check_amr_parallel(c, cfg, par);
