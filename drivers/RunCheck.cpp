@@ -7,10 +7,25 @@
 #include "core/Deck.hpp"
 #include "core/Error.hpp"
 #include "core/MemoryBudget.hpp"
+#include "drivers/Checkpointing.hpp"
+#include "drivers/Report.hpp"
 #include "drivers/Observables.hpp"
+#include "io/Checkpoint.hpp"
 #include "lbm/scheme/Traversal.hpp"
 
 namespace boreas {
+
+void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config) {
+  Json settings = config_to_json(config);
+  settings.erase("deck");
+  settings.erase("output_dir");
+  settings["signature"] = checkpoint_signature(config);
+  const std::vector<std::uint64_t> hashes = Comm(comm).allgather(std::vector<std::uint64_t>{text_hash(settings.dump())});
+  for (std::size_t r = 1; r < hashes.size(); ++r)
+    if (hashes[r] != hashes[0])
+      throw Error("rank " + std::to_string(r) + " read other settings than rank 0 (its deck, --set options or the "
+                  "obstacle files it names differ): every rank must be given the same");
+}
 
 namespace {
 

@@ -24,7 +24,7 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
   exits 2 (nothing continues that step).
 - An unstable run checkpoints its last good state.
 - An error on one rank alone ends every rank (no hang in a collective); an output directory one
-  rank cannot make is refused before the first step.
+  rank cannot make, or a rank given other settings than rank 0, is refused before the first step.
 Prints one line per check; exits non-zero if any fails.
 """
 import os
@@ -414,6 +414,13 @@ def main(argv):
     p = subprocess.run([mpiexec, "--oversubscribe", "-n", "1", boreas, deck, *one, "--output-dir", str(tmp / "rank0_dir"),
                         ":", "-n", "1", boreas, deck, *one, "--output-dir", str(blocker / "rank1_dir")],
                        capture_output=True, text=True, timeout=120, env=MPI_ENV)
+    # A rank given other settings (here its steps: the ranks would wait for each other at the end)
+    p_other = subprocess.run([mpiexec, "--oversubscribe", "-n", "1", boreas, deck, *one, "--output-dir", str(tmp / "mpmd"),
+                              ":", "-n", "1", boreas, deck, *one, "--set", "simulation.steps=30",
+                              "--output-dir", str(tmp / "mpmd")], capture_output=True, text=True, timeout=120, env=MPI_ENV)
+    check("refused: a rank given other settings than rank 0 (exit 2 before the first step, names the rank)",
+          p_other.returncode == 2 and "rank 1 read other settings than rank 0" in p_other.stderr and
+          not (tmp / "mpmd").exists(), f"exit {p_other.returncode}: {p_other.stderr[-300:]}")
     check("refused: an output directory the second rank cannot make (exit 2 before the first step, on rank 1)",
           p.returncode == 2 and "cannot create the output directory" in p.stderr and "(on rank 1)" in p.stderr and
           not (tmp / "rank0_dir" / "report.json").exists(), f"exit {p.returncode}: {p.stderr[-300:]}")
