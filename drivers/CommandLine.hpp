@@ -2,8 +2,11 @@
 // Command-line handling shared by `boreas` and `boreas-bench`: Kokkos's own options
 // (--kokkos-threads=N, --kokkos-device-id=N, ...) are set aside before CLI11 sees the line, so
 // that they reach Kokkos instead of being rejected, and every usage error exits with status 2
-// (CLI11's own codes, 106-109, are not the README's contract); --help exits with 0.
+// (CLI11's own codes, 106-109, are not the README's contract); --help, --kokkos-help and
+// --kokkos-tools-help exit with 0.
 #include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -59,8 +62,18 @@ inline std::string kokkos_argument_problem(const std::string& arg) {
                           value.find_first_not_of("0123456789", comma + 1) == std::string::npos));
     return digits && std::stol(first) >= 1 ? "" : "expected " + name + "=N or " + name + "=N,SKIP (integers, N >= 1)";
   }
-  if (name == "--kokkos-tools-library" || name == "--kokkos-tools-args")
-    return has_value && !value.empty() ? "" : "expected " + name + "=VALUE";
+  if (name == "--kokkos-tools-args") return has_value && !value.empty() ? "" : "expected " + name + "=VALUE";
+  if (name == "--kokkos-tools-library") {
+    if (!has_value || value.empty()) return "expected " + name + "=VALUE";
+    // Kokkos loads the first of a ';'-separated list and, where it cannot, says so and runs on.
+    const std::string first = value.substr(0, value.find(';'));
+    if (void* tool = dlopen(first.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      dlclose(tool);
+      return "";
+    }
+    const char* why = dlerror();
+    return name + ": cannot load '" + first + "'" + (why ? std::string(": ") + why : std::string());
+  }
   if (name == "--kokkos-disable-warnings" || name == "--kokkos-tune-internals" || name == "--kokkos-tools-help" ||
       name == "--kokkos-help")
     return has_value ? name + " takes no value" : "";
@@ -70,6 +83,18 @@ inline std::string kokkos_argument_problem(const std::string& arg) {
          "--kokkos-tools-help, --kokkos-help)";
 }
 
+// argc/argv for Kokkos::ScopeGuard over strings that outlive it.
+struct ArgvView {
+  std::vector<char*> pointers;
+  int argc = 0;
+  explicit ArgvView(std::vector<std::string>& args) {
+    for (auto& a : args) pointers.push_back(a.data());
+    argc = static_cast<int>(pointers.size());
+    pointers.push_back(nullptr);
+  }
+  char** argv() { return pointers.data(); }
+};
+
 // Parses `args` (argv[0] first) and checks `kokkos` (argv[0] first, the --kokkos-* arguments).
 // Returns -1 when the program should go on, otherwise the exit status: 0 after --help, 2 after a
 // usage error (printed on stderr when `print` is set).
@@ -78,6 +103,25 @@ inline int parse_command_line(CLI::App& app, std::vector<std::string> args, cons
   for (std::size_t i = 1; i < kokkos.size(); ++i)
     if (const std::string problem = kokkos_argument_problem(kokkos[i]); !problem.empty()) {
       if (print) std::fprintf(stderr, "%s: error: %s\n", app.get_name().c_str(), problem.c_str());
+      return 2;
+    }
+  // Kokkos prints its options (and a loaded tool's) as it starts: like --help, nothing else runs.
+  if (std::any_of(kokkos.begin() + 1, kokkos.end(),
+                  [](const std::string& a) { return a == "--kokkos-help" || a == "--kokkos-tools-help"; })) {
+    if (print) {
+      std::vector<std::string> own = kokkos;
+      ArgvView view(own);
+      Kokkos::initialize(view.argc, view.argv());
+      Kokkos::finalize();
+    }
+    return 0;
+  }
+  // `--set --output-dir DIR` would take the option as the key and leave DIR over.
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (args[i] == "--set" && (i + 1 == args.size() || args[i + 1].rfind("-", 0) == 0)) {
+      if (print)
+        std::fprintf(stderr, "%s: error: --set: expected key=value, %s\n", app.get_name().c_str(),
+                     i + 1 == args.size() ? "got nothing" : ("got the option '" + args[i + 1] + "'").c_str());
       return 2;
     }
   try {
@@ -108,17 +152,5 @@ inline std::string shell_quoted(const std::string& arg) {
   for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
-
-// argc/argv for Kokkos::ScopeGuard over strings that outlive it.
-struct ArgvView {
-  std::vector<char*> pointers;
-  int argc = 0;
-  explicit ArgvView(std::vector<std::string>& args) {
-    for (auto& a : args) pointers.push_back(a.data());
-    argc = static_cast<int>(pointers.size());
-    pointers.push_back(nullptr);
-  }
-  char** argv() { return pointers.data(); }
-};
 
 }  // namespace boreas

@@ -3,9 +3,9 @@
 
 Usage: run_command_line.py BOREAS_EXE BENCH_EXE DECK
 
-Usage errors exit with 2 and write nothing; --help exits with 0; --kokkos-* options reach
-Kokkos (the report's backend concurrency and the bench's thread count follow
---kokkos-threads); kernel = "auto" runs started together keep each other's cache entries; a run
+Usage errors exit with 2 and write nothing; --help and --kokkos-help exit with 0 and run
+nothing; --kokkos-* options reach Kokkos (the report's backend concurrency and the bench's thread
+count follow --kokkos-threads); kernel = "auto" runs started together keep each other's cache entries; a run
 from step 0 names an earlier run's VTK files it did not replace. Prints one line per check; exits
 non-zero if any fails.
 """
@@ -35,6 +35,7 @@ def main(argv):
         for name, args in [("unknown option", [deck, "--bogus"]),
                            ("missing deck", []),
                            ("option without value", [deck, "--set"]),
+                           ("--set followed by an option", [deck, "--set", "--quiet"]),
                            ("two decks", [deck, deck])]:
             p = run([boreas, *args, "--output-dir", str(out)])
             check(f"boreas {name} exits 2", p.returncode == 2, f"exit {p.returncode}, stderr {p.stderr.strip()!r}")
@@ -44,7 +45,8 @@ def main(argv):
         for arg, why in [("--kokkos-threads=abc", "expected --kokkos-threads=N"),
                          ("--kokkos-threads=600", "integer in [1, 512], got 600"),
                          ("--kokkos-device-id=x", "expected --kokkos-device-id=N"),
-                         ("--kokkos-bogus=1", "unknown Kokkos option --kokkos-bogus")]:
+                         ("--kokkos-bogus=1", "unknown Kokkos option --kokkos-bogus"),
+                         ("--kokkos-tools-library=/nonexistent/tool.so", "cannot load '/nonexistent/tool.so'")]:
             for exe in (boreas, bench):
                 p = run([exe, deck, arg, "--output-dir", str(out)] if exe == boreas else [exe, arg])
                 check(f"{pathlib.Path(exe).name} {arg} exits 2 and says why", p.returncode == 2 and why in p.stderr,
@@ -62,6 +64,11 @@ def main(argv):
               f"exit {p.returncode}, stderr {p.stderr.strip()[-200:]!r}")
         p = run([boreas, "--help"])
         check("boreas --help exits 0", p.returncode == 0 and "Usage" in p.stdout, f"exit {p.returncode}")
+        for args in ([], [deck]):
+            p = run([boreas, *args, "--kokkos-help", "--output-dir", str(out)])
+            check(f"boreas {'DECK ' if args else ''}--kokkos-help prints Kokkos's options, exits 0, runs nothing",
+                  p.returncode == 0 and "Kokkos command line arguments" in p.stdout + p.stderr and not out.exists(),
+                  f"exit {p.returncode}, {p.stderr[-200:]!r}")
 
         short = ["--quiet", "--set", "simulation.steps=2", "--set", "output.vtk=false"]
         # --set takes one key: the deck may follow it.
