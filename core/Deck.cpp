@@ -369,7 +369,8 @@ class Checker {
         auto v = integer_node(e, ek, "an integer" + cond, LLONG_MIN, LLONG_MAX);
         if (!v) { good = false; continue; }
         if ((pred && !pred(double(*v))) || *v > INT_MAX || *v < INT_MIN) {
-          at(&e, ek + ": expected an integer" + cond + ", " + got(e));
+          const bool wide = *v > INT_MAX || *v < INT_MIN;
+          at(&e, ek + ": expected an integer" + cond + (wide ? " within 32 bits (at most 2^31 - 1)" : "") + ", " + got(e));
           good = false;
           continue;
         }

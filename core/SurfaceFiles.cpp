@@ -29,6 +29,19 @@ std::string read_all(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Text of a file as a message quotes it: bytes that are not printable ASCII as \xNN (a binary file
+// given as text printed raw bytes, cut at its first NUL), and at most 40 of them.
+std::string quoted(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < 40; ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    out += c >= 0x20 && c < 0x7f ? std::string(1, char(c)) : std::string(hex);
+  }
+  return text.size() > 40 ? out + "..." : out;
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   return s;
@@ -196,12 +209,12 @@ HeightMap read_height_map(const std::string& path) {
     }
     const std::string key = lower(words[0]);
     if (std::find(known.begin(), known.end(), key) == known.end())
-      refuse(path, "line " + std::to_string(number) + ": unknown header key '" + words[0] +
+      refuse(path, "line " + std::to_string(number) + ": unknown header key '" + quoted(words[0]) +
                        "' (expected ncols, nrows, xllcorner/xllcenter, yllcorner/yllcenter, cellsize, NODATA_value)");
     if (header.count(key)) refuse(path, "line " + std::to_string(number) + ": header key '" + words[0] + "' repeated");
     if (words.size() != 2 || !parse_double(words[1], value) || !std::isfinite(value))
       refuse(path, "line " + std::to_string(number) + ": header key '" + words[0] + "' needs one finite number, got '" +
-                       line + "'");
+                       quoted(line) + "'");
     header[key] = value;
     header_line[key] = number;
   }
@@ -214,9 +227,12 @@ HeightMap read_height_map(const std::string& path) {
   HeightMap map;
   const double ncols = require("ncols", ""), nrows = require("nrows", "");
   for (const auto& [key, value] : {std::make_pair("ncols", ncols), std::make_pair("nrows", nrows)})
-    if (value < 1 || value != std::floor(value) || value > 1e8)
+    if (value < 1 || value != std::floor(value) || value > 1e8) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", value);
       refuse(path, std::string("line ") + std::to_string(header_line[key]) + ": " + key +
-                       " must be a whole number from 1 to 10^8, got " + std::to_string(value));
+                       " must be a whole number from 1 to 10^8, got " + text);
+    }
   if (ncols * nrows > 1e9) refuse(path, "ncols x nrows = " + std::to_string(ncols * nrows) + " values: more than 10^9");
   map.ncols = int(ncols);
   map.nrows = int(nrows);

@@ -735,6 +735,11 @@ TEST(DeckErrors, DomainBeyondTheIndexRange) {
                            "[physics]\ntau = 0.6\n"),
                   "deck.toml:6:9: error: domain.cells: 1073741825 cells along y exceed the largest extent Boreas "
                   "indexes, 1073741824 (2^30)");
+  // Past 32 bits the entry itself is refused, saying so (it read "expected an integer >= 1").
+  EXPECT_CONTAINS(error_of("[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [8, 2147483648, 8]\n"
+                           "[physics]\ntau = 0.6\n"),
+                  "deck.toml:6:13: error: domain.cells[1]: expected an integer >= 1 within 32 bits (at most 2^31 - 1), "
+                  "got 2147483648");
   // Each axis within range, the product past 2^63 (wrapped negative, it passed the memory checks
   // and the set-up hung).
   EXPECT_CONTAINS(error_of("[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [2097152, 2097152, 2097152]\n"

@@ -561,6 +561,8 @@ TEST_F(SurfaceGeometry, MalformedHeightMapsAreRefusedWithTheReason) {
       {"no_data.asc", header + "NODATA_value -9999\n-9999 -9999\n-9999 -9999\n",
        "every one of its 4 heights is NODATA_value: it holds no ground"},
       {"rows.asc", "ncols 2\nnrows 1.5\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n", "line 2: nrows must be a whole number"},
+      {"zero.asc", "ncols 0\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n", "line 1: ncols must be a whole number from 1 to 10^8, got 0"},
+      {"binary.asc", std::string("\x7f" "ELF\x02\x01\x01\0\0\0 x\n", 13), "line 1: unknown header key '\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00' (expected"},
       // A damaged header's counts (10^9 values, 8 GB) size nothing before the values are read.
       {"huge.asc", "ncols 100000\nnrows 10000\nxllcorner 0\nyllcorner 0\ncellsize 1\n1 2\n3 4\n",
        "has 4 values, expected ncols x nrows = 100000 x 10000 = 1000000000"},
