@@ -847,6 +847,14 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
     if (rt.get("near")) {
       r.kind = AmrRegion::Kind::NearWalls;
       if (!c.choice(rt, "near", {"walls"})) good = false;
+      bool walls = !cfg.obstacles.empty() || root.get("geometry");
+      for (const FaceCondition& f : cfg.faces) walls = walls || f.type == FaceBC::Wall || f.type == FaceBC::MovingWall;
+      if (good && !walls) {
+        c.at(rt.get("near"), name + ".near: \"walls\" would refine nothing: the domain has no wall or moving-wall "
+                                    "face, no [[obstacle]] and no [geometry] (inlet, outlet, free-slip and periodic "
+                                    "faces do not count)");
+        good = false;
+      }
       for (auto k : {"lo", "hi"}) c.not_used(rt, k, std::string(k) + " is only used by box regions (without near)");
       if (!rt.get("distance"))
         c.missing(rt, "distance", "a number >= 0 (level-0 cells)");
@@ -1783,6 +1791,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       }
     }
   }
+  if (!root.get("probe")) c.not_used(out, "probes_every", "only used with [[probe]] (the deck has none)");
 
   // [statistics]
   const Tbl sta = c.table(root, "statistics", "statistics");

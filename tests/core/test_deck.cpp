@@ -1005,4 +1005,7 @@ TEST(DeckWarnings, OutwardInletAndSamplingPastTheLastStep) {
   ASSERT_EQ(rare.warnings.size(), 2u);
   EXPECT_CONTAINS(rare.warnings[0] + rare.warnings[1], "forces.every = 11 exceeds simulation.steps = 10");
   EXPECT_CONTAINS(rare.warnings[0] + rare.warnings[1], "output.probes_every = 20 exceeds simulation.steps = 10");
+  // Without a probe the cadence samples nothing: refused like other keys that do not apply.
+  EXPECT_CONTAINS(error_of(head + p + "[output]\nprobes_every = 5\n"),
+                  "output.probes_every: only used with [[probe]] (the deck has none)");
 }
