@@ -510,11 +510,20 @@ void apply_overrides(toml::table& doc, const std::vector<std::string>& overrides
     // The value: a TOML value if it parses as one, otherwise a string.
     toml::table parsed;
     bool parsed_ok = false;
+    std::string why_not;
     try {
       parsed = toml::parse("v = " + valtext + "\n", "--set " + ov);
       parsed_ok = parsed.size() == 1 && parsed.get("v") != nullptr;
-    } catch (const toml::parse_error&) {
-      parsed_ok = false;
+    } catch (const toml::parse_error& e) {
+      why_not = std::string(e.description());
+    }
+    // Digits TOML cannot read as an integer (past 64 bits) are not taken for a string ("12ab" is
+    // one: an unquoted name may start with digits).
+    const std::size_t sign = !valtext.empty() && (valtext[0] == '-' || valtext[0] == '+') ? 1 : 0;
+    const bool digits = valtext.size() > sign && valtext.find_first_not_of("0123456789_", sign) == std::string::npos;
+    if (!parsed_ok && digits && !why_not.empty()) {
+      chk.raw(ov, "'" + valtext + "' is not a number TOML reads: " + why_not);
+      continue;
     }
     if (!parsed_ok) {
       parsed = toml::table{};

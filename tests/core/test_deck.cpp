@@ -751,6 +751,12 @@ TEST(DeckErrors, DomainBeyondTheIndexRange) {
                   "simulation.bundle: expected an integer from 1 to 2^31 - 1, got 4294967296");
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n", {"simulation.kernel=\"swap_prism\"", "simulation.tile=4294967296"}),
                   "simulation.tile: expected an integer from 2 to 2^31 - 1, got 4294967296");
+  // Past 64 bits on the command line: TOML's reason, not "got string" (an unquoted string may
+  // still start with digits).
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n", {"simulation.steps=99999999999999999999"}),
+                  "--set simulation.steps=99999999999999999999: error: '99999999999999999999' is not a number TOML reads");
+  EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n", {"simulation.steps=12ab"}),
+                  "simulation.steps: expected an integer >= 1, got string '12ab'");
 }
 
 // The locations that checks after parsing report against (drivers/RunCheck.hpp).
