@@ -7,9 +7,11 @@
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,30 @@ struct ArgvView {
     pointers.push_back(nullptr);
   }
   char** argv() { return pointers.data(); }
+};
+
+// Kokkos started for the object's lifetime, what it prints as it starts (OpenMP binding warnings
+// on std::cout) sent to stderr: boreas-bench's stdout holds JSON lines only.
+class KokkosSession {
+ public:
+  explicit KokkosSession(std::vector<std::string> args) : args_(std::move(args)) {
+    ArgvView view(args_);
+    std::cout.flush();
+    std::fflush(stdout);
+    const int saved = dup(STDOUT_FILENO);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    Kokkos::initialize(view.argc, view.argv());
+    std::cout.flush();
+    std::fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+  }
+  ~KokkosSession() { Kokkos::finalize(); }
+  KokkosSession(const KokkosSession&) = delete;
+  KokkosSession& operator=(const KokkosSession&) = delete;
+
+ private:
+  std::vector<std::string> args_;
 };
 
 // Parses `args` (argv[0] first) and checks `kokkos` (argv[0] first, the --kokkos-* arguments).

@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build/bench}"
 shift || true
-[ -f "$build/CMakeCache.txt" ] || { echo "run_bench.sh: $build is not configured (cmake --preset bench)" >&2; exit 1; }
+[ -f "$build/CMakeCache.txt" ] || { echo "run_bench.sh: $build is not configured (cmake --preset openmp -B $build)" >&2; exit 1; }
 threads="${THREADS:-2}" steps="${STEPS:-20}" repeats="${REPEATS:-5}"
 
 # Reconfigure so that the binary records the current commit.
@@ -19,7 +19,8 @@ bench="$build/bin/boreas-bench"
 mkdir -p "$root/perf/results"
 out="$root/perf/results/$(date -u +%Y-%m-%dT%H%M%S)-$(hostname).jsonl"
 export OMP_NUM_THREADS="$threads" OMP_PROC_BIND="${OMP_PROC_BIND:-false}"
-# The load average goes into every record: the machine may be shared.
+# The load average goes into every record: the machine may be shared. Configurations run one
+# after another, so one's load_after is the next one's load_before.
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 run() {
   local before after
@@ -27,6 +28,7 @@ run() {
   "$bench" --steps "$steps" --repeats "$repeats" "$@" | while IFS= read -r line; do
     after="$(load)"
     printf '%s\n' "${line%\}},\"load_before\":\"$before\",\"load_after\":\"$after\"}"
+    before="$after"
   done >> "$out"
 }
 run --lattice D3Q19 D3Q27 --precision double float --size 64 128 "$@"

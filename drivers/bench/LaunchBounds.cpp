@@ -20,6 +20,16 @@ const std::vector<std::string>& launch_bound_names() {
   return names;
 }
 
+std::string launch_bounds_unavailable() {
+  if (exec_is_host) return "--launch-bounds: device backends only (this boreas-bench runs on a host backend)";
+#if defined(KOKKOS_ARCH_KEPLER)
+  // The sweep's 120 kernels are for the GPUs issue 16 measures; on Kepler builds (CI's compile
+  // check of cuda-k20x) they would only add minutes.
+  return "--launch-bounds: not built for Kepler GPUs (build cuda-sm80 or cuda-sm90)";
+#endif
+  return {};
+}
+
 std::string team_size_problem(int team_size, const std::string& bound) {
   if (team_size == 0) return {};
   if (team_size < 32 || team_size > 1024 || team_size % 32 != 0)
@@ -143,12 +153,10 @@ std::vector<LaunchTiming> launch_bounds_mlups(const Config& config, long steps, 
                                               const std::vector<int>& team_sizes, const std::vector<TeamMap>& maps,
                                               const std::vector<StepForm>& forms) {
   if constexpr (exec_is_host) {
-    throw Error("--launch-bounds: device backends only (this boreas-bench runs on a host backend)");
+    throw Error(launch_bounds_unavailable());
   } else {
 #if defined(KOKKOS_ARCH_KEPLER)
-    // The sweep's 120 kernels are for the GPUs issue 16 measures; on Kepler builds (CI's compile
-    // check of cuda-k20x) they would only add minutes.
-    throw Error("--launch-bounds: not built for Kepler GPUs (build cuda-sm80 or cuda-sm90)");
+    throw Error(launch_bounds_unavailable());
 #else
     using L = D3Q19;
     if (config.lattice != LatticeKind::D3Q19) throw Error("--launch-bounds: D3Q19 only");

@@ -17,6 +17,10 @@ namespace boreas::bench {
 // registers), "256x4" (64), "256x5" (51) and "256x6" (42).
 const std::vector<std::string>& launch_bound_names();
 
+// Why this build cannot time launch bounds (a host backend, a Kepler build), or "": checked before
+// any measurement.
+std::string launch_bounds_unavailable();
+
 // A team size must be 0 (a RangePolicy: Kokkos picks the block) or a whole number of warps up to
 // 1024; with a bound, no larger than the bound's threads per block. Empty when it is valid, else why.
 std::string team_size_problem(int team_size, const std::string& bound);

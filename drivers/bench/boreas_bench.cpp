@@ -60,17 +60,44 @@ std::array<int, 3> parse_size(const std::string& text, int dimensions, const std
   std::vector<int> parts;
   std::stringstream ss(text);
   std::string item;
-  bool numbers = true;
+  bool numbers = !text.empty() && text.back() != 'x';  // getline drops an empty last part
   for (long n = 0; std::getline(ss, item, 'x');) {
     numbers = numbers && parse_long(item, n) && n >= 1 && n <= (1L << 30);
     parts.push_back(numbers ? int(n) : 0);
   }
   if (!numbers || parts.empty() || parts.size() > 3)
     throw CLI::ValidationError(option, "expected N or NxNy[xNz] with positive N, got " + text);
+  // The deck's limit (core/Deck.cpp): byte counts stay far from 2^63.
+  const double n = double(parts[0]) * (parts.size() > 1 ? parts[1] : parts[0]) *
+                   (parts.size() > 2 ? parts[2] : parts.size() == 1 && dimensions == 3 ? parts[0] : 1);
+  if (n > std::ldexp(1.0, 50)) throw CLI::ValidationError(option, text + " is more cells than Boreas counts, 2^50");
   if (parts.size() == 1) return {parts[0], parts[0], dimensions == 3 ? parts[0] : 1};
   if (dimensions == 2 && parts.size() == 3 && parts[2] != 1)
     throw CLI::ValidationError(option, "a 2D lattice needs nz = 1, got " + text);
   return {parts[0], parts[1], parts.size() == 3 ? parts[2] : 1};
+}
+
+// A whole number in [lo, hi], said so ("not in range 0.000000 to 1.797e308" was CLI11's word).
+CLI::Validator whole_number(long lo, long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& input) -> std::string {
+        long v = 0;
+        if (!parse_long(input, v)) return "expected a whole number, got '" + input + "'";
+        if (v < lo || v > hi)
+          return "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + input;
+        return "";
+      },
+      "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& input) -> std::string {
+        double v = 0;
+        if (!parse_double(input, v)) return "expected a number, got '" + input + "'";
+        if (!(v >= lo && v <= hi)) return "expected a number from " + std::to_string(lo) + " to " + std::to_string(hi) + ", got " + input;
+        return "";
+      },
+      "NUMBER in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
 // `text` as a TOML basic string (a path with quotes or backslashes in a generated deck).
@@ -480,8 +507,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"D2Q9", "D3Q19", "D3Q27"}));
   app.add_option("--precision", precisions, "precisions (list)")->check(CLI::IsMember({"double", "float"}));
   app.add_option("--size", sizes, "box sizes, N or NxNy[xNz] (list)");
-  app.add_option("--steps", steps, "time steps per repeat")->check(CLI::PositiveNumber);
-  app.add_option("--repeats", repeats, "timed repeats (the median is reported)")->check(CLI::PositiveNumber);
+  app.add_option("--steps", steps, "time steps per repeat")->check(whole_number(1, 1000000000));
+  app.add_option("--repeats", repeats, "timed repeats (the median is reported)")->check(whole_number(1, 1000000));
   app.add_option("--kernel", kernels, "streaming kernels (deck key simulation.kernel; list)")
       ->check(CLI::IsMember(boreas::known_kernels()));
   app.add_option("--collision", collision, "collision operator (cumulant: D3Q27 only)")
@@ -491,13 +518,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"standard", "parametrised"}));
   app.add_option("--sgs", sgs, "subgrid model (deck key collision.sgs; C_s 0.1)")
       ->check(CLI::IsMember({"none", "smagorinsky"}));
-  app.add_option("--tile", tiles, "prism / merge tiles (deck key simulation.tile; list)")->check(CLI::Range(2, 1 << 20));
+  app.add_option("--tile", tiles, "prism / merge tiles (deck key simulation.tile; list)")->check(whole_number(2, 1 << 20));
   app.add_option("--merge-form", merge_form, "merged<k> form (deck key simulation.merge_form)")
       ->check(CLI::IsMember({"auto", "slabs", "tiles"}));
   app.add_option("--layout", layout, "population storage (deck key simulation.layout)")
       ->check(CLI::IsMember({"soa", "aosoa"}));
   app.add_option("--bundle", bundles, "directions per AoSoA bundle (deck key simulation.bundle; list)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1 << 20));
   std::string voxel_file, voxel_dims;
   CLI::Option* read_option =
       app.add_option("--read-voxels", voxel_file, "measure the parallel read of this voxel file instead (mpiexec)");
@@ -513,7 +540,7 @@ int main(int argc, char** argv) {
   CLI::Option* team_size_option = app.add_option("--team-size", team_sizes,
                  "with --launch-bounds: threads per block, 0 for Kokkos's RangePolicy choice, else a "
                  "TeamPolicy of that many (a multiple of 32; list)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(whole_number(0, 1024))
       ->needs(bounds_option);
   std::vector<bench::TeamMap> team_maps{bench::TeamMap::cells};
   const std::map<std::string, bench::TeamMap> team_map_names{{"cells", bench::TeamMap::cells},
@@ -534,7 +561,7 @@ int main(int argc, char** argv) {
       ->transform(CLI::CheckedTransformer(step_form_names))
       ->needs(bounds_option);
   app.add_option("--porosity", porosities, "dense against sparse storage on porous media of these porosities (list)")
-      ->check(CLI::Range(0.05, 0.95));
+      ->check(number_in(0.05, 0.95));
   SplitArguments args = split_kokkos_arguments(argc, argv);
   if (const int status = parse_command_line(app, args.app, args.kokkos, true); status >= 0) return status;
   for (const std::string& bound : launch_bounds)
@@ -546,8 +573,7 @@ int main(int argc, char** argv) {
   if (!voxel_file.empty()) {
     try {
       const std::array<int, 3> dims = parse_size(voxel_dims, 3, "--voxel-dims");
-      ArgvView kokkos_argv(args.kokkos);
-      Kokkos::ScopeGuard kokkos(kokkos_argv.argc, kokkos_argv.argv());
+      const KokkosSession kokkos(args.kokkos);
       const int status = read_voxels(std::filesystem::absolute(voxel_file).string(), dims, repeats, environment());
       MPI_Finalize();
       return status;
@@ -580,6 +606,28 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "boreas-bench: error: --collision cumulant is defined on D3Q27 only (--lattice D3Q27)\n");
       return 2;
     }
+  // Refused before any measurement (the reference alone takes seconds and gigabytes), as the deck
+  // refuses keys that do not apply.
+  const auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "boreas-bench: error: %s\n", why.c_str());
+    return 2;
+  };
+  if (const std::string why = bench::launch_bounds_unavailable(); !launch_bounds.empty() && !why.empty())
+    return refuse(why);
+  for (const auto& c : cases)
+    if (!porosities.empty() && (c.cells[0] != c.cells[1] || c.cells[1] != c.cells[2]))
+      return refuse("--porosity needs cubic 3D sizes (--size N)");
+  if (app.count("--bundle") > 0 && layout != "aosoa") return refuse("--bundle: only used with --layout aosoa");
+  const auto any_kernel = [&](std::initializer_list<StreamingKernel> kinds) {
+    return std::any_of(kernels.begin(), kernels.end(), [&](const std::string& k) {
+      return std::find(kinds.begin(), kinds.end(), parse_scheme(k)->kind) != kinds.end();
+    });
+  };
+  if (app.count("--tile") > 0 &&
+      !any_kernel({StreamingKernel::SwapPrism, StreamingKernel::Merged, StreamingKernel::MergedAA}))
+    return refuse("--tile: only used by swap_prism, merged2/merged3 and merged_aa2/merged_aa3");
+  if (app.count("--merge-form") > 0 && !any_kernel({StreamingKernel::Merged}))
+    return refuse("--merge-form: only used by merged2/merged3");
   // One line per kernel x tile x bundle x case, all in one process (one Kokkos start-up).
   std::vector<Config> settings;
   for (const auto& kernel : kernels)
@@ -600,46 +648,34 @@ int main(int argc, char** argv) {
         settings.push_back(s);
       }
 
-  ArgvView kokkos_argv(args.kokkos);
-  Kokkos::ScopeGuard kokkos(kokkos_argv.argc, kokkos_argv.argv());
-  const Json env = environment();
-  long long largest = 0;
-  for (const auto& c : cases)
-    largest = std::max(largest, static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2]);
-  std::printf("%s\n", reference_line(cases.front().precision, largest, repeats, env).dump(-1).c_str());
-  std::fflush(stdout);
-  for (const Config& kernel_settings : settings)
-    for (const auto& c : cases) {
-      if (!launch_bounds.empty()) {
-        try {
-          for (const Json& line :
-               run_launch_bounds(c, kernel_settings, launch_bounds, team_sizes, team_maps, step_forms, steps,
-                                 repeats, env)) {
-            std::printf("%s\n", line.dump(-1).c_str());
-            std::fflush(stdout);
-          }
-        } catch (const Error& e) {
-          std::fprintf(stderr, "boreas-bench: error: %s\n", e.what());
-          return 2;
-        }
-        continue;
-      }
-      if (!porosities.empty()) {
-        if (c.cells[0] != c.cells[1] || c.cells[1] != c.cells[2]) {
-          std::fprintf(stderr, "boreas-bench: error: --porosity needs cubic 3D sizes (--size N)\n");
-          return 2;
-        }
-        ensure_mpi_initialized();
-        for (const double p : porosities)
-          for (const Json& line : run_porous(c, kernel_settings, p, steps, repeats, env)) {
-            std::printf("%s\n", line.dump(-1).c_str());
-            std::fflush(stdout);
-          }
-        continue;
-      }
-      std::printf("%s\n", run_case(c, kernel_settings, steps, repeats, env).dump(-1).c_str());
+  const KokkosSession kokkos(args.kokkos);
+  try {
+    const Json env = environment();
+    long long largest = 0;
+    for (const auto& c : cases)
+      largest = std::max(largest, static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2]);
+    std::printf("%s\n", reference_line(cases.front().precision, largest, repeats, env).dump(-1).c_str());
+    std::fflush(stdout);
+    const auto print = [](const std::vector<Json>& lines) {  // as each measurement ends (a run cut short keeps them)
+      for (const Json& line : lines) std::printf("%s\n", line.dump(-1).c_str());
       std::fflush(stdout);
-    }
+    };
+    for (const Config& kernel_settings : settings)
+      for (const auto& c : cases) {
+        if (!launch_bounds.empty()) {
+          print(run_launch_bounds(c, kernel_settings, launch_bounds, team_sizes, team_maps, step_forms, steps, repeats, env));
+        } else if (!porosities.empty()) {
+          ensure_mpi_initialized();
+          for (const double p : porosities) print(run_porous(c, kernel_settings, p, steps, repeats, env));
+        } else {
+          print({run_case(c, kernel_settings, steps, repeats, env)});
+        }
+      }
+  } catch (const Error& e) {
+    return refuse(e.what());
+  } catch (const std::exception& e) {  // Kokkos's allocation failure: a box larger than the memory
+    return refuse(std::string(e.what()) + " (is the box larger than this machine's memory?)");
+  }
   if (!porosities.empty()) MPI_Finalize();
   return 0;
 }

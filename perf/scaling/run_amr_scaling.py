@@ -55,17 +55,24 @@ def row_of(rep, args, ranks, overlap):
     return row
 
 
+def positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--boreas", required=True)
     p.add_argument("--mpiexec", default="mpiexec")
     p.add_argument("--mode", choices=["strong", "weak"], required=True)
-    p.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
+    p.add_argument("--ranks", type=positive, nargs="+", default=[1, 2, 4])
     p.add_argument("--overlap", nargs="+", default=["none", "interior"])
     p.add_argument("--crmt", nargs="+", choices=["off", "on"], default=["off"])
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--repeat", type=positive, default=3)
     p.add_argument("--steps", type=int, default=0)
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=positive, default=1)
     p.add_argument("--out", default=os.path.join(HERE, "results"))
     p.add_argument("--replot", action="store_true", help="redraw the PNG from the JSON")
     args = p.parse_args()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Strong and weak scaling of boreas over a list of rank counts and overlap strategies.
 
-    run_scaling.py --boreas build/openmp/drivers/boreas --mode strong --ranks 1 2 4 8 \
+    run_scaling.py --boreas build/openmp/bin/boreas --mode strong --ranks 1 2 4 8 \
         --overlap none interior streams systolic --out perf/scaling/results
 
 Runs `mpiexec -n N boreas DECK` per (N, overlap, ghost width), reads each report.json and writes
@@ -55,18 +55,25 @@ def run_one(args, ranks, overlap, outdir, ghost_width=1):
         return json.load(f)
 
 
+def positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--boreas", required=True)
     p.add_argument("--mode", choices=["strong", "weak"], default="strong")
-    p.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
+    p.add_argument("--ranks", type=positive, nargs="+", default=[1, 2, 4])
     p.add_argument("--overlap", nargs="+", default=["none", "nonblocking", "interior", "streams", "systolic"])
-    p.add_argument("--ghost-width", type=int, nargs="+", default=[1], help="CRMT ghost widths")
-    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--ghost-width", type=positive, nargs="+", default=[1], help="CRMT ghost widths")
+    p.add_argument("--steps", type=positive, default=200)
     p.add_argument("--cells", type=int, nargs=3, help="strong: the box (deck default 128 64 64); "
                    "weak: the box per rank (default 64 64 64)")
-    p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--threads", type=int, default=1, help="OpenMP threads per rank")
+    p.add_argument("--repeat", type=positive, default=3)
+    p.add_argument("--threads", type=positive, default=1, help="OpenMP threads per rank")
     p.add_argument("--mpiexec", default="mpiexec")
     p.add_argument("--out", default=os.path.join(HERE, "results"))
     p.add_argument("--replot", action="store_true", help="only redraw <out>/<mode>.png from <out>/<mode>.json")
@@ -173,6 +180,9 @@ def plot(rows, args):
     multi = [n for n in ranks if n > 1]
     scaling = len(ranks) > 1  # a speed-up needs two rank counts
     panels = int(scaling) + len(multi)
+    if panels == 0:
+        print("one rank alone: no speed-up and no communication terms to plot", file=sys.stderr)
+        return
     ncols = min(2, panels)
     nrows = (panels + ncols - 1) // ncols
     fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 4.2 * nrows), squeeze=False)

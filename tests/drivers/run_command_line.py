@@ -199,16 +199,35 @@ def main(argv):
                      "--launch-bounds", "256x4", "--team-size"] + teams)
             check(f"boreas-bench --team-size {teams[0]} with 256x4 exits 2 and says why",
                   p.returncode == 2 and why in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
+        # Refusals come before any measurement: nothing on stdout (JSON lines only, Kokkos's start-up
+        # warnings on stderr even without OMP_PROC_BIND).
+        for args, why in ((["--size", "16x"], "expected N or NxNy[xNz]"),
+                          (["--steps", "0"], "expected a whole number from 1 to 1000000000, got 0"),
+                          (["--steps", "99999999999999999999"], "expected a whole number, got '99999999999999999999'"),
+                          (["--size", "1073741824"], "more cells than Boreas counts, 2^50"),
+                          (["--bundle", "3"], "--bundle: only used with --layout aosoa"),
+                          (["--tile", "4"], "--tile: only used by swap_prism"),
+                          (["--kernel", "ab_pull", "merged2", "--merge-form", "tiles", "--porosity", "0.5", "--size", "8x8x4"],
+                           "--porosity needs cubic 3D sizes")):
+            p = run([bench, *args])
+            check(f"boreas-bench {' '.join(args)} exits 2 before any measurement and says why",
+                  p.returncode == 2 and why in p.stderr and not p.stdout.strip(), f"exit {p.returncode}, {p.stderr[-200:]!r}")
+        unbound = {k: v for k, v in os.environ.items() if k != "OMP_PROC_BIND"}
+        p = subprocess.run([bench, "--size", "8", "--steps", "1", "--repeats", "1"], capture_output=True, text=True,
+                           timeout=300, env=unbound)
+        out_lines = p.stdout.splitlines()
+        check("boreas-bench's stdout is JSON lines only, OMP_PROC_BIND unset too",
+              p.returncode == 0 and len(out_lines) == 2 and all(l.startswith("{") for l in out_lines),
+              f"exit {p.returncode}, {p.stdout[:200]!r}")
+        backend = json.loads(out_lines[0])["backend"] if out_lines and out_lines[0].startswith("{") else ""
         p = run([bench, "--kokkos-threads=1", "--size", "12", "--steps", "1", "--repeats", "1",
                  "--kernel", "ab_push", "--launch-bounds", "default", "256x4", "--team-size", "0", "128",
                  "--team-map", "cells", "rows", "--launch-step", "full", "plain", "split"])
         lines = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
-        host = bool(lines) and lines[0]["backend"] in ("OpenMP", "Serial", "Threads")
-        if host:
-            check("boreas-bench --launch-bounds on a host backend exits 2 and says why",
-                  p.returncode == 2 and "device backends only" in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
-        elif "not built for Kepler" in p.stderr:
-            check("boreas-bench --launch-bounds on a Kepler build exits 2", p.returncode == 2, f"exit {p.returncode}")
+        if "device backends only" in p.stderr or "not built for Kepler" in p.stderr:
+            check("boreas-bench --launch-bounds on a host backend or a Kepler build exits 2 before any measurement",
+                  p.returncode == 2 and not p.stdout.strip() and (backend in ("OpenMP", "Serial", "Threads")) ==
+                  ("device backends only" in p.stderr), f"exit {p.returncode}, {backend}, {p.stderr[-200:]!r}")
         else:
             bounded = [(l["kernel"], l["step_form"], l["bounds"], l["team_size"], l["team_map"])
                        for l in lines if l["kind"] == "launch_bounds"]
