@@ -1,5 +1,7 @@
 #include "drivers/RunCheck.hpp"
 
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "comm/Decomposition.hpp"
@@ -15,16 +17,18 @@
 
 namespace boreas {
 
-void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config) {
-  Json settings = config_to_json(config);
-  settings.erase("deck");
-  settings.erase("output_dir");
-  settings["signature"] = checkpoint_signature(config);
-  const std::vector<std::uint64_t> hashes = Comm(comm).allgather(std::vector<std::uint64_t>{text_hash(settings.dump())});
+void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config, const std::vector<std::string>& overrides) {
+  std::ifstream in(config.deck_path, std::ios::binary);
+  const std::string deck{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  Json given = Json::object();
+  given["deck"] = text_hash(deck);
+  given["overrides"] = overrides;
+  given["obstacles"] = checkpoint_signature(config)["obstacles"];  // their files by content
+  const std::vector<std::uint64_t> hashes = Comm(comm).allgather(std::vector<std::uint64_t>{text_hash(given.dump())});
   for (std::size_t r = 1; r < hashes.size(); ++r)
     if (hashes[r] != hashes[0])
-      throw Error("rank " + std::to_string(r) + " read other settings than rank 0 (its deck, --set options or the "
-                  "obstacle files it names differ): every rank must be given the same");
+      throw Error("rank " + std::to_string(r) + " was given another deck than rank 0 (its deck's text, its --set "
+                  "options or the obstacle files the deck names differ): every rank must be given the same");
 }
 
 namespace {

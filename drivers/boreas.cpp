@@ -109,7 +109,7 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
     }
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    boreas::check_same_deck_on_every_rank(MPI_COMM_WORLD, config);
+    boreas::check_same_deck_on_every_rank(MPI_COMM_WORLD, config, overrides);
     boreas::check_run(config, ranks, boreas::node_ranks());
   } catch (const boreas::DeckError& e) {
     return failed(errors, rank, e.what());

@@ -419,7 +419,7 @@ def main(argv):
                               ":", "-n", "1", boreas, deck, *one, "--set", "simulation.steps=30",
                               "--output-dir", str(tmp / "mpmd")], capture_output=True, text=True, timeout=120, env=MPI_ENV)
     check("refused: a rank given other settings than rank 0 (exit 2 before the first step, names the rank)",
-          p_other.returncode == 2 and "rank 1 read other settings than rank 0" in p_other.stderr and
+          p_other.returncode == 2 and "rank 1 was given another deck than rank 0" in p_other.stderr and
           not (tmp / "mpmd").exists(), f"exit {p_other.returncode}: {p_other.stderr[-300:]}")
     check("refused: an output directory the second rank cannot make (exit 2 before the first step, on rank 1)",
           p.returncode == 2 and "cannot create the output directory" in p.stderr and "(on rank 1)" in p.stderr and
