@@ -517,10 +517,11 @@ void apply_overrides(toml::table& doc, const std::vector<std::string>& overrides
     } catch (const toml::parse_error& e) {
       why_not = std::string(e.description());
     }
-    // Digits TOML cannot read as an integer (past 64 bits) are not taken for a string ("12ab" is
-    // one: an unquoted name may start with digits).
+    // An integer TOML cannot read (only past 64 bits: digits without a leading zero or an
+    // underscore) is not taken for a string; other text is one ("12ab", "007": unquoted names).
     const std::size_t sign = !valtext.empty() && (valtext[0] == '-' || valtext[0] == '+') ? 1 : 0;
-    const bool digits = valtext.size() > sign && valtext.find_first_not_of("0123456789_", sign) == std::string::npos;
+    const bool digits = valtext.size() > sign + 1 && valtext[sign] != '0' &&
+                        valtext.find_first_not_of("0123456789", sign) == std::string::npos;
     if (!parsed_ok && digits && !why_not.empty()) {
       chk.raw(ov, "'" + valtext + "' is not a number TOML reads: " + why_not);
       continue;

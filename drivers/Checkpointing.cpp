@@ -64,7 +64,8 @@ std::string checkpoint_directory(const Config& config) {
 }
 
 void prepare_checkpoint_directory(MPI_Comm comm, const Config& config) {
-  if (config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0 || !config.checkpoint.directory.empty())
+  // Not where the deck only names it: a restart may read from a read-only archive.
+  if (config.checkpoint.every > 0 || config.checkpoint.every_minutes > 0)
     prepare_output_directory(comm, checkpoint_directory(config), "checkpoint directory");
 }
 
@@ -333,6 +334,7 @@ std::string series_change(const Config& config, const Json& header, const std::s
   if (!recorded || !recorded->is_object()) return "";  // a checkpoint older than the record
   const long step = header.value("step", 0L);
   for (const auto& item : recorded->items()) {
+    if (!here.contains(item.key())) continue;  // a series this deck no longer writes
     const fs::path file = fs::path(config.output_dir) / item.key();
     std::error_code ec;
     if (!fs::exists(file, ec) || !item.value().is_object()) continue;  // no history: said when the run starts

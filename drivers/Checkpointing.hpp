@@ -19,8 +19,8 @@ namespace boreas {
 // <checkpoint.directory, or <output directory>/checkpoints>.
 std::string checkpoint_directory(const Config& config);
 // Makes the checkpoint directory and tests writing there on every rank before the first step,
-// where the deck checkpoints or names the directory (a directory that cannot be made would cost
-// every checkpoint of a long run, each a warning); Error on every rank. Collective.
+// where the deck checkpoints (a directory that cannot be made would cost every checkpoint of a
+// long run, each a warning); Error on every rank. Collective.
 void prepare_checkpoint_directory(MPI_Comm comm, const Config& config);
 // <directory>/<name>_step<8 digits>.bchk
 std::string checkpoint_path(const Config& config, long step);

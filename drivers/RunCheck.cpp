@@ -17,18 +17,21 @@
 
 namespace boreas {
 
-void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config, const std::vector<std::string>& overrides) {
+void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config, const std::vector<std::string>& overrides,
+                                   const std::string& restart) {
   std::ifstream in(config.deck_path, std::ios::binary);
-  const std::string deck{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  Json given = Json::object();
-  given["deck"] = text_hash(deck);
-  given["overrides"] = overrides;
-  given["obstacles"] = checkpoint_signature(config)["obstacles"];  // their files by content
-  const std::vector<std::uint64_t> hashes = Comm(comm).allgather(std::vector<std::uint64_t>{text_hash(given.dump())});
+  // Bytes, each part ended by a NUL (which none holds): no text encoding assumed.
+  std::string given{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  given += '\0';
+  for (const std::string& o : overrides) given += o + '\0';
+  given += restart + '\0';
+  for (const Json& o : checkpoint_signature(config)["obstacles"]) given += o.value("file_hash", "") + '\0';
+  const std::vector<std::uint64_t> hashes = Comm(comm).allgather(std::vector<std::uint64_t>{text_hash(given)});
   for (std::size_t r = 1; r < hashes.size(); ++r)
     if (hashes[r] != hashes[0])
       throw Error("rank " + std::to_string(r) + " was given another deck than rank 0 (its deck's text, its --set "
-                  "options or the obstacle files the deck names differ): every rank must be given the same");
+                  "or --restart options or the obstacle files the deck names differ): every rank must be given the "
+                  "same");
 }
 
 namespace {

@@ -17,12 +17,14 @@ namespace boreas {
 // (core/MemoryBudget.hpp) is there.
 void check_run(const Config& config, int ranks, int ranks_on_node);
 
-// Every rank was given the same deck: its text (wherever it lies), the --set `overrides` and the
-// content of the obstacle files it names (checkpoint_signature's hashes), compared over the ranks
-// of `comm`. A rank given another deck, option or file (an MPMD launch, node-local copies that
-// differ) would leave the others waiting in a collective or mix two geometries; an Error on every
-// rank instead, naming the first rank that differs from rank 0. Collective.
-void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config, const std::vector<std::string>& overrides);
+// Every rank was given the same deck: its text (wherever it lies), the --set `overrides`, the
+// --restart spec and the content of the obstacle files it names (checkpoint_signature's hashes),
+// compared over the ranks of `comm`. A rank given another deck, option or file (an MPMD launch,
+// node-local copies that differ) would leave the others waiting in a collective or mix two
+// geometries; an Error on every rank instead, naming the first rank that differs from rank 0.
+// Collective.
+void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config, const std::vector<std::string>& overrides,
+                                   const std::string& restart);
 
 // The memory of the GPU a rank runs on: its free bytes, and how many of the run's ranks share it
 // (several ranks per GPU: each needs its share). Empty on host backends.

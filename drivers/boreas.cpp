@@ -109,7 +109,7 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
     }
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    boreas::check_same_deck_on_every_rank(MPI_COMM_WORLD, config, overrides);
+    boreas::check_same_deck_on_every_rank(MPI_COMM_WORLD, config, overrides, restart);
     boreas::check_run(config, ranks, boreas::node_ranks());
   } catch (const boreas::DeckError& e) {
     return failed(errors, rank, e.what());
@@ -117,6 +117,8 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
     return failed(errors, rank, ("boreas: error: " + std::string(e.what())).c_str());
   } catch (const std::bad_alloc&) {  // a file the deck names larger than this node's memory
     return failed(errors, rank, "boreas: error: out of memory while reading the deck and the files it names");
+  } catch (const std::exception& e) {
+    return failed(errors, rank, ("boreas: error: " + std::string(e.what())).c_str());
   }
   if (!output_dir.empty()) config.output_dir = output_dir;
 

@@ -757,6 +757,7 @@ TEST(DeckErrors, DomainBeyondTheIndexRange) {
                   "--set simulation.steps=99999999999999999999: error: '99999999999999999999' is not a number TOML reads");
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n", {"simulation.steps=12ab"}),
                   "simulation.steps: expected an integer >= 1, got string '12ab'");
+  EXPECT_EQ(parse(head + "[physics]\ntau = 0.6\n", {"simulation.name=007"}).name, "007");
 }
 
 // The locations that checks after parsing report against (drivers/RunCheck.hpp).

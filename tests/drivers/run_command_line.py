@@ -92,6 +92,12 @@ def main(argv):
               bool(stem) and p.returncode == 2 and f"{stem}_000002.vti: cannot write the VTK file" in p.stderr,
               f"exit {p.returncode}, {p.stderr[-300:]!r}")
 
+        # Bytes that are not UTF-8 in an option (a Latin-1 shell) reach the run as bytes: no abort.
+        p = subprocess.run([os.fsencode(boreas), os.fsencode(deck), b"--quiet", b"--set", b"simulation.steps=2",
+                            b"--set", b"output.vtk=false", b"--set", b"simulation.name=caf\xe9", b"--output-dir",
+                            os.fsencode(str(pathlib.Path(tmp) / "latin1"))], capture_output=True, timeout=300)
+        check("a --set value that is not UTF-8 runs (no abort)", p.returncode == 0, f"exit {p.returncode}, {p.stderr[-300:]!r}")
+
         # A run in two blocks writes .pvti and pieces; one in one block, into the same directory,
         # .vti at the same steps: the earlier run's six files are named, not this run's two.
         layouts = pathlib.Path(tmp) / "layouts"
