@@ -617,6 +617,8 @@ int main(int argc, char** argv) {
   for (const auto& c : cases)
     if (!porosities.empty() && (c.cells[0] != c.cells[1] || c.cells[1] != c.cells[2]))
       return refuse("--porosity needs cubic 3D sizes (--size N)");
+  if (!porosities.empty() && !launch_bounds.empty())
+    return refuse("--porosity and --launch-bounds measure other things: give one of them");
   if (app.count("--bundle") > 0 && layout != "aosoa") return refuse("--bundle: only used with --layout aosoa");
   const auto any_kernel = [&](std::initializer_list<StreamingKernel> kinds) {
     return std::any_of(kernels.begin(), kernels.end(), [&](const std::string& k) {
@@ -628,6 +630,9 @@ int main(int argc, char** argv) {
     return refuse("--tile: only used by swap_prism, merged2/merged3 and merged_aa2/merged_aa3");
   if (app.count("--merge-form") > 0 && !any_kernel({StreamingKernel::Merged}))
     return refuse("--merge-form: only used by merged2/merged3");
+  for (const std::string& k : kernels)  // the sparse storage's kernels (core/Deck.cpp)
+    if (!porosities.empty() && parse_scheme(k)->kind != StreamingKernel::ABPull && parse_scheme(k)->kind != StreamingKernel::AA)
+      return refuse("--porosity compares the dense with the sparse storage, which steps with ab_pull or aa, not " + k);
   // One line per kernel x tile x bundle x case, all in one process (one Kokkos start-up).
   std::vector<Config> settings;
   for (const auto& kernel : kernels)

@@ -214,7 +214,8 @@ def main(argv):
                           (["--bundle", "3"], "--bundle: only used with --layout aosoa"),
                           (["--tile", "4"], "--tile: only used by swap_prism"),
                           (["--kernel", "ab_pull", "merged2", "--merge-form", "tiles", "--porosity", "0.5", "--size", "8x8x4"],
-                           "--porosity needs cubic 3D sizes")):
+                           "--porosity needs cubic 3D sizes"),
+                          (["--kernel", "merged2", "--porosity", "0.5", "--size", "8"], "which steps with ab_pull or aa, not merged2")):
             p = run([bench, *args])
             check(f"boreas-bench {' '.join(args)} exits 2 before any measurement and says why",
                   p.returncode == 2 and why in p.stderr and not p.stdout.strip(), f"exit {p.returncode}, {p.stderr[-200:]!r}")
