@@ -564,6 +564,15 @@ void apply_overrides(toml::table& doc, const std::vector<std::string>& overrides
 
 // ---------------------------------------------------------------- the validator
 
+// simulation.traversal: the order of the cell steps of ab_pull, ab_push, aa and the AMR levels
+// (which step with ab_pull).
+void check_traversal_key(Checker& c, const Config& cfg, const Tbl& sim) {
+  const StreamingKernel kind = cfg.kernel.kind;
+  if (kind != StreamingKernel::ABPull && kind != StreamingKernel::ABPush && kind != StreamingKernel::AA)
+    c.not_used(sim, "traversal", "only used by ab_pull, ab_push, aa and the AMR levels (simulation.kernel is \"" +
+                                     scheme_name(cfg.kernel) + "\")");
+}
+
 // Keys that only some kernels, layouts or ghost widths use, and ghost widths a kernel cannot
 // exchange: refused here rather than ignored or found at run time.
 void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl& par) {
@@ -575,8 +584,7 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
   if (!is_auto && !merged && !merged_aa && kind != StreamingKernel::SwapPrism)
     c.not_used(sim, "tile", "only used by swap_prism, merged2/merged3, merged_aa2/merged_aa3 and auto" + kernel_is);
   if (!is_auto && !merged) c.not_used(sim, "merge_form", "only used by merged2/merged3 and auto" + kernel_is);
-  if (kind != StreamingKernel::ABPull && kind != StreamingKernel::ABPush && kind != StreamingKernel::AA)
-    c.not_used(sim, "traversal", "only used by ab_pull, ab_push, aa and the AMR levels" + kernel_is);
+  check_traversal_key(c, cfg, sim);
   if (!is_auto && cfg.layout != StorageLayout::AoSoA)
     c.not_used(sim, "bundle", "only used with layout = \"aosoa\" (or kernel = \"auto\", which tries it)");
   if (cfg.parallel.ghost_width != 0)
@@ -809,9 +817,7 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
   for (const char* key : {"layout", "bundle", "tile", "merge_form"})
     c.not_used(sim, key, "not used with [amr]: the levels' leaves step with their own pull kernel (one array per "
                          "direction, no tiles)");
-  if (cfg.kernel.kind != StreamingKernel::ABPull)
-    c.not_used(sim, "traversal", "only used by ab_pull, ab_push, aa and the AMR levels (simulation.kernel is \"" +
-                                     scheme_name(cfg.kernel) + "\")");
+  check_traversal_key(c, cfg, sim);
   if (auto r = c.integer(amr, "regrid_every", "an integer >= 0 (level-0 steps; 0: no regridding)", 0))
     cfg.amr.regrid_every = long(*r);
   if (auto b = c.boolean(amr, "crmt")) cfg.amr.crmt = *b;

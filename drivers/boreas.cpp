@@ -113,11 +113,9 @@ int run(int argc, char** argv, int rank, MPI_Comm errors) {
     boreas::check_run(config, ranks, boreas::node_ranks());
   } catch (const boreas::DeckError& e) {
     return failed(errors, rank, e.what());
-  } catch (const boreas::Error& e) {
-    return failed(errors, rank, ("boreas: error: " + std::string(e.what())).c_str());
   } catch (const std::bad_alloc&) {  // a file the deck names larger than this node's memory
     return failed(errors, rank, "boreas: error: out of memory while reading the deck and the files it names");
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // boreas::Error, and a library's (a JSON dump)
     return failed(errors, rank, ("boreas: error: " + std::string(e.what())).c_str());
   }
   if (!output_dir.empty()) config.output_dir = output_dir;

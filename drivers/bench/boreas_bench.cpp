@@ -67,14 +67,14 @@ std::array<int, 3> parse_size(const std::string& text, int dimensions, const std
   }
   if (!numbers || parts.empty() || parts.size() > 3)
     throw CLI::ValidationError(option, "expected N or NxNy[xNz] with positive N, got " + text);
-  // The deck's limit (core/Deck.cpp): byte counts stay far from 2^63.
-  const double n = double(parts[0]) * (parts.size() > 1 ? parts[1] : parts[0]) *
-                   (parts.size() > 2 ? parts[2] : parts.size() == 1 && dimensions == 3 ? parts[0] : 1);
-  if (n > std::ldexp(1.0, 50)) throw CLI::ValidationError(option, text + " is more cells than Boreas counts, 2^50");
-  if (parts.size() == 1) return {parts[0], parts[0], dimensions == 3 ? parts[0] : 1};
   if (dimensions == 2 && parts.size() == 3 && parts[2] != 1)
     throw CLI::ValidationError(option, "a 2D lattice needs nz = 1, got " + text);
-  return {parts[0], parts[1], parts.size() == 3 ? parts[2] : 1};
+  const std::array<int, 3> cells = parts.size() == 1 ? std::array<int, 3>{parts[0], parts[0], dimensions == 3 ? parts[0] : 1}
+                                                     : std::array<int, 3>{parts[0], parts[1], parts.size() == 3 ? parts[2] : 1};
+  // The deck's limit (core/Deck.cpp): byte counts stay far from 2^63.
+  if (double(cells[0]) * cells[1] * cells[2] > std::ldexp(1.0, 50))
+    throw CLI::ValidationError(option, text + " is more cells than Boreas counts, 2^50");
+  return cells;
 }
 
 // A whole number in [lo, hi], said so ("not in range 0.000000 to 1.797e308" was CLI11's word).
@@ -564,12 +564,16 @@ int main(int argc, char** argv) {
       ->check(number_in(0.05, 0.95));
   SplitArguments args = split_kokkos_arguments(argc, argv);
   if (const int status = parse_command_line(app, args.app, args.kokkos, true); status >= 0) return status;
+  // Refused before any measurement (the reference alone takes seconds and gigabytes), as the deck
+  // refuses keys that do not apply.
+  const auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "boreas-bench: error: %s\n", why.c_str());
+    return 2;
+  };
   for (const std::string& bound : launch_bounds)
     for (const int team_size : team_sizes)
-      if (const std::string problem = bench::team_size_problem(team_size, bound); !problem.empty()) {
-        std::fprintf(stderr, "boreas-bench: error: --team-size: %s\n", problem.c_str());
-        return 2;
-      }
+      if (const std::string problem = bench::team_size_problem(team_size, bound); !problem.empty())
+        return refuse("--team-size: " + problem);
   if (!voxel_file.empty()) {
     try {
       const std::array<int, 3> dims = parse_size(voxel_dims, 3, "--voxel-dims");
@@ -578,8 +582,7 @@ int main(int argc, char** argv) {
       MPI_Finalize();
       return status;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "boreas-bench: error: %s\n", e.what());
-      return 2;
+      return refuse(e.what());
     }
   }
 
@@ -594,24 +597,13 @@ int main(int argc, char** argv) {
                            parse_size(s, lattice == LatticeKind::D2Q9 ? 2 : 3)});
     }
   } catch (const CLI::Error& e) {
-    std::fprintf(stderr, "boreas-bench: error: %s\n", e.what());
-    return 2;
+    return refuse(e.what());
   }
-  if (cumulant == "parametrised" && collision != "cumulant") {
-    std::fprintf(stderr, "boreas-bench: error: --cumulant parametrised needs --collision cumulant\n");
-    return 2;
-  }
+  if (cumulant == "parametrised" && collision != "cumulant")
+    return refuse("--cumulant parametrised needs --collision cumulant");
   for (const auto& c : cases)
-    if (collision == "cumulant" && c.lattice != LatticeKind::D3Q27) {
-      std::fprintf(stderr, "boreas-bench: error: --collision cumulant is defined on D3Q27 only (--lattice D3Q27)\n");
-      return 2;
-    }
-  // Refused before any measurement (the reference alone takes seconds and gigabytes), as the deck
-  // refuses keys that do not apply.
-  const auto refuse = [](const std::string& why) {
-    std::fprintf(stderr, "boreas-bench: error: %s\n", why.c_str());
-    return 2;
-  };
+    if (collision == "cumulant" && c.lattice != LatticeKind::D3Q27)
+      return refuse("--collision cumulant is defined on D3Q27 only (--lattice D3Q27)");
   if (const std::string why = bench::launch_bounds_unavailable(); !launch_bounds.empty() && !why.empty())
     return refuse(why);
   for (const auto& c : cases)
