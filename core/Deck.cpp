@@ -1080,8 +1080,10 @@ bool surface_obstacle(Checker& c, const Tbl& ot, int dims, const std::string& ba
   try {
     if (stl) {
       const TriangleMesh mesh = read_stl(ob.file);
-      if (const long open = open_edges(mesh); open > 0)
-        cfg.warnings.push_back(ot.name + ": '" + ob.file + "' is not watertight (" + std::to_string(open) +
+      // Closed, consistently oriented surfaces (several shells, repeated triangles) are decided
+      // exactly by their winding number (lbm/field/SurfaceSolid.hpp); others by ray parity.
+      if (const MeshEdges edges = mesh_edges(mesh); edges.open > 0 && edges.unbalanced > 0)
+        cfg.warnings.push_back(ot.name + ": '" + ob.file + "' is not watertight (" + std::to_string(edges.open) +
                                " edges not shared by two triangles): a cell is inside when two of the three "
                                "rays from it along x, y and z say so");
       lo.fill(HUGE_VAL);
@@ -1595,6 +1597,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
           cfg.obstacles.push_back(ob);
           obstacle_shapes.push_back(ot.get("shape"));
           surface_bounds.push_back(bounds);
+          cfg.locations[name] = c.where(ot.get("shape"));  // drivers/RunCheck.cpp check_file_solids
         }
       }
     }

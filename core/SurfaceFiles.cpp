@@ -176,15 +176,32 @@ TriangleMesh read_stl(const std::string& path) {
   return mesh;
 }
 
-long open_edges(const TriangleMesh& mesh) {
-  std::map<std::pair<Vertex, Vertex>, int> uses;
+MeshEdges mesh_edges(const TriangleMesh& mesh) {
+  // Each triangle's edges from their smaller end, +1 where the triangle runs them that way;
+  // sorted, equal edges are neighbours (a map of a million-triangle mesh takes seconds).
+  struct Use {
+    Vertex a, b;
+    int direction;
+  };
+  std::vector<Use> uses;
+  uses.reserve(3 * mesh.triangles.size());
   for (const Triangle& t : mesh.triangles)
     for (int e = 0; e < 3; ++e) {
       const Vertex& a = t[e];
       const Vertex& b = t[(e + 1) % 3];
-      ++uses[a < b ? std::make_pair(a, b) : std::make_pair(b, a)];
+      uses.push_back(a < b ? Use{a, b, 1} : Use{b, a, -1});
     }
-  return long(std::count_if(uses.begin(), uses.end(), [](const auto& u) { return u.second != 2; }));
+  std::sort(uses.begin(), uses.end(), [](const Use& x, const Use& y) { return x.a < y.a || (x.a == y.a && x.b < y.b); });
+  MeshEdges edges;
+  for (std::size_t i = 0; i < uses.size();) {
+    std::size_t j = i;
+    int balance = 0;
+    for (; j < uses.size() && uses[j].a == uses[i].a && uses[j].b == uses[i].b; ++j) balance += uses[j].direction;
+    edges.open += j - i != 2;
+    edges.unbalanced += balance != 0;
+    i = j;
+  }
+  return edges;
 }
 
 HeightMap read_height_map(const std::string& path) {

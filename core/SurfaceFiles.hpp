@@ -36,9 +36,14 @@ struct TriangleMesh {
 // malformed ASCII line (with its line number), no triangles.
 TriangleMesh read_stl(const std::string& path);
 
-// Edges of the mesh not shared by exactly two triangles (vertices matched by exact coordinates).
-// Zero for a watertight surface.
-long open_edges(const TriangleMesh& mesh);
+// The mesh's edges, vertices matched by exact coordinates: `open`, those not shared by exactly two
+// triangles (zero for a watertight surface); `unbalanced`, those run through more often one way
+// than the other by the triangles' vertex order (zero for closed, consistently oriented surfaces,
+// however many: shells that overlap or touch, triangles written twice).
+struct MeshEdges {
+  long open = 0, unbalanced = 0;
+};
+MeshEdges mesh_edges(const TriangleMesh& mesh);
 
 // A raster of heights (ESRI ASCII grid): ncols x nrows cells of size cell_size, the lower-left
 // corner at (x0, y0). heights[j * ncols + i] is column i (east) of row j counted from the SOUTH

@@ -294,6 +294,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
                  config.trt_magic, config.tau, config.trt_magic / (config.tau - 0.5) + 0.5);
   install_stop_signals();
   const DomainGeometry domain(config);
+  check_file_solids(options.comm, config, domain);
   // A restart is checked and read before anything is written.
   std::unique_ptr<AmrSolver> solver;
   Json restarted;

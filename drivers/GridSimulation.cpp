@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/Error.hpp"
+#include "drivers/RunCheck.hpp"
 #include "io/Checkpoint.hpp"
 
 namespace boreas {
@@ -87,7 +88,9 @@ GridSimulation::GridSimulation(const Config& config, MPI_Comm comm, Partition p)
       voxel_input_(std::move(p.voxel_input)),
       ids_(set_.owned_by(comm_.rank())),
       output_comm_(comm),
-      ring_(set_, comm_.rank(), config.cells) {}
+      ring_(set_, comm_.rank(), config.cells) {
+  check_file_solids(comm, config_, domain_);
+}
 
 HostMacroscopic GridSimulation::macroscopic() const {
   std::vector<HostMacroscopic> local = local_macroscopic();

@@ -34,6 +34,26 @@ void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config, const st
                   "same");
 }
 
+void check_file_solids(MPI_Comm comm, const Config& config, const DomainGeometry& domain) {
+  const Comm ranks(comm);
+  const int finest = config.amr.enabled ? config.amr.max_level : 0;
+  for (std::size_t k = 0; k < config.obstacles.size(); ++k) {
+    const Obstacle& ob = config.obstacles[k];
+    if (ob.invert || (ob.shape != Obstacle::Shape::Surface && ob.shape != Obstacle::Shape::HeightMap)) continue;
+    bool solid = false;
+    for (int level = 0; level <= finest && !solid; ++level)
+      solid = ranks.sum(static_cast<long long>(domain.solid_at_some_centre(k, level, ranks.rank(), ranks.size()))) > 0;
+    if (solid) continue;
+    const std::string levels =
+        finest == 0 ? "" : finest == 1 ? " nor of level 1" : " nor of levels 1 to " + std::to_string(finest);
+    throw_deck_error(config, "obstacle[" + std::to_string(k) + "]",
+                     "the solid of '" + ob.file + "' holds no cell centre of level 0" + levels +
+                         " though its bounding box does: it lies between the centres (thinner than the cell "
+                         "spacing, or an open surface that encloses nothing) and would be solid nowhere; "
+                         "hint: give it a thickness of at least one cell, refine, or check scale and offset");
+  }
+}
+
 namespace {
 
 std::string memory_hint(const Config& config) {

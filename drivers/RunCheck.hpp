@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/Config.hpp"
+#include "lbm/field/Geometry.hpp"
 
 namespace boreas {
 
@@ -25,6 +26,13 @@ void check_run(const Config& config, int ranks, int ranks_on_node);
 // Collective.
 void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config, const std::vector<std::string>& overrides,
                                    const std::string& restart);
+
+// Every STL and height-map solid is solid at some cell centre of the grid (of a level up to
+// amr.max_level): the deck checks the box around it (core/Deck.cpp), which a body thinner than the
+// cell spacing, or an open surface that encloses nothing, spans without holding a centre; such a
+// body would be solid nowhere and report no force. The ranks share the scan of its box.
+// Collective.
+void check_file_solids(MPI_Comm comm, const Config& config, const DomainGeometry& domain);
 
 // The memory of the GPU a rank runs on: its free bytes, and how many of the run's ranks share it
 // (several ranks per GPU: each needs its share). Empty on host backends.

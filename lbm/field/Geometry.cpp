@@ -31,10 +31,11 @@ DomainGeometry::DomainGeometry(const Config& config, std::vector<VoxelRegion> re
   }
 }
 
-std::vector<std::array<double, 3>> DomainGeometry::periodic_copies(std::size_t k) const {
+void DomainGeometry::shape_box(std::size_t k, Vertex& lo, Vertex& hi) const {
   const Obstacle& o = obstacles_[k];
   constexpr double unbounded = std::numeric_limits<double>::infinity();
-  Vertex lo{-unbounded, -unbounded, -unbounded}, hi{unbounded, unbounded, unbounded};
+  lo = {-unbounded, -unbounded, -unbounded};
+  hi = {unbounded, unbounded, unbounded};
   switch (o.shape) {
     case Obstacle::Shape::Box:
       lo = o.lo;
@@ -57,6 +58,12 @@ std::vector<std::array<double, 3>> DomainGeometry::periodic_copies(std::size_t k
       hi = height_maps_[k]->hi();
       break;
   }
+}
+
+std::vector<std::array<double, 3>> DomainGeometry::periodic_copies(std::size_t k) const {
+  const Obstacle& o = obstacles_[k];
+  Vertex lo, hi;
+  shape_box(k, lo, hi);
   // Per axis the shifts whose copy comes within two cells of the domain [-1/2, n - 1/2] (a link's
   // segment starts up to a cell outside it); none along an unbounded extent (the copy is the
   // shape), none for an inverted shape (its solid is the outside: it has no copies).
@@ -110,6 +117,39 @@ bool DomainGeometry::wrap(std::array<int, 3>& p) const {
 bool DomainGeometry::obstacle_contains(std::size_t k, const std::array<double, 3>& p) const {
   for (const std::array<double, 3>& s : copies_[k])
     if (shape_solid(k, {p[0] - s[0], p[1] - s[1], p[2] - s[2]})) return true;
+  return false;
+}
+
+bool DomainGeometry::solid_at_some_centre(std::size_t k, int level, int part, int parts) const {
+  Vertex box_lo, box_hi;
+  shape_box(k, box_lo, box_hi);
+  const int r = 1 << level;
+  const int dims = cells_[2] == 1 ? 2 : 3;
+  for (const std::array<double, 3>& s : copies_[k]) {
+    // Per axis the cells of this level whose centres, (i + 1/2) / r - 1/2 in level-0 coordinates,
+    // lie in the copy's box: [first, last], clipped to the domain.
+    std::array<long long, 3> first{0, 0, 0}, count{1, 1, 1};
+    bool empty = false;
+    for (int d = 0; d < dims; ++d) {
+      const long long n = static_cast<long long>(cells_[d]) * r;
+      const double lo = std::max(((box_lo[d] + s[d] + 0.5) * r - 0.5), 0.0);
+      const double hi = std::min(((box_hi[d] + s[d] + 0.5) * r - 0.5), double(n - 1));
+      if (!(lo <= hi) || std::ceil(lo) > std::floor(hi)) {
+        empty = true;
+        break;
+      }
+      first[d] = static_cast<long long>(std::ceil(lo));
+      count[d] = static_cast<long long>(std::floor(hi)) - first[d] + 1;
+    }
+    if (empty) continue;
+    const long long total = count[0] * count[1] * count[2];
+    for (long long i = part; i < total; i += parts) {
+      const long long at[3] = {first[0] + i % count[0], first[1] + i / count[0] % count[1], first[2] + i / count[0] / count[1]};
+      std::array<double, 3> centre{};
+      for (int d = 0; d < 3; ++d) centre[d] = d < dims ? (double(at[d]) + 0.5) / r - 0.5 - s[d] : 0.0 - s[d];
+      if (shape_solid(k, centre)) return true;
+    }
+  }
   return false;
 }
 

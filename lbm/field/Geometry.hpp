@@ -91,6 +91,10 @@ class DomainGeometry {
     return false;
   }
   const std::array<int, 3>& cells() const { return cells_; }
+  // Whether obstacle k (its periodic copies included) is solid at the centre of a cell of AMR
+  // level `level` (0 on a uniform grid) inside the domain, testing the cells of its box numbered
+  // part, part + parts, ...: a rank's share of a scan that stops at the first solid centre.
+  bool solid_at_some_centre(std::size_t k, int level, int part, int parts) const;
 
   // Wraps periodic axes into the domain; returns false if the point still lies outside.
   bool wrap(std::array<int, 3>& p) const;
@@ -111,6 +115,8 @@ class DomainGeometry {
   // the domain; `ruling` and `beyond` as ruling_face gives them) puts there; -1: none, or a face
   // that is not open rules.
   int extruded_body(int level, const std::array<int, 3>& fine, int ruling, int beyond) const;
+  // The box around obstacle k's shape (unbounded where it is: a cylinder's axis, below a height map).
+  void shape_box(std::size_t k, Vertex& lo, Vertex& hi) const;
   // The shifts of obstacle k's periodic copies (copies_).
   std::vector<std::array<double, 3>> periodic_copies(std::size_t k) const;
   // Whether obstacle k (its periodic copies included) holds point p.

@@ -33,7 +33,8 @@ EdgeSide edge_side(const double (&a)[2], const double (&b)[2], const double (&p)
 
 }  // namespace
 
-SurfaceSolid::SurfaceSolid(const TriangleMesh& mesh, const Placement& placement) : triangles_(mesh.triangles) {
+SurfaceSolid::SurfaceSolid(const TriangleMesh& mesh, const Placement& placement)
+    : triangles_(mesh.triangles), closed_(mesh_edges(mesh).unbalanced == 0) {
   for (Triangle& t : triangles_)
     for (Vertex& v : t)
       for (int d = 0; d < 3; ++d) v[d] = placement.offset[d] + placement.scale * v[d];
@@ -93,7 +94,7 @@ void SurfaceSolid::for_each_candidate(const Meets& meets, const Visit& visit) co
   }
 }
 
-int SurfaceSolid::crossings(const Vertex& p, int axis, bool& on_surface) const {
+int SurfaceSolid::crossings(const Vertex& p, int axis, bool& on_surface, int& winding) const {
   const int b = (axis + 1) % 3, c = (axis + 2) % 3;  // (axis, b, c) right-handed
   const double q[2] = {p[b], p[c]};
   int count = 0;
@@ -118,7 +119,10 @@ int SurfaceSolid::crossings(const Vertex& p, int axis, bool& on_surface) const {
     const double nb = e1[c] * e2[axis] - e1[axis] * e2[c], nc = e1[axis] * e2[b] - e1[b] * e2[axis];
     const double hit = t[0][axis] - (nb * (p[b] - t[0][b]) + nc * (p[c] - t[0][c])) / det;
     if (hit == p[axis]) on_surface = true;
-    if (crossed && hit > p[axis]) ++count;
+    if (crossed && hit > p[axis]) {
+      ++count;
+      winding += orientation;
+    }
   });
   return count;
 }
@@ -157,9 +161,10 @@ bool SurfaceSolid::contains(const Vertex& p) const {
   int votes = 0;
   for (int axis = 0; axis < 3; ++axis) {
     bool on_surface = false;
-    const int n = crossings(p, axis, on_surface);
+    int winding = 0;
+    const int n = crossings(p, axis, on_surface, winding);
     if (on_surface) return true;
-    votes += n % 2;
+    votes += closed_ ? winding != 0 : n % 2;
   }
   return votes >= 2;
 }

@@ -9,9 +9,14 @@
 
 namespace boreas {
 
-// The inside of a triangle mesh. A point is inside when rays from it along +x, +y and +z cross the
-// surface an odd number of times by majority (two of three): a watertight mesh gives three equal
-// answers; a mesh with holes is still right wherever at most one of the rays leaks through a hole.
+// The inside of a triangle mesh. A point is inside when rays from it along +x, +y and +z say so by
+// majority (two of three). On a closed, consistently oriented surface (core/SurfaceFiles.hpp
+// mesh_edges: no unbalanced edge) a ray says so where the surface winds around the point (its
+// crossings, signed by the triangles' orientation, do not cancel): several shells that overlap
+// make their union, triangles written twice one solid, and the three rays agree. Otherwise where
+// the ray crosses the surface an odd number of times: a watertight mesh with some triangles turned
+// gives three equal answers, a mesh with holes is still right wherever at most one of the rays
+// leaks through a hole.
 // A point on the surface is inside (as the analytic shapes count their boundary) where its ray's
 // hit is computed exactly: faces normal to an axis, or with exactly representable planes. Ray-triangle
 // tests go through a bounding volume hierarchy; a ray through an edge or vertex is counted once by
@@ -22,8 +27,10 @@ class SurfaceSolid {
   SurfaceSolid(const TriangleMesh& mesh, const Placement& placement);
 
   bool contains(const Vertex& p) const;
-  // Crossings of the ray from p along +axis; on_surface is set if p lies on a triangle it meets.
-  int crossings(const Vertex& p, int axis, bool& on_surface) const;
+  // Crossings of the ray from p along +axis; on_surface is set if p lies on a triangle it meets,
+  // `winding` adds each crossing's sign (+1 where the triangle's normal, by its vertex order,
+  // points along the ray).
+  int crossings(const Vertex& p, int axis, bool& on_surface, int& winding) const;
   // The smallest t in [0, 1] where the segment a + t c meets a triangle (Moeller & Trumbore
   // 1997), or -1.
   double first_hit(const Vertex& a, const Vertex& c) const;
@@ -42,6 +49,7 @@ class SurfaceSolid {
   void for_each_candidate(const Meets& meets, const Visit& visit) const;
 
   std::vector<Triangle> triangles_;
+  bool closed_;  // no unbalanced edge: decided by the winding number
   std::vector<Node> nodes_;
 };
 

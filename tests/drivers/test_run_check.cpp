@@ -5,6 +5,7 @@
 // regrid whose forest cannot fit is not taken.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -298,6 +299,44 @@ TEST(RunCheck, SwapKernelsAreWarnedAgainstOnGpus) {
   }
   for (const char* kernel : {"aa", "ab_pull", "merged_aa2"})
     EXPECT_TRUE(backend_warnings(with_kernel(kernel), true).empty()) << kernel;
+}
+
+// A body whose box holds cell centres but whose solid holds none (two slabs thinner than the cell
+// spacing) ran with every cell fluid and reported no force: refused at its [[obstacle]], once its
+// geometry is read, as a deck error; with [amr] and a level whose centres it holds, accepted.
+TEST(RunCheck, FileSolidsBetweenTheCellCentresAreRefused) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "boreas_run_check_slabs";
+  std::filesystem::create_directories(dir);
+  std::ofstream stl(dir / "slabs.stl");
+  stl << "solid slabs\n";
+  // Two boxes, x 3.3 to 12.6 and y 3.3 to 8.4, z 2.2 to 2.8 and 6.2 to 6.8, as two triangles a face.
+  for (const double z0 : {2.2, 6.2}) {
+    const double lo[3] = {3.3, 3.3, z0}, hi[3] = {12.6, 8.4, z0 + 0.6};
+    const int faces[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+    for (const auto& f : faces)
+      for (const std::array<int, 3>& t : {std::array<int, 3>{f[0], f[1], f[2]}, std::array<int, 3>{f[0], f[2], f[3]}}) {
+        stl << "facet normal 0 0 0\nouter loop\n";
+        for (int k : t) stl << "vertex " << (k & 1 ? hi[0] : lo[0]) << " " << (k & 2 ? hi[1] : lo[1]) << " " << (k & 4 ? hi[2] : lo[2]) << "\n";
+        stl << "endloop\nendfacet\n";
+      }
+  }
+  stl << "endsolid slabs\n";
+  stl.close();
+  const std::string obstacle = "[[obstacle]]\nshape = \"stl\"\nfile = \"slabs.stl\"\n";
+  std::string refused;
+  try {
+    Simulation::create(parse_deck_string(deck + obstacle, "deck.toml", dir.string()));
+  } catch (const DeckError& e) {
+    refused = e.what();
+  }
+  EXPECT_NE(refused.find("deck.toml:10:9: error: obstacle[0]: the solid of '" + (dir / "slabs.stl").string() +
+                         "' holds no cell centre of level 0 though its bounding box does"),
+            std::string::npos)
+      << refused;
+  const Config amr = parse_deck_string(deck + obstacle + "[amr]\nmax_level = 1\n", "deck.toml", dir.string(),
+                                       {"domain.cells=[16, 12, 8]"});
+  EXPECT_NO_THROW(check_file_solids(MPI_COMM_SELF, amr, DomainGeometry(amr)));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

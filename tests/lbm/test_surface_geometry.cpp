@@ -264,6 +264,58 @@ TEST_F(SurfaceGeometry, AsciiStlWithTwoSolidsIsTheirUnion) {
             std::string::npos);
 }
 
+// Assemblies export overlapping closed parts, and some exporters write every triangle twice: by
+// ray parity the overlap (or the whole) was fluid. Closed, consistently oriented surfaces are
+// decided by their winding number; a shell turned inside out is solid too.
+TEST_F(SurfaceGeometry, OverlappingShellsAndRepeatedTrianglesMakeTheirUnion) {
+  const Vertex a_lo{2.2, 3.1, 1.4}, a_hi{11.7, 9.3, 8.6}, b_lo{7.3, 5.6, 4.2}, b_hi{16.1, 14.4, 12.8};
+  std::vector<Triangle> both = box_triangles(a_lo, a_hi);
+  for (const Triangle& t : box_triangles(b_lo, b_hi)) both.push_back(t);
+  write("overlap.stl", ascii_stl(both));
+  const Config overlap = deck(file_obstacle("stl", "overlap.stl", 1, {0, 0, 0}));
+  EXPECT_TRUE(overlap.warnings.empty());
+  const DomainGeometry g(overlap), boxes(deck(box_obstacle(a_lo, a_hi) + box_obstacle(b_lo, b_hi)));
+  ASSERT_EQ(g.flag_at(9, 7, 6), flag::wall);  // in both shells
+  for (int z = 0; z < overlap.cells[2]; ++z)
+    for (int y = 0; y < overlap.cells[1]; ++y)
+      for (int x = 0; x < overlap.cells[0]; ++x)
+        ASSERT_EQ(g.body_at(x, y, z) >= 0, boxes.body_at(x, y, z) >= 0) << x << " " << y << " " << z;
+
+  std::vector<Triangle> twice = box_triangles(a_lo, a_hi), turned;
+  for (const Triangle& t : box_triangles(a_lo, a_hi)) {
+    twice.push_back(t);
+    turned.push_back({t[0], t[2], t[1]});
+  }
+  const MeshEdges edges = mesh_edges(TriangleMesh{twice});
+  EXPECT_EQ(edges.open, 18);  // every edge of the 12 triangles used four times
+  EXPECT_EQ(edges.unbalanced, 0);
+  write("twice.stl", binary_stl(twice));
+  write("turned.stl", ascii_stl(turned));
+  const Config repeated = deck(file_obstacle("stl", "twice.stl", 1, {0, 0, 0}));
+  EXPECT_TRUE(repeated.warnings.empty());
+  expect_same_solid(repeated, deck(box_obstacle(a_lo, a_hi)));
+  expect_same_solid(deck(file_obstacle("stl", "turned.stl", 1, {0, 0, 0})), deck(box_obstacle(a_lo, a_hi)));
+}
+
+// Two slabs thinner than the cell spacing, 6 cells apart: the box around them holds level-0 centres
+// (the deck accepts it), the solid none; level 1's centres 2.25 and 2.75 lie in the lower slab.
+TEST_F(SurfaceGeometry, SolidAtSomeCentreScansTheBoxInShares) {
+  std::vector<Triangle> slabs = box_triangles({3.3, 3.3, 2.2}, {12.6, 11.4, 2.8});
+  for (const Triangle& t : box_triangles({5.1, 4.4, 8.2}, {9.9, 7.7, 8.8})) slabs.push_back(t);
+  write("slabs.stl", ascii_stl(slabs));
+  write("box.stl", ascii_stl(box_triangles({5.5, 4.5, 3.5}, {6.5, 5.5, 4.5})));
+  const Config c = deck(file_obstacle("stl", "slabs.stl", 1, {0, 0, 0}) + file_obstacle("stl", "box.stl", 1, {0, 0, 0}));
+  const DomainGeometry g(c);
+  EXPECT_FALSE(g.solid_at_some_centre(0, 0, 0, 1));
+  EXPECT_TRUE(g.solid_at_some_centre(0, 1, 0, 1));
+  // The box holds one level-0 centre, (6, 5, 4): exactly one of three shares finds it.
+  EXPECT_TRUE(g.solid_at_some_centre(1, 0, 0, 1));
+  int finders = 0;
+  for (int part = 0; part < 3; ++part) finders += g.solid_at_some_centre(1, 0, part, 3);
+  EXPECT_EQ(finders, 1);
+  for (int part = 0; part < 3; ++part) EXPECT_FALSE(g.solid_at_some_centre(0, 0, part, 3));
+}
+
 // AMR levels ask for the flags of fine cells, whose centres lie between the level-0 centres.
 TEST_F(SurfaceGeometry, FineLevelCellsToo) {
   const Vertex lo{3.3, 2.6, 1.1}, hi{9.45, 8.2, 6.7};
@@ -291,7 +343,9 @@ TEST_F(SurfaceGeometry, StlWithAHoleIsDecidedByTheMajorityOfThreeRays) {
   std::vector<Triangle> box = box_triangles({4.2, 3.7, 2.9}, {15.4, 12.2, 11.6});
   box.erase(box.begin() + 2, box.begin() + 4);  // the x_max face: rays along x leak through it
   write("open.stl", ascii_stl(box));
-  EXPECT_EQ(open_edges(read_stl((dir_ / "open.stl").string())), 4);
+  const MeshEdges edges = mesh_edges(read_stl((dir_ / "open.stl").string()));
+  EXPECT_EQ(edges.open, 4);
+  EXPECT_EQ(edges.unbalanced, 4);
   const Config c = deck(file_obstacle("stl", "open.stl", 1, {0, 0, 0}));
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_NE(c.warnings[0].find("not watertight (4 edges"), std::string::npos) << c.warnings[0];
@@ -327,10 +381,12 @@ TEST_F(SurfaceGeometry, RaysThroughEdgesAndVerticesCountOnce) {
         // from outside it.
         for (int axis = 0; axis < 3 && l1 != r; ++axis) {
           bool touches = false;
-          const int n = solid.crossings({double(x), double(y), double(z)}, axis, touches);
+          int winding = 0;
+          const int n = solid.crossings({double(x), double(y), double(z)}, axis, touches, winding);
           ASSERT_FALSE(touches);
           ASSERT_TRUE(l1 < r ? n == 1 : n == 0 || n == 2) << n << " crossings along " << axis << " from cell " << x
                                                            << " " << y << " " << z;
+          ASSERT_EQ(std::abs(winding), l1 < r ? 1 : 0) << "along " << axis << " from cell " << x << " " << y << " " << z;
         }
         inside += l1 <= r;
         on_surface += l1 == r;
