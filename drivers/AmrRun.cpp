@@ -345,7 +345,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     std::fprintf(stderr, "%s", setup_text(config, setup).c_str());
   }
   AmrSeries series(config.output_dir, config.name, config.dimensions() == 2);
-  if (first_step > 0) series.resume(double(first_step));
+  if (const std::string w = first_step > 0 ? series.resume(double(first_step)) : ""; rank == 0 && !w.empty())
+    std::fprintf(stderr, "boreas: warning: %s\n", w.c_str());
   Checkpoints checkpoints(config, initial_mass);
   auto checkpoint = [&](const AmrState& state) {
     auto t = solver->timers().scope("output");

@@ -535,7 +535,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
   std::vector<VtkSeries> series;
   for (int id : sim->local_blocks()) {
     series.emplace_back(config.output_dir, config.name, id, int(sim->all_boxes().size()));
-    if (first_step > 0) series.back().resume(double(first_step));
+    if (const std::string w = first_step > 0 ? series.back().resume(double(first_step)) : ""; !w.empty())
+      std::fprintf(stderr, "boreas: warning: %s\n", w.c_str());
   }
   Checkpoints checkpoints(config, initial_mass);
   std::optional<ForceSeries> forces;

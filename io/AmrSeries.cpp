@@ -131,7 +131,7 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
 
   vtkNew<vtkOverlappingAMR> amr;
   amr->Initialize(levels, counts.data());
-  const double origin[3] = {0, 0, 0};
+  const double origin[3] = {first_cell_corner, first_cell_corner, two_d_ ? 0.0 : first_cell_corner};
   amr->SetOrigin(origin);
   // 2D: VTK's planar AMR (boxes without a z extent, grids one point thick), whose blanking
   // coarsens x and y only; one-cell-thick 3D boxes cannot be coarsened by 2 and blank nothing.
@@ -178,7 +178,8 @@ std::vector<int> AmrSeries::write(long step, double time, const std::vector<AmrP
                 }
           }
       vtkNew<vtkUniformGrid> grid;
-      const double box_origin[3] = {lo[0] * spacing[0], lo[1] * spacing[1], lo[2] * spacing[2]};
+      const double box_origin[3] = {origin[0] + lo[0] * spacing[0], origin[1] + lo[1] * spacing[1],
+                                    origin[2] + lo[2] * spacing[2]};
       grid->SetOrigin(box_origin);
       grid->SetSpacing(spacing);
       grid->SetDimensions(n[0] + 1, n[1] + 1, two_d_ ? 1 : n[2] + 1);

@@ -6,8 +6,9 @@
 // a finer level are blanked (vtkGhostType), so ParaView shows each point once. Arrays on cells:
 // density, velocity, flags, level and the patches' further arrays (time averages). <dir>/<base>.pvd lists the outputs (rewritten atomically).
 //
-// Geometry: level-0 cells have size 1 and the domain starts at 0; a level-l cell has size 2^-l
-// (along z too, except in 2D, where every level is one layer of thickness 1).
+// Geometry: level-0 cells have size 1 and the domain starts at -1/2 (level-0 cell i's centre at i,
+// the deck's coordinates, as in VtkSeries.hpp); a level-l cell has size 2^-l (along z too, except
+// in 2D, where every level is one plane at z = 0).
 //
 // Plain host C++17 (no Kokkos, no VTK types in the interface), like VtkSeries.hpp.
 #pragma once
@@ -41,8 +42,9 @@ class AmrSeries {
   // number of boxes written per level. Throws std::runtime_error on I/O failure.
   std::vector<int> write(long step, double time, const std::vector<AmrPatch>& patches);
 
-  // Continues a series a checkpointed run wrote: the .pvd's entries up to `time` are kept.
-  void resume(double time) { pvd_.resume(time); }
+  // Continues a series a checkpointed run wrote: the .pvd's entries up to `time` are kept
+  // (PvdCollection::resume, whose warning it returns).
+  std::string resume(double time) { return pvd_.resume(time); }
 
   const std::vector<std::string>& files_written() const { return files_; }
   std::string pvd_path() const;

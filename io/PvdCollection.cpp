@@ -1,5 +1,7 @@
 #include "io/PvdCollection.hpp"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cstdint>
 #include <filesystem>
@@ -96,9 +98,12 @@ void PvdCollection::add(double time, const std::string& file) {
   write_text_atomically(path_, x.str());
 }
 
-void PvdCollection::resume(double time) {
+std::string PvdCollection::resume(double time) {
   entries_.clear();
-  if (!fs::exists(path_)) return;
+  if (!fs::exists(path_))
+    return path_ + " did not exist when the run restarted at timestep " + shortest(time) +
+           ": it lists only the outputs from there (restart into the earlier run's output directory to continue "
+           "its series)";
   std::ifstream in(path_);
   if (!in) throw Error("cannot read " + path_);
   static const std::regex dataset("<DataSet timestep=\"([^\"]*)\"[^>]* file=\"([^\"]*)\"");
@@ -112,6 +117,21 @@ void PvdCollection::resume(double time) {
                     "\" is not a number; move the file away to restart without its list of earlier outputs");
       if (t <= time) entries_.emplace_back(t, xml_unescape(m[2].str()));
     }
+  // ParaView stops at an entry whose file is gone.
+  std::vector<std::string> gone;
+  const fs::path directory = fs::path(path_).parent_path();
+  entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                [&](const auto& e) {
+                                  std::error_code ec;
+                                  const bool missing = !fs::exists(directory / e.second, ec);
+                                  if (missing) gone.push_back(e.second);
+                                  return missing;
+                                }),
+                 entries_.end());
+  if (gone.empty()) return "";
+  return path_ + " listed " + std::to_string(gone.size()) + (gone.size() == 1 ? " output" : " outputs") +
+         " up to the restart whose files are gone (" + gone.front() + (gone.size() > 1 ? ", ..." : "") +
+         "): dropped from its list";
 }
 
 }  // namespace boreas

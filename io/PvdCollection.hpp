@@ -22,9 +22,11 @@ class PvdCollection {
   const std::string& path() const { return path_; }
   // Adds an output (the same file again replaces the last entry's time) and rewrites the file.
   void add(double time, const std::string& file);
-  // Keeps the existing file's entries up to `time` (a checkpointed run continued; a missing file
-  // starts an empty series). Throws Error on a file it cannot read or parse (with its line).
-  void resume(double time);
+  // Keeps the existing file's entries up to `time` whose files are there (a checkpointed run
+  // continued; a missing .pvd starts an empty series). Returns what the user should be warned of,
+  // or "": a missing .pvd, entries dropped. Throws Error on a file it cannot read or parse (with
+  // its line).
+  std::string resume(double time);
   bool empty() const { return entries_.empty(); }
 
  private:

@@ -60,7 +60,7 @@ void check_piece(const CellFields& p) {
 
 void write_vti(const std::string& path, const CellFields& p) {
   vtkNew<vtkImageData> image;
-  image->SetOrigin(0.0, 0.0, 0.0);
+  image->SetOrigin(first_cell_corner, first_cell_corner, first_cell_corner);
   image->SetSpacing(1.0, 1.0, 1.0);
   image->SetExtent(p.origin[0], p.origin[0] + p.dims[0], p.origin[1], p.origin[1] + p.dims[1],
                    p.origin[2], p.origin[2] + p.dims[2]);
@@ -159,7 +159,8 @@ void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<
     << "<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"" << byte_order()
     << "\" header_type=\"UInt64\">\n"
     << "  <PImageData WholeExtent=\"" << extent_string({0, 0, 0}, global_dims)
-    << "\" GhostLevel=\"0\" Origin=\"0 0 0\" Spacing=\"1 1 1\">\n"
+    << "\" GhostLevel=\"0\" Origin=\"" << first_cell_corner << " " << first_cell_corner << " " << first_cell_corner
+    << "\" Spacing=\"1 1 1\">\n"
     << "    <PCellData Scalars=\"density\" Vectors=\"velocity\">\n"
     << "      <PDataArray type=\"Float64\" Name=\"density\"/>\n"
     << "      <PDataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\"/>\n";
@@ -179,8 +180,6 @@ void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<
   files_.push_back(path);
 }
 
-void VtkSeries::resume(double time) {
-  if (rank_ == 0) pvd_.resume(time);
-}
+std::string VtkSeries::resume(double time) { return rank_ == 0 ? pvd_.resume(time) : ""; }
 
 }  // namespace boreas

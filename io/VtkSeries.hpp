@@ -8,9 +8,10 @@
 // <step> is zero-padded to at least 6 digits. The .pvd is rewritten (atomically, via rename)
 // after every output, so an interrupted run still leaves a valid series.
 //
-// Geometry: spacing 1, origin 0, data on CELLS, so the point extent of a piece is
-// [origin, origin + dims] per axis and coordinates are global cell indices (a 2D run with
-// nz = 1 is one layer of voxels, z in [0, 1]).
+// Geometry: spacing 1, data on CELLS, the point extent of a piece [origin, origin + dims] per axis
+// in global cell indices, and the image's origin at -1/2: cell i spans [i - 1/2, i + 1/2], its
+// centre at i, the coordinates of the deck's obstacles and probes (a 2D run with nz = 1 is one
+// layer of voxels, z in [-1/2, 1/2]).
 //
 // This header (and VtkSeries.cpp) is plain host C++17: no Kokkos, no lbm/, and no VTK types in
 // the interface, so that it can be included anywhere and compiled by nvcc_wrapper.
@@ -25,6 +26,9 @@
 #include "io/PvdCollection.hpp"
 
 namespace boreas {
+
+// Where the image's first cell corner lies (VtkSeries.hpp, AmrSeries.hpp): cell i's centre at i.
+constexpr double first_cell_corner = -0.5;
 
 struct CellFields {                         // host data, interior cells only, x fastest, then y, then z
   std::array<int, 3> dims{};                // cells of this piece (nz = 1 in 2D)
@@ -65,8 +69,9 @@ class VtkSeries {
                const std::vector<PieceBox>& all_pieces = {});
 
   // Continues a series a checkpointed run wrote: the .pvd's entries up to `time` are kept (rank 0;
-  // a missing .pvd starts an empty series). Throws std::runtime_error on a .pvd it cannot read.
-  void resume(double time);
+  // PvdCollection::resume, whose warning it returns). Throws std::runtime_error on a .pvd it cannot
+  // read.
+  std::string resume(double time);
 
   // Paths written by this rank, in order (the .pvd appears once, when first written).
   const std::vector<std::string>& files_written() const { return files_; }

@@ -864,6 +864,11 @@ void check_vthb_read_back(const std::string& text) {
   ASSERT_NE(amr, nullptr);
   const int levels = solver->forest().levels();
   ASSERT_EQ(int(amr->GetNumberOfLevels()), levels);
+  // Level-0 cell i's centre at i, the deck's coordinates: the domain starts at -1/2 (2D: one
+  // plane at z = 0).
+  const double* domain_origin = amr->GetOrigin();
+  const bool planar = run.config.dimensions() == 2;
+  for (int d = 0; d < 3; ++d) EXPECT_EQ(domain_origin[d], d == 2 && planar ? 0.0 : -0.5) << "axis " << d;
   // Level-l cell (x, y, z) -> (density, vx, level, blanked, RMS vx) as read.
   std::map<std::array<int, 4>, std::array<double, 5>> read;
   for (int l = 0; l < levels; ++l) {
@@ -887,9 +892,9 @@ void check_vthb_read_back(const std::string& text) {
         for (int y = 0; y < n[1]; ++y)
           for (int x = 0; x < n[0]; ++x) {
             const vtkIdType c = (vtkIdType(z) * n[1] + y) * n[0] + x;
-            const std::array<int, 4> key{l, int(std::lround(origin[0] / spacing[0])) + x,
-                                         int(std::lround(origin[1] / spacing[1])) + y,
-                                         int(std::lround(origin[2] / spacing[2])) + z};
+            const std::array<int, 4> key{l, int(std::lround((origin[0] - domain_origin[0]) / spacing[0])) + x,
+                                         int(std::lround((origin[1] - domain_origin[1]) / spacing[1])) + y,
+                                         int(std::lround((origin[2] - domain_origin[2]) / spacing[2])) + z};
             EXPECT_EQ(read.count(key), 0u);
             read[key] = {rho->GetComponent(c, 0), vel->GetComponent(c, 0), lev->GetComponent(c, 0),
                          double(!g->IsCellVisible(c)), fluctuation->GetComponent(c, 0)};

@@ -4,7 +4,8 @@
 Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
 
 - A run checkpointed and continued with --restart latest (also with more steps) ends with the
-  uninterrupted run's fields_hash, mass and .pvd entries.
+  uninterrupted run's fields_hash, mass and .pvd entries. The .pvd lists only outputs still on
+  disk (an entry whose file was deleted is dropped, a deleted .pvd named), with warnings.
 - SIGTERM (one rank) and SIGUSR1 (two ranks under MPIEXEC) stop a run with exit 4 after a
   checkpoint, which a restart on one rank continues bit for bit.
 - kill -9 during checkpoint writes leaves every complete checkpoint valid: the newest
@@ -101,6 +102,23 @@ def main(argv):
           all(f"cavity3d_{s:06d}.vti" in pvd for s in range(0, 301, 50)) and pvd.count("<DataSet") == 7)
     check("the restarted report's output_files name the .pvd it rewrote",
           any(x.endswith("cavity3d.pvd") for x in r.get("output_files", [])), str(r.get("output_files"))[-300:])
+
+    # --- what the .pvd lists at a restart is on disk: an output deleted since is dropped (ParaView
+    # stops at a missing file), and a .pvd deleted since is named, with a warning each
+    gone = tmp / "gone"
+    run(gone, "simulation.steps=150", "checkpoint.every=100", "output.vtk=true")
+    (gone / "cavity3d_000050.vti").unlink()
+    p = run(gone, "simulation.steps=200", "checkpoint.every=100", "output.vtk=true", restart="latest")
+    pvd = (gone / "cavity3d.pvd").read_text() if p.returncode == 0 else ""
+    check("a restart drops the .pvd entry of an output deleted since, with a warning",
+          "listed 1 output up to the restart whose files are gone (cavity3d_000050.vti): dropped" in p.stderr
+          and "cavity3d_000050.vti" not in pvd and pvd.count("<DataSet") == 4, p.stderr[-400:])
+    (gone / "cavity3d.pvd").unlink()
+    p = run(gone, "simulation.steps=250", "checkpoint.every=100", "output.vtk=true", restart="latest")
+    pvd = (gone / "cavity3d.pvd").read_text() if p.returncode == 0 else ""
+    check("a restart whose .pvd was deleted says it lists only the outputs from the restart on",
+          "cavity3d.pvd did not exist when the run restarted at timestep 200: it lists only the outputs from there"
+          in p.stderr and pvd.count("<DataSet") == 1 and "cavity3d_000250.vti" in pvd, p.stderr[-400:] + pvd)
     check("keep = 2 (default) removes older checkpoints, their averages with them",
           [x.name for x in checkpoint_files(part)] == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"] and
           sorted(x.name for x in (part / "checkpoints").glob("*.statistics")) ==

@@ -112,7 +112,7 @@ void check_image(vtkImageData* img, std::array<int, 3> origin, std::array<int, 3
   img->GetOrigin(org);
   for (int d = 0; d < 3; ++d) {
     EXPECT_EQ(spacing[d], 1.0);
-    EXPECT_EQ(org[d], 0.0);
+    EXPECT_EQ(org[d], -0.5);  // cell i's centre at i, the deck's coordinates
   }
   const vtkIdType n = static_cast<vtkIdType>(dims[0]) * dims[1] * dims[2];
   ASSERT_EQ(img->GetNumberOfCells(), n);

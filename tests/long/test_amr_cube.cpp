@@ -68,6 +68,7 @@ std::map<Cell, Velocity> read_leaves(const std::string& vthb) {
   std::map<Cell, Velocity> cells;
   auto* amr = vtkOverlappingAMR::SafeDownCast(reader->GetOutputDataObject(0));
   if (!amr) return cells;
+  const double* domain_origin = amr->GetOrigin();
   for (unsigned l = 0; l < amr->GetNumberOfLevels(); ++l)
     for (unsigned i = 0; i < amr->GetNumberOfDataSets(l); ++i) {
       vtkUniformGrid* g = amr->GetDataSet(l, i);
@@ -79,7 +80,7 @@ std::map<Cell, Velocity> read_leaves(const std::string& vthb) {
       g->GetOrigin(origin);
       g->GetSpacing(spacing);
       int first[3];
-      for (int d = 0; d < 3; ++d) first[d] = int(std::lround(origin[d] / spacing[d]));
+      for (int d = 0; d < 3; ++d) first[d] = int(std::lround((origin[d] - domain_origin[d]) / spacing[d]));
       for (int z = 0; z < dims[2] - 1; ++z)
         for (int y = 0; y < dims[1] - 1; ++y)
           for (int x = 0; x < dims[0] - 1; ++x) {
