@@ -26,8 +26,10 @@ CoefficientStats second_half_stats(const std::vector<double>& values);
 // of its mean in the second half (linearly interpolated), each counted once the lift has been
 // below the mean by half its RMS since the last (hysteresis: ripples on the crossings, such as
 // pressure waves on a shedding wake's lift, do not count as periods); NaN with fewer than three
-// crossings or an RMS below min_oscillation there.
+// crossings or an RMS below min_oscillation there, or an oscillation that decays: its RMS over the
+// last quarter of the samples below max_decay times that over the third.
 constexpr double min_oscillation = 1e-4;
+constexpr double max_decay = 0.5;
 double strouhal_number(const std::vector<long>& steps, const std::vector<double>& lift, double length,
                        double velocity);
 
