@@ -189,7 +189,9 @@ MeshEdges mesh_edges(const TriangleMesh& mesh) {
     for (int e = 0; e < 3; ++e) {
       const Vertex& a = t[e];
       const Vertex& b = t[(e + 1) % 3];
-      uses.push_back(a < b ? Use{a, b, 1} : Use{b, a, -1});
+      // A triangle with a repeated vertex (float32 rounding merges near ones) has a zero-length
+      // edge: no edge at all, as its triangle has no area the rays could cross.
+      if (a != b) uses.push_back(a < b ? Use{a, b, 1} : Use{b, a, -1});
     }
   std::sort(uses.begin(), uses.end(), [](const Use& x, const Use& y) { return x.a < y.a || (x.a == y.a && x.b < y.b); });
   MeshEdges edges;

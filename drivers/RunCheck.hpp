@@ -28,10 +28,11 @@ void check_same_deck_on_every_rank(MPI_Comm comm, const Config& config, const st
                                    const std::string& restart);
 
 // Every STL and height-map solid is solid at some cell centre of the grid (of a level up to
-// amr.max_level): the deck checks the box around it (core/Deck.cpp), which a body thinner than the
-// cell spacing, or an open surface that encloses nothing, spans without holding a centre; such a
-// body would be solid nowhere and report no force. The ranks share the scan of its box.
-// Collective.
+// amr.max_level, wherever that level's leaves may lie, as the deck checks the analytic shapes):
+// the deck checks the box around it (core/Deck.cpp), which a body thinner than the cell spacing,
+// or an open surface that encloses nothing, spans without holding a centre; such a body would be
+// solid nowhere and report no force. The ranks share the scan of its box (a body refused at
+// level l costs 8^l times its box's cells over the ranks). Collective.
 void check_file_solids(MPI_Comm comm, const Config& config, const DomainGeometry& domain);
 
 // The memory of the GPU a rank runs on: its free bytes, and how many of the run's ranks share it

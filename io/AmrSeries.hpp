@@ -44,7 +44,7 @@ class AmrSeries {
 
   // Continues a series a checkpointed run wrote: the .pvd's entries up to `time` are kept
   // (PvdCollection::resume, whose warning it returns).
-  std::string resume(double time) { return pvd_.resume(time); }
+  std::string resume(double time, bool written) { return pvd_.resume(time, written); }
 
   const std::vector<std::string>& files_written() const { return files_; }
   std::string pvd_path() const;

@@ -98,10 +98,10 @@ void PvdCollection::add(double time, const std::string& file) {
   write_text_atomically(path_, x.str());
 }
 
-std::string PvdCollection::resume(double time) {
+std::string PvdCollection::resume(double time, bool written) {
   entries_.clear();
   if (!fs::exists(path_))
-    return path_ + " did not exist when the run restarted at timestep " + shortest(time) +
+    return !written ? "" : path_ + " did not exist when the run restarted at timestep " + shortest(time) +
            ": it lists only the outputs from there (restart into the earlier run's output directory to continue "
            "its series)";
   std::ifstream in(path_);

@@ -24,9 +24,9 @@ class PvdCollection {
   void add(double time, const std::string& file);
   // Keeps the existing file's entries up to `time` whose files are there (a checkpointed run
   // continued; a missing .pvd starts an empty series). Returns what the user should be warned of,
-  // or "": a missing .pvd, entries dropped. Throws Error on a file it cannot read or parse (with
-  // its line).
-  std::string resume(double time);
+  // or "": entries dropped, a missing .pvd where the run had `written` one by `time`. Throws
+  // Error on a file it cannot read or parse (with its line).
+  std::string resume(double time, bool written);
   bool empty() const { return entries_.empty(); }
 
  private:

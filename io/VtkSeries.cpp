@@ -180,6 +180,6 @@ void VtkSeries::write_pvti(long step, const CellFields& piece, const std::array<
   files_.push_back(path);
 }
 
-std::string VtkSeries::resume(double time) { return rank_ == 0 ? pvd_.resume(time) : ""; }
+std::string VtkSeries::resume(double time, bool written) { return rank_ == 0 ? pvd_.resume(time, written) : ""; }
 
 }  // namespace boreas

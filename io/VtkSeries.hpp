@@ -71,7 +71,7 @@ class VtkSeries {
   // Continues a series a checkpointed run wrote: the .pvd's entries up to `time` are kept (rank 0;
   // PvdCollection::resume, whose warning it returns). Throws std::runtime_error on a .pvd it cannot
   // read.
-  std::string resume(double time);
+  std::string resume(double time, bool written);
 
   // Paths written by this rank, in order (the .pvd appears once, when first written).
   const std::vector<std::string>& files_written() const { return files_; }

@@ -119,6 +119,10 @@ def main(argv):
     check("a restart whose .pvd was deleted says it lists only the outputs from the restart on",
           "cavity3d.pvd did not exist when the run restarted at timestep 200: it lists only the outputs from there"
           in p.stderr and pvd.count("<DataSet") == 1 and "cavity3d_000250.vti" in pvd, p.stderr[-400:] + pvd)
+    (gone / "cavity3d.pvd").unlink()
+    p = run(gone, "simulation.steps=300", "checkpoint.every=100", "output.vtk=false", restart="latest")
+    check("a restart that writes no VTK says nothing of the .pvd", p.returncode == 0 and ".pvd" not in p.stderr,
+          p.stderr[-400:])
     check("keep = 2 (default) removes older checkpoints, their averages with them",
           [x.name for x in checkpoint_files(part)] == ["cavity3d_step00000200.bchk", "cavity3d_step00000300.bchk"] and
           sorted(x.name for x in (part / "checkpoints").glob("*.statistics")) ==
