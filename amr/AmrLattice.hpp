@@ -1313,8 +1313,8 @@ class AmrLattice final : public AmrSolver {
   // interpolated bounce-back or rotation (AmrLevel::walls).
   void build_wall_links(const DomainGeometry& domain, double rho0);
   // Per level, the links from the fluid cells of the leaves this rank owns into bodies, weighted
-  // as the walls' rules return populations.
-  void build_body_links(const DomainGeometry& domain);
+  // as the walls' rules return populations, less their rest momenta at rho0 (BodyForces.hpp).
+  void build_body_links(const DomainGeometry& domain, double rho0);
   // Interpolated bounce-back does not conserve mass: a deck without open faces (Config::
   // restores_mass) gets its initial state's mass back every Config::mass_restoration_period
   // level-0 steps by a uniform density shift, as the uniform grid does (drivers/Simulation.cpp).

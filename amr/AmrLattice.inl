@@ -62,7 +62,7 @@ AmrLattice<L, Real>::AmrLattice(const Config& config, const DomainGeometry& doma
     wall_density_ = config.density;
     build_wall_links(domain, config.density);
   }
-  if (config.forces.enabled) build_body_links(domain);
+  if (config.forces.enabled) build_body_links(domain, config.density);
   if (crmt_) period_ = derive_exchange_period();
   restores_mass_ = config.restores_mass();
   if (restores_mass_)
@@ -1300,7 +1300,7 @@ void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double 
 // reflected direction where a free-slip face turned the link into the body. A ghost closed because
 // its coarse cell and those beside it are solid belongs to the body holding that coarse cell.
 template <class L, class Real>
-void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
+void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain, double rho0) {
   bodies_ = domain.bodies();
   if (bodies_ > 256) throw Error("forces: " + std::to_string(bodies_) + " bodies; at most 256 are told apart");
   const long S = shape_.cells;
@@ -1365,7 +1365,7 @@ void AmrLattice<L, Real>::build_body_links(const DomainGeometry& domain) {
                 const ReturnedMomentum::Term& term = r.terms[t];
                 return lv.places.of(s, along(q, -term.hops)) + (term.opposite ? opposite<L>(q) : q) * lv.places.total;
               },
-              direction, body);
+              direction, body, rest_momentum<L>(q, rho0));
         }
       }
     }

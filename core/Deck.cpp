@@ -23,7 +23,7 @@ namespace boreas {
 
 const std::vector<std::string>& known_observables() {
   static const std::vector<std::string> k{"poiseuille_profile", "taylor_green_decay",
-                                          "ghia_centerline", "mass"};
+                                          "ghia_centerline", "permeability", "mass"};
   return k;
 }
 

@@ -189,6 +189,12 @@ std::string observable_unsuited(const Config& c, const std::string& name) {
     if (c.faces[XMin].type == FaceBC::Periodic ? c.force[0] == 0 : !(open(XMin) && open(XMax)))
       return "poiseuille_profile needs a force along x (periodic x) or open x faces (inlet, outlet)";
   }
+  if (name == "permeability") {
+    if (c.force[0] == 0 && c.force[1] == 0 && c.force[2] == 0) return "permeability needs a force (physics.force) driving the flow";
+    for (int face = 0; face < num_faces; ++face)
+      if (c.faces[face].type != FaceBC::Periodic)
+        return "permeability needs periodic faces all round (a periodic sample driven by physics.force)";
+  }
   if (name == "taylor_green_decay" && (c.initial != InitialCondition::TaylorGreen || c.cells[2] != 1))
     return "taylor_green_decay needs a 2D (nz = 1) Taylor-Green initial state";
   if (name == "ghia_centerline") {
@@ -237,11 +243,42 @@ Json ghia_centerline_profiles(const Config& c, std::vector<double> ys, std::vect
   return out;
 }
 
+// Darcy's law for a force-driven flow through a periodic sample: the superficial velocity U (the
+// fluid cells' velocities summed over every cell of the box) and the force density F give the
+// permeability k = rho0 nu (U . F) / |F|^2 in cells^2 (k dx^2 in m^2 with [units]), with the
+// porosity (fluid cells over cells). Darcy's law holds where the flow is slow (creeping flow).
+Json permeability(const Config& c, const Fields& f) {
+  if (const std::string why = observable_unsuited(c, "permeability"); !why.empty()) return failure(why);
+  const long cells = long(c.cells[0]) * c.cells[1] * c.cells[2];
+  long fluid = 0;
+  std::array<double, 3> sum{0, 0, 0};
+  for (long i = 0; i < cells; ++i)
+    if (f.m.flags[std::size_t(i)] == flag::fluid) {
+      ++fluid;
+      for (int d = 0; d < 3; ++d) sum[d] += f.m.velocity[3 * std::size_t(i) + d];
+    }
+  double along = 0, force2 = 0;
+  Json superficial = Json::array();
+  for (int d = 0; d < 3; ++d) {
+    superficial.push_back(sum[d] / double(cells));
+    along += sum[d] / double(cells) * c.force[d];
+    force2 += c.force[d] * c.force[d];
+  }
+  const double k = c.density * c.viscosity * along / force2;
+  Json out = Json::object();
+  out["porosity"] = double(fluid) / double(cells);
+  out["superficial_velocity"] = std::move(superficial);
+  out["permeability"] = k;
+  if (c.units.enabled) out["permeability_m2"] = k * c.units.dx * c.units.dx;
+  return out;
+}
+
 Json field_observable(const Config& config, const std::string& name, const HostMacroscopic& fields, long step) {
   const Fields f{fields, config.cells};
   if (name == "poiseuille_profile") return poiseuille_profile(config, f);
   if (name == "taylor_green_decay") return taylor_green_decay(config, f, step);
   if (name == "ghia_centerline") return ghia_centerline(config, f);
+  if (name == "permeability") return permeability(config, f);
   return failure(name + " is not read from the fields");
 }
 

@@ -14,7 +14,7 @@ struct HostMacroscopic;
 Json compute_observables(const Config& config, const Simulation& sim);
 
 // One of the observables read from the macroscopic fields (poiseuille_profile, taylor_green_decay,
-// ghia_centerline) of a uniform-grid run of `config` at `step`; an "error" entry where the run
+// ghia_centerline, permeability) of a uniform-grid run of `config` at `step`; an "error" entry where the run
 // cannot give it.
 Json field_observable(const Config& config, const std::string& name, const HostMacroscopic& fields, long step);
 

@@ -79,18 +79,29 @@ inline ReturnedMomentum returned_momentum(double d, double m, bool quadratic, in
   return r;
 }
 
+// What a link of direction q carries at rest at the reference density rho0 (every population
+// w_q rho0; every rule's weights add up to 2), in units of c_q. Each link's is taken off its
+// momentum, so that forces are those of the pressure above rho0 c_s^2: on a body in the fluid's
+// midst the links' rest momenta cancel exactly, and its force is unchanged; on one resting on a
+// wall, against an inlet or against another body they did not, and its force carried the ambient
+// pressure on the faces the fluid reaches (a wall-mounted cube's c_L -270).
+template <class L>
+double rest_momentum(int q, double rho0) {
+  return 2 * L::w(q) * rho0;
+}
+
 // Device tables of links added one by one.
 class BodyLinkRows {
  public:
   // The link of direction q (`direction` after a free-slip reflection) into `body`; slot(t) is
-  // the flat index of term t's population.
+  // the flat index of term t's population; `rest` its rest_momentum, taken off its wall term.
   template <class Slot>
-  void add(const ReturnedMomentum& r, const Slot& slot, int direction, int body) {
+  void add(const ReturnedMomentum& r, const Slot& slot, int direction, int body, double rest) {
     for (int t = 0; t < BodyLinks::terms; ++t) {
       slots_.push_back(slot(t));
       weights_.push_back(r.terms[t].weight);
     }
-    walls_.push_back(r.wall);
+    walls_.push_back(r.wall - rest);
     directions_.push_back(std::uint8_t(direction));
     bodies_.push_back(std::uint8_t(body));
   }
@@ -171,7 +182,7 @@ BodyLinks body_links(const DomainGeometry& domain, const Config& config, long ce
             const ReturnedMomentum::Term& term = r.terms[t];
             return slot(term.opposite ? opposite<L>(q) : q, i, {-term.hops * c[0], -term.hops * c[1], -term.hops * c[2]});
           },
-          direction, body);
+          direction, body, rest_momentum<L>(q, config.density));
     }
   }
   return rows.upload();

@@ -169,8 +169,19 @@ TEST(Observables, UnsuitedRunsReportAnError) {
   const Config c = parse_deck_string(walls_y + "[physics]\nviscosity = 0.1\n", "closed", "");
   const auto rest = [](int, int, int) { return std::array<double, 3>{0, 0, 0}; };
   const HostMacroscopic m = fields_of(c, rest, [](int, int, int) { return 1.0; });
-  for (const char* name : {"poiseuille_profile", "taylor_green_decay", "ghia_centerline"})
+  for (const char* name : {"poiseuille_profile", "taylor_green_decay", "ghia_centerline", "permeability"})
     EXPECT_TRUE(field_observable(c, name, m, 1).contains("error")) << name;
+  // Darcy's law needs a periodic sample and a force driving it.
+  const std::string periodic = "[boundary]\nx_min.type = \"periodic\"\nx_max.type = \"periodic\"\n"
+                               "y_min.type = \"periodic\"\ny_max.type = \"periodic\"\n";
+  EXPECT_EQ(observable_unsuited(parse_deck_string(walls_y + "[physics]\nviscosity = 0.1\n" + periodic, "still", ""), "permeability"),
+            "permeability needs a force (physics.force) driving the flow");
+  EXPECT_EQ(observable_unsuited(parse_deck_string(walls_y + "[physics]\nviscosity = 0.1\nforce = [1e-6, 0]\n", "walled", ""),
+                                "permeability"),
+            "permeability needs periodic faces all round (a periodic sample driven by physics.force)");
+  EXPECT_EQ(observable_unsuited(parse_deck_string(walls_y + "[physics]\nviscosity = 0.1\nforce = [1e-6, 0]\n" + periodic, "sample", ""),
+                                "permeability"),
+            "");
 }
 
 }  // namespace

@@ -26,6 +26,20 @@
 namespace boreas {
 namespace {
 
+// In fluid at rest at rho0 a body resting on a wall, across a level interface, feels no force (the
+// pressure above rho0 c_s^2: the links' rest momenta are taken off, lbm/field/BodyForces.hpp).
+TEST(AmrForces, ABodyOnAWallAcrossLevelsInFluidAtRestFeelsNoForce) {
+  testing::AmrCase run(
+      "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [32, 32]\n[physics]\ntau = 0.8\n"
+      "[[obstacle]]\nshape = \"box\"\nlo = [10, 0]\nhi = [20, 5]\n[forces]\nreference_velocity = 0.01\n"
+      "reference_length = 10\n[amr]\nmax_level = 1\n[[amr.region]]\nlo = [16, 0]\nhi = [31, 15]\nlevel = 1\n");
+  AmrSolver& solver = *run.solver;
+  ASSERT_EQ(solver.forest().levels(), 2);
+  solver.advance(20);
+  const std::array<double, 3> f = solver.body_forces().at(0);
+  for (int d = 0; d < 2; ++d) EXPECT_NEAR(f[d], 0.0, 1e-12) << "axis " << d;
+}
+
 // Steps `advance(chunk)` until the x force changes by less than `tolerance` of itself per chunk.
 template <class Advance, class Force>
 long run_to_steady_force(const Advance& advance, const Force& force, long chunk, long most, double tolerance) {

@@ -67,6 +67,67 @@ TEST(BodyForces, SteadyFlowBalancesTheBodyForceOnTwoBodiesD3Q27) {
   }
 }
 
+// The permeability observable (Darcy's law, drivers/Observables.cpp) of two periodic samples:
+// - slabs: plane Poiseuille flow in a gap of h = 16 cells between 4 solid rows, exact with TRT's
+//   magic 3/16 (the discrete parabola of halfway walls): k = sum_j (j + 1/2)(h - 1/2 - j) / (2 ny);
+//   the same on sparse storage;
+// - a square array of cylinders (radius 8 in a 45-cell square, solid fraction c = pi 8^2 / 45^2 =
+//   0.0993), against Sangani & Acrivos (1982, Int. J. Multiphase Flow 8, 193) F / (4 pi mu U) =
+//   1 / (-ln(c)/2 - 0.738 + c - 0.887 c^2 + 2.038 c^3) with F = f L^2, so L^2 / (4 pi k): within
+//   1 % (the staircase's 0.0973 of solid cells would be 2 % off).
+TEST(Observables, PermeabilityOfSlabsAndOfASquareArrayOfCylinders) {
+  const std::string periodic = "[boundary]\nx_min.type = \"periodic\"\nx_max.type = \"periodic\"\n"
+                               "y_min.type = \"periodic\"\ny_max.type = \"periodic\"\n[validation]\nobservables = [\"permeability\"]\n";
+  const std::string slabs = "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [8, 20]\n"
+                            "[collision]\nmodel = \"TRT\"\n[physics]\ntau = 0.8\nforce = [1e-6, 0]\n" + periodic +
+                            "[[obstacle]]\nshape = \"box\"\nlo = [0, 0]\nhi = [7, 3]\n";
+  double exact = 0;
+  for (int j = 0; j < 16; ++j) exact += (j + 0.5) * (15.5 - j) / 40;
+  for (const std::string storage : {"dense", "sparse"}) {
+    const Config c = parse_deck_string(slabs, "slabs.toml", "", {"simulation.storage=\"" + storage + "\""});
+    auto sim = Simulation::create(c);
+    run_to_steady_state(*sim, 1000, 1e-11, 200000);
+    const Json k = compute_observables(c, *sim)["permeability"];
+    EXPECT_DOUBLE_EQ(k["porosity"].get<double>(), 0.8) << storage;
+    EXPECT_NEAR(k["permeability"].get<double>(), exact, 1e-9 * exact) << storage << " " << k.dump();
+    EXPECT_NEAR(k["superficial_velocity"][1].get<double>(), 0.0, 1e-12 * k["superficial_velocity"][0].get<double>()) << storage;
+  }
+  const Config array = deck("[simulation]\nsteps = 1\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [45, 45]\n"
+                            "[collision]\nmodel = \"TRT\"\n[physics]\ntau = 1.0\nforce = [1e-6, 0]\n" + periodic +
+                            "[[obstacle]]\nshape = \"cylinder\"\ncenter = [22, 22]\nradius = 8\n");
+  auto sim = Simulation::create(array);
+  run_to_steady_state(*sim, 1000, 1e-10, 200000);
+  const Json k = compute_observables(array, *sim)["permeability"];
+  const double L = 45, c = M_PI * 64 / (L * L);
+  const double reference = 1 / (-0.5 * std::log(c) - 0.738 + c - 0.887 * c * c + 2.038 * c * c * c);
+  const double measured = L * L / (4 * M_PI * k["permeability"].get<double>());
+  std::printf("square array: c %.4f, F / (4 pi mu U) %.4f, Sangani & Acrivos %.4f\n", c, measured, reference);
+  EXPECT_NEAR(measured, reference, 0.01 * reference);
+}
+
+// Forces are those of the pressure above rho0 c_s^2: in fluid at rest at rho0 no body feels any,
+// also one resting on a wall or against another body (they carried the ambient pressure on the
+// faces the fluid reaches: the box on the wall was pressed down by 1/3 per face cell), on dense
+// and sparse storage and with interpolated walls.
+TEST(BodyForces, BodiesOnAWallOrEachOtherInFluidAtRestFeelNoForce) {
+  const std::string text =
+      "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [16, 12, 10]\n"
+      "[physics]\ntau = 0.8\n[forces]\nreference_velocity = 0.01\nreference_length = 4\nreference_area = 16\n"
+      "[[obstacle]]\nshape = \"box\"\nlo = [3, 0, 2]\nhi = [7, 3, 6]\n"
+      "[[obstacle]]\nshape = \"box\"\nlo = [8, 0, 2]\nhi = [10, 2, 6]\n"
+      "[[obstacle]]\nshape = \"sphere\"\ncenter = [12, 7.3, 5]\nradius = 1.8\n";
+  for (const std::string storage : {"dense", "sparse"}) {
+    // Interpolated walls on the sphere where the storage keeps per-link data.
+    const std::string walls = storage == "dense" ? "bounce_back = \"interpolated\"\n" : "";
+    auto sim = Simulation::create(parse_deck_string(text + walls, "test.toml", "", {"simulation.storage=\"" + storage + "\""}));
+    sim->advance(10);
+    const std::vector<double> f = flat(sim->body_forces());
+    ASSERT_EQ(f.size(), 9u);
+    // Rounding of the collision at rest: 1e-15; the ambient pressure on the box's top was 25 / 3.
+    for (std::size_t k = 0; k < f.size(); ++k) EXPECT_NEAR(f[k], 0.0, 1e-12) << storage << " body " << k / 3 << " axis " << k % 3;
+  }
+}
+
 // The canonical state is bitwise the same for every variant and storage, and so are the forces
 // (the sparse storage takes wall and periodic faces only).
 TEST(BodyForces, EveryVariantAndStorageGivesTheSameBits) {
