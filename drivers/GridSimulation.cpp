@@ -144,14 +144,23 @@ Json GridSimulation::decomposition_report(const std::vector<const char*>& timers
   p["dims"] = set_.dims;
   p["load_imbalance"] = set_.imbalance();  // max / mean fluid cells per rank
   if (!voxel_input_.is_null()) p["voxel_input"] = voxel_input_;
-  Json slowest_timer = Json::object(), mean_timer = Json::object();
+  Json slowest_timer = Json::object(), mean_timer = Json::object(), busiest_timer = Json::object();
+  std::vector<std::vector<double>> all;  // per category, per rank
+  std::vector<double> totals(std::size_t(comm_.size()), 0.0);
   for (const char* cat : timers) {
-    const auto all = comm_.gather(timers_.get(cat));
-    slowest_timer[cat] = *std::max_element(all.begin(), all.end());
-    mean_timer[cat] = std::accumulate(all.begin(), all.end(), 0.0) / all.size();
+    all.push_back(comm_.gather(timers_.get(cat)));
+    slowest_timer[cat] = *std::max_element(all.back().begin(), all.back().end());
+    mean_timer[cat] = std::accumulate(all.back().begin(), all.back().end(), 0.0) / double(all.back().size());
+    for (std::size_t r = 0; r < totals.size(); ++r) totals[r] += all.back()[r];
   }
+  // One rank's categories, that rank's whose add up to the most: the report's breakdown of the
+  // wall time (each category's slowest rank is another's, and together they can exceed it).
+  const std::size_t busiest = std::size_t(std::max_element(totals.begin(), totals.end()) - totals.begin());
+  for (std::size_t c = 0; c < all.size(); ++c) busiest_timer[timers[c]] = all[c][busiest];
+  busiest_timer["rank"] = long(busiest);
   p["timers"] = Json::object();
   p["timers"]["slowest_rank"] = slowest_timer;  // each category's slowest rank, maybe not the same
+  p["timers"]["busiest_rank"] = busiest_timer;
   p["timers"]["slowest_update"] = comm_.max(timers_.get("lbm") + timers_.get("boundaries"));
   p["timers"]["mean"] = mean_timer;
   return p;

@@ -103,6 +103,16 @@ def main(argv):
     check("the restarted report's output_files name the .pvd it rewrote",
           any(x.endswith("cavity3d.pvd") for x in r.get("output_files", [])), str(r.get("output_files"))[-300:])
 
+    # --- on several ranks the timing breakdown is one rank's: its parts add up to the wall time
+    # (each category's slowest rank, from different ranks, made "others" negative)
+    timed = tmp / "timed"
+    p = run(timed, "simulation.steps=150", ranks=3)
+    t = report(timed).get("timing_s", {}) if p.returncode == 0 else {}
+    busiest = report(timed)["parallel"]["timers"]["busiest_rank"] if p.returncode == 0 else {}
+    check("3 ranks: the timing breakdown is the busiest rank's, others >= 0",
+          t and t["others"] >= 0 and all(t[c] == busiest[c] for c in ("lbm", "boundaries", "output")),
+          str(t) + p.stderr[-300:])
+
     # --- what the .pvd lists at a restart is on disk: an output deleted since is dropped (ParaView
     # stops at a missing file), and a .pvd deleted since is named, with a warning each
     gone = tmp / "gone"
