@@ -1294,8 +1294,9 @@ void AmrLattice<L, Real>::build_wall_links(const DomainGeometry& domain, double 
 }
 
 // A link from fluid cell x along q into a body carries f*_q(x) into the wall and brings back what
-// the wall's rule returns as the opposite population (lbm/field/BodyForces.hpp): halfway at rest
-// 2 c_q f*_q(x) per step of its level; interpolated bounce-back and moving walls weigh two
+// the wall's rule returns as the opposite population (lbm/field/BodyForces.hpp), less what it
+// carries at rest at rho0: halfway at rest 2 c_q (f*_q(x) - w_q rho0) per step of its level;
+// interpolated bounce-back and moving walls weigh two
 // populations and add the wall's momentum as the leaf step does (AmrLevel::walls). Along the
 // reflected direction where a free-slip face turned the link into the body. A ghost closed because
 // its coarse cell and those beside it are solid belongs to the body holding that coarse cell.

@@ -43,8 +43,10 @@ double strouhal_number(const std::vector<long>& steps, const std::vector<double>
   // A steady wake's lift still carries the start-up's pressure waves, dying out (Schaefer & Turek
   // 2D-1: an RMS of 6e-4 over the second half, a quarter of it in the last quarter of the run),
   // with the period of sound crossing the channel: no shedding.
-  const std::vector<double> window(lift.begin() + long(first), lift.end());
-  if (second_half_stats(window).rms < max_decay * second_half_stats({window.begin(), window.begin() + long(window.size() / 2)}).rms)
+  // (second_half_stats of lift[n/4, 3n/4) is the third quarter's, of lift[n/2, n) the last's.)
+  const std::size_t quarter = lift.size() / 4, third_end = first + (lift.size() - first) / 2;
+  if (second_half_stats({lift.begin() + long(first), lift.end()}).rms <
+      max_decay * second_half_stats({lift.begin() + long(quarter), lift.begin() + long(third_end)}).rms)
     return std::numeric_limits<double>::quiet_NaN();
   const double mean = stats.mean, band = 0.5 * stats.rms;
   std::vector<double> crossings;

@@ -30,7 +30,8 @@
 namespace boreas {
 
 // The links of one lattice (a dense block's or a rank's sparse cells) into the bodies: per link
-// the momentum c_q (sum_t weight[t] f*(slot[t]) + wall) in units of c_q.
+// the momentum c_q (sum_t weight[t] f*(slot[t]) + wall) in units of c_q, `wall` holding the wall's
+// own term less the link's rest momentum (rest_momentum).
 struct BodyLinks {
   static constexpr int terms = 3;  // f*_q(x) with the quadratic rule's two nodes behind it
   DeviceView<long* [terms]> slot;
