@@ -345,10 +345,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     std::fprintf(stderr, "%s", setup_text(config, setup).c_str());
   }
   AmrSeries series(config.output_dir, config.name, config.dimensions() == 2);
-  // A .pvd from step 0 on where the deck writes VTK every so many steps (else at the end only).
-  const bool resumed = first_step > 0 && config.write_vtk;
-  if (const std::string w = resumed ? series.resume(double(first_step), config.output_every > 0) : ""; rank == 0 && !w.empty())
-    std::fprintf(stderr, "boreas: warning: %s\n", w.c_str());
+  resume_vtk_series(series, config, first_step, rank == 0);
   Checkpoints checkpoints(config, initial_mass);
   auto checkpoint = [&](const AmrState& state) {
     auto t = solver->timers().scope("output");

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -105,6 +106,16 @@ class Checkpoints {
   long last_step_ = -1;
   double seconds_ = 0;
 };
+
+// A restarted run continues its series' .pvd where the deck writes VTK (the VtkSeries or
+// AmrSeries `series`, PvdCollection::resume: from step 0 on where it writes every so many steps,
+// else at the end only); the warning, if any, on stderr where `root`.
+template <class Series>
+void resume_vtk_series(Series& series, const Config& config, long first_step, bool root) {
+  if (first_step == 0 || !config.write_vtk) return;
+  const std::string warning = series.resume(double(first_step), config.output_every > 0);
+  if (root && !warning.empty()) std::fprintf(stderr, "boreas: warning: %s\n", warning.c_str());
+}
 
 // SIGTERM and SIGUSR1 set a flag instead of ending the process (installed once).
 void install_stop_signals();

@@ -535,10 +535,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   std::vector<VtkSeries> series;
   for (int id : sim->local_blocks()) {
     series.emplace_back(config.output_dir, config.name, id, int(sim->all_boxes().size()));
-    // A .pvd from step 0 on where the deck writes VTK every so many steps (else at the end only).
-    const bool resumed = first_step > 0 && config.write_vtk;
-    if (const std::string w = resumed ? series.back().resume(double(first_step), config.output_every > 0) : ""; !w.empty())
-      std::fprintf(stderr, "boreas: warning: %s\n", w.c_str());
+    resume_vtk_series(series.back(), config, first_step, true);  // only block 0's holds the .pvd
   }
   Checkpoints checkpoints(config, initial_mass);
   std::optional<ForceSeries> forces;

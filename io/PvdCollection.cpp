@@ -1,7 +1,6 @@
 #include "io/PvdCollection.hpp"
 
 #include <algorithm>
-
 #include <charconv>
 #include <cstdint>
 #include <filesystem>

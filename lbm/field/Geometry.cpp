@@ -144,10 +144,12 @@ bool DomainGeometry::solid_at_some_centre(std::size_t k, int level, int part, in
     if (empty) continue;
     const long long total = count[0] * count[1] * count[2];
     for (long long i = part; i < total; i += parts) {
-      const long long at[3] = {first[0] + i % count[0], first[1] + i / count[0] % count[1], first[2] + i / count[0] / count[1]};
+      const std::array<int, 3> at{int(first[0] + i % count[0]), int(first[1] + i / count[0] % count[1]),
+                                  int(first[2] + i / count[0] / count[1])};
+      std::array<int, 3> level0{};
       std::array<double, 3> centre{};
-      for (int d = 0; d < 3; ++d) centre[d] = d < dims ? (double(at[d]) + 0.5) / r - 0.5 - s[d] : 0.0 - s[d];
-      if (shape_solid(k, centre)) return true;
+      level_cell(level, at, level0, centre);  // inside the domain
+      if (shape_solid(k, {centre[0] - s[0], centre[1] - s[1], centre[2] - s[2]})) return true;
     }
   }
   return false;
