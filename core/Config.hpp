@@ -288,6 +288,7 @@ struct Config {
   long progress_every = 0;  // 0: automatic
   std::vector<Probe> probes;
   long probes_every = 1;
+  long integrals_every = 0;  // 0: no integrals.csv (drivers/Integrals.hpp)
 
   std::vector<std::string> observables;  // validation observables the deck asks for
 

@@ -455,7 +455,7 @@ const std::map<std::string, std::vector<std::string>>& schema_keys() {
        {"shape", "center", "radius", "lo", "hi", "axis", "file", "scale", "offset", "bounce_back",
         "interpolation", "invert", "angular_velocity"}},
       {"geometry", {"voxel_file", "dims", "offset"}},
-      {"output", {"directory", "every", "vtk", "progress_every", "probes_every"}},
+      {"output", {"directory", "every", "vtk", "progress_every", "probes_every", "integrals_every"}},
       {"probe", {"name", "point", "from", "to", "points"}},
       {"validation", {"observables"}},
       {"checkpoint", {"every", "minutes", "keep", "directory"}},
@@ -1689,6 +1689,11 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (out.get("probes_every") && cfg.steps > 0 && cfg.probes_every > cfg.steps)
     cfg.warnings.push_back("output.probes_every = " + std::to_string(cfg.probes_every) + " exceeds simulation.steps = " +
                            std::to_string(cfg.steps) + ": the probes record no sample");
+  if (auto p = c.integer(out, "integrals_every", "an integer >= 1 (steps between the samples of integrals.csv)", 1))
+    cfg.integrals_every = long(*p);
+  if (cfg.integrals_every > 0 && cfg.steps > 0 && cfg.integrals_every > cfg.steps)
+    cfg.warnings.push_back("output.integrals_every = " + std::to_string(cfg.integrals_every) + " exceeds simulation.steps = " +
+                           std::to_string(cfg.steps) + ": integrals.csv holds the initial state only");
 
   // [checkpoint]
   const Tbl chk = c.table(root, "checkpoint", "checkpoint");
@@ -1921,6 +1926,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (root.get("amr")) {
     parse_amr(c, root, cfg, sim, cells_ok);
     check_amr_parallel(c, cfg, par);
+    c.not_used(out, "integrals_every",
+               "not available with [amr] (integrals.csv needs the vorticity, which AMR runs do not compute)");
   }
   for (std::size_t k = 0; k < cfg.obstacles.size() && cells_ok; ++k) {
     const Obstacle& ob = cfg.obstacles[k];

@@ -5,6 +5,7 @@
 #include "drivers/Checkpointing.hpp"
 #include "drivers/Convergence.hpp"
 #include "drivers/ForceSeries.hpp"
+#include "drivers/Integrals.hpp"
 
 #include <unistd.h>
 
@@ -543,9 +544,13 @@ Json run_deck(const Config& config, const RunOptions& options) {
   std::optional<CsvSeries> probes;
   if (!config.probes.empty()) probes.emplace(probe_series(config, root, first_step));
   if (forces) warn_about_history(forces->series(), first_step, root);
+  std::optional<CsvSeries> integrals;
+  if (config.integrals_every > 0) integrals.emplace(integral_series(config, root, first_step));
   if (probes) warn_about_history(*probes, first_step, root);
+  if (integrals) warn_about_history(*integrals, first_step, root);
   if (forces) checkpoints.record_rows(forces->series());
   if (probes) checkpoints.record_rows(*probes);
+  if (integrals) checkpoints.record_rows(*integrals);
   // Time averages per local block, from statistics.start on; a restart continues those of its
   // checkpoint.
   std::vector<RunningStatistics> statistics;
@@ -584,6 +589,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
     auto t = timers.scope("output");
     write_output(series, *sim, statistics, comm.get());
   }
+  if (first_step == 0 && integrals) {  // the initial state's: decays are measured from it
+    auto t = timers.scope("others");
+    integrals->append(0, flow_integrals(*sim, comm.get()));
+  }
   // What an instability falls back to: the populations (save_state), the averages and their
   // sampling, taken together so that the final output's averages hold no sample past its state.
   std::vector<RunningStatistics> good_statistics;
@@ -605,7 +614,8 @@ Json run_deck(const Config& config, const RunOptions& options) {
                                 next_multiple(config.checkpoint.every), from + poll,
                                 forces ? next_multiple(config.forces.every) : config.steps,
                                 !config.statistics.enabled ? config.steps : sampling.next_after(from),
-                                probes ? next_multiple(config.probes_every) : config.steps});
+                                probes ? next_multiple(config.probes_every) : config.steps,
+                                integrals ? next_multiple(config.integrals_every) : config.steps});
     const auto chunk_start = std::chrono::steady_clock::now();
     sim->advance(next - from);
     const AgreedClock clock = agree_on_clock(comm.get(), seconds_since(chunk_start) / double(next - from), checkpoints);
@@ -615,9 +625,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
     const bool at_sample = config.statistics.enabled && sampling.at(sim->step());
     const bool at_probe = probes && sim->step() % config.probes_every == 0;
     const bool at_forces = forces && sim->step() % config.forces.every == 0;
-    // Whatever is recorded or kept is first checked (as the AMR driver does): averages, probes
-    // and forces never take a state past the instability.
-    if (at_check || at_output || at_checkpoint || at_sample || at_probe || at_forces) {
+    const bool at_integrals = integrals && sim->step() % config.integrals_every == 0;
+    // Whatever is recorded or kept is first checked (as the AMR driver does): averages, probes,
+    // forces and integrals never take a state past the instability.
+    if (at_check || at_output || at_checkpoint || at_sample || at_probe || at_forces || at_integrals) {
       Health h;
       {
         auto t = timers.scope("others");
@@ -651,6 +662,10 @@ Json run_deck(const Config& config, const RunOptions& options) {
     if (at_forces) {
       auto t = timers.scope("others");
       forces->add(sim->step(), sim->body_forces());
+    }
+    if (at_integrals) {
+      auto t = timers.scope("others");
+      integrals->append(sim->step(), flow_integrals(*sim, comm.get()));
     }
     if (at_output) {
       auto t = timers.scope("output");
@@ -740,6 +755,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   for (const std::string& f : every_rank_files(comm, series)) report["output_files"].push_back(f);
   if (forces) finish_forces(*forces, report, root, options.progress, config.output_dir);
   if (probes) finish_probes(*probes, config, report, root);
+  if (integrals) finish_integrals(*integrals, config, report, root);
   if (first_step == 0) warn_about_stale_output(config, report, root);
   write_report(comm.get(), config.output_dir, report);
   return report;

@@ -1015,4 +1015,16 @@ TEST(DeckWarnings, OutwardInletAndSamplingPastTheLastStep) {
   // Without a probe the cadence samples nothing: refused like other keys that do not apply.
   EXPECT_CONTAINS(error_of(head + p + "[output]\nprobes_every = 5\n"),
                   "output.probes_every: only used with [[probe]] (the deck has none)");
+  const Config integrals = parse(head + p + "[output]\nintegrals_every = 5\n");
+  EXPECT_EQ(integrals.integrals_every, 5);
+  EXPECT_TRUE(integrals.warnings.empty());
+  const Config late = parse(head + p + "[output]\nintegrals_every = 11\n");
+  ASSERT_EQ(late.warnings.size(), 1u);
+  EXPECT_CONTAINS(late.warnings[0], "output.integrals_every = 11 exceeds simulation.steps = 10: integrals.csv holds the initial state only");
+  EXPECT_EQ(parse(head + p).integrals_every, 0);
+  EXPECT_CONTAINS(error_of(head + p + "[output]\nintegrals_every = 0\n"),
+                  "output.integrals_every: expected an integer >= 1 (steps between the samples of integrals.csv)");
+  EXPECT_CONTAINS(error_of(head + p + "[amr]\n[output]\nintegrals_every = 5\n"),
+                  "output.integrals_every: not available with [amr] (integrals.csv needs the vorticity, which AMR runs do "
+                  "not compute)");
 }

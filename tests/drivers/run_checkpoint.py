@@ -16,6 +16,8 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
   moved a probe whose probes.csv rows it would continue, or whose probes.csv another run has
   rewritten since the checkpoint (its rows up to the checkpoint's step are not those recorded). A
   last row cut short (a full disk) is dropped with a warning and the restart goes on.
+- integrals.csv continued from an earlier checkpoint, on another rank count, ends as the
+  uninterrupted run's.
 - Averages beside a checkpoint that belong to another checkpoint of that step start again.
 - A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
   --restart latest continues the new run; the earlier one continues from where they went. A
@@ -509,6 +511,19 @@ def main(argv):
               snapshot(probes) == before, f"exit {p.returncode}, {p.stderr[-300:]}")
     else:
         check("a probed run writes probes.csv rows", False, p.stderr[-300:])
+
+    # --- integrals.csv through a restart: from the step-20 checkpoint of a 40-step run, on 2 ranks,
+    # the file ends as the uninterrupted one-rank run's, the step-0 row once, steps 30-40 written again
+    whole, parted = tmp / "integrals_whole", tmp / "integrals_parted"
+    sampled = ["domain.cells=[24,24,24]", "output.vtk=false", "output.integrals_every=10"]
+    run(whole, "simulation.steps=60", *sampled)
+    run(parted, "simulation.steps=40", "checkpoint.every=20", *sampled)
+    first = parted / "checkpoints" / "cavity3d_step00000020.bchk"
+    p = run(parted, "simulation.steps=60", *sampled, restart=str(first), ranks=2)
+    expected = (whole / "integrals.csv").read_text() if (whole / "integrals.csv").exists() else "none"
+    got = (parted / "integrals.csv").read_text() if p.returncode == 0 else p.stderr[-300:]
+    check("integrals.csv continued from an earlier checkpoint on 2 ranks equals the uninterrupted run's (8 rows)",
+          got == expected and expected.count("\n") == 8 and expected.startswith("step,kinetic_energy,"), got[-300:])
 
     shutil.rmtree(tmp, ignore_errors=True)
     return check.exit_code()

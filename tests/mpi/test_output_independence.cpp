@@ -4,7 +4,8 @@
 // every output step) and every physical value of report.json (mass, observables, fields_hash,
 // fluid cells) of a run on 2, 3, 4 and 8 ranks equals bit for bit the one-rank ab_pull run of
 // the same deck (the convergence monitor's velocity change, a sum in rank and block order, to
-// round-off). The files are read back with VTK's own readers, as ParaView reads them.
+// round-off); probes.csv and integrals.csv hold the same text. The files are read back with
+// VTK's own readers, as ParaView reads them.
 // The binary runs under mpiexec with N ranks and tests every rank count n <= N.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -61,7 +62,8 @@ struct Output {
   std::vector<std::vector<double>> arrays;  // per step and array, every component, flat
   std::vector<std::string> names;
   Json report;
-  std::string probes;  // probes.csv
+  std::string probes;     // probes.csv
+  std::string integrals;  // integrals.csv
 };
 
 long steps_of(const Config& c) { return c.steps; }
@@ -75,6 +77,8 @@ Output read_back(const Config& c, const fs::path& dir, int ranks) {
   out.report = Json::parse(text.str());
   std::ifstream probes(dir / "probes.csv");
   out.probes.assign(std::istreambuf_iterator<char>(probes), std::istreambuf_iterator<char>());
+  std::ifstream integrals(dir / "integrals.csv");
+  out.integrals.assign(std::istreambuf_iterator<char>(integrals), std::istreambuf_iterator<char>());
   std::vector<long> steps;
   for (long s = 0; s < steps_of(c); s += c.output_every) steps.push_back(s);
   steps.push_back(steps_of(c));
@@ -156,6 +160,7 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
       c.probes.push_back({"d" + std::to_string(j),
                           {j * (c.cells[0] - 1) / 7, j * (c.cells[1] - 1) / 7, j * (c.cells[2] - 1) / 7}});
     c.probes_every = 3;
+    c.integrals_every = 4;
     return c;
   };
   RunOptions quiet;
@@ -167,6 +172,7 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
     run_deck(c, quiet);
     reference = read_back(c, root / "reference", 1);
     EXPECT_GE(std::count(reference.probes.begin(), reference.probes.end(), '\n'), 3) << "probes.csv: header and samples";
+    EXPECT_GE(std::count(reference.integrals.begin(), reference.integrals.end(), '\n'), 3) << "integrals.csv: header and samples";
   }
   for (int n : {1, 2, 3, 4, 8}) {
     if (n > world_size) continue;
@@ -199,6 +205,11 @@ TEST_P(OutputIndependence, VtkArraysAndReportEqualTheOneRankRun) {
         expect_same_bits(out.arrays[i], reference.arrays[i], what + " " + out.names[i]);
       expect_same_report(out.report, reference.report, what);
       EXPECT_EQ(out.probes, reference.probes) << what << " probes.csv";
+      EXPECT_EQ(out.integrals, reference.integrals) << what << " integrals.csv";
+      Json integrals = out.report["integrals"], expected = reference.report["integrals"];
+      integrals.erase("file");  // in each run's own directory
+      expected.erase("file");
+      EXPECT_EQ(integrals.dump(), expected.dump()) << what << " report integrals";
     }
     MPI_Comm_free(&comm);
   }

@@ -1,0 +1,42 @@
+#pragma once
+// Volume integrals of the flow over the fluid cells, sampled into integrals.csv every
+// output.integrals_every steps (and at step 0): the diagnostics of decaying and transitional flows
+// (the Taylor-Green vortex at Re 1600 of the high-order CFD workshops, problem C3.5), in lattice
+// units per unit volume of fluid, weighted by rho / rho0 as that problem defines them:
+//   kinetic_energy       E = sum rho |u|^2 / 2 / (rho0 N_fluid)
+//   enstrophy            Z = sum rho |curl u|^2 / 2 / (rho0 N_fluid) (curl by central differences, as
+//                        the VTK array vorticity_magnitude)
+//   viscous_dissipation  2 nu Z with the deck's viscosity: -dE/dt of an incompressible flow in a
+//                        periodic or closed box when the grid resolves it (an LES's subgrid part is
+//                        not in it)
+//   max_speed            the largest |u| (its lattice Mach number is max_speed sqrt(3))
+// Sums are exact (core/ExactSum.hpp): the same bits on every rank count, decomposition, kernel
+// and storage.
+#include <mpi.h>
+
+#include <iterator>
+#include <vector>
+
+#include "core/Config.hpp"
+#include "drivers/Simulation.hpp"
+#include "io/CsvSeries.hpp"
+#include "io/Json.hpp"
+
+namespace boreas {
+
+constexpr const char* integral_columns[] = {"kinetic_energy", "enstrophy", "viscous_dissipation", "max_speed"};
+constexpr int integral_count = int(std::size(integral_columns));
+
+// The integrals of the run's current state, in the order of integral_columns, on every rank.
+// Collective.
+std::vector<double> flow_integrals(const Simulation& sim, MPI_Comm comm);
+
+// integrals.csv of a run with output.integrals_every (rank 0 writes: `writer`; a restart at
+// `first_step` continues it).
+CsvSeries integral_series(const Config& config, bool writer, long first_step);
+
+// The end of such a run: report["integrals"] (file, every, samples, the last sample's values) and,
+// from the writer, integrals.png listed under report["plots"].
+void finish_integrals(const CsvSeries& integrals, const Config& config, Json& report, bool writer);
+
+}  // namespace boreas
