@@ -160,9 +160,9 @@ void AmrLattice<L, Real>::set_level_parameters(int l, const Config& config) {
   const double c_s = config.sgs == SgsModel::Smagorinsky ? config.smagorinsky_constant : 0.0;
   const double csm = config.sgs == SgsModel::Csm ? config.csm_constant : 0.0;
   lv.params = CollisionParams<Real>::make(lv.tau, config.trt_magic, force, c_s, csm);
-  lv.rates = CouplingRates<Real>::of(config.collision, lv.tau, config.trt_magic, force, c_s, csm);
-  lv.params.parametrised = lv.rates.parametrised = config.cumulant_parametrised;
-  lv.params.limiter = lv.rates.limiter = Real(config.cumulant_limiter);
+  lv.params.parametrised = config.cumulant_parametrised;
+  lv.params.limiter = Real(config.cumulant_limiter);
+  lv.rates = CouplingRates<Real>::of_deck(config, lv.tau, force);
 }
 
 template <class L, class Real>

@@ -313,6 +313,7 @@ Json series_signature(const Config& config) {
     for (const Probe& probe : config.probes) p[probe.name] = probe.cell;
     s["probes.csv"] = p;
   }
+  if (config.integrals_every > 0) s["integrals.csv"] = Json::object();  // its rows' meaning: the checkpoint's deck
   return s;
 }
 

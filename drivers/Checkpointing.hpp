@@ -61,8 +61,8 @@ std::string resolve_restart(const Config& config, const std::string& spec);
 Json open_checkpoint(MPI_Comm comm, const Config& config, const std::string& path);
 
 // The checkpoint a restart names (`latest` resolved on rank 0, one view of the directory),
-// opened and checked against the deck; its step must lie before the deck's end, and forces.csv
-// and probes.csv that the run continues keep their meaning (the forces' references, the probes'
+// opened and checked against the deck; its step must lie before the deck's end, and forces.csv,
+// probes.csv and integrals.csv that the run continues keep their meaning (the forces' references, the probes'
 // cells, as the checkpoint recorded them) and hold the rows the checkpoint recorded up to its
 // step (not those of another run written into the directory since). Collective.
 Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm, std::string& path);

@@ -6,32 +6,32 @@
 
 #include "comm/Mpi.hpp"
 #include "core/ExactSum.hpp"
+#include "core/Types.hpp"
 #include "drivers/RunPlots.hpp"
 
 namespace boreas {
 
-std::vector<double> flow_integrals(const Simulation& sim, MPI_Comm comm) {
+std::vector<double> flow_integrals(const Simulation& sim, long long fluid_cells, MPI_Comm comm) {
   const Config& c = sim.config();
   const std::vector<HostMacroscopic> local = sim.local_macroscopic();
   const std::vector<std::vector<double>> vorticity = sim.local_vorticity_magnitude(local);
-  ExactSum energy, enstrophy, fluid;
+  ExactSum energy, enstrophy;
   double max_speed = 0;
   for (std::size_t b = 0; b < local.size(); ++b) {
     const HostMacroscopic& m = local[b];
     for (std::size_t i = 0; i < m.density.size(); ++i) {
-      if (m.flags[i] != 0) continue;  // solid
+      if (m.flags[i] != flag::fluid) continue;
       const double* u = &m.velocity[3 * i];
       const double u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
       const double rho = m.density[i] / c.density;
       energy.add(0.5 * rho * u2);
       enstrophy.add(0.5 * rho * vorticity[b][i] * vorticity[b][i]);
-      fluid.add(1.0);
       max_speed = std::max(max_speed, std::sqrt(u2));
     }
   }
   const Comm world(comm);
-  const std::vector<double> totals = world.sum(std::vector<ExactSum>{energy, enstrophy, fluid});
-  const double E = totals[0] / totals[2], Z = totals[1] / totals[2];
+  const std::vector<double> totals = world.sum(std::vector<ExactSum>{energy, enstrophy});
+  const double E = totals[0] / double(fluid_cells), Z = totals[1] / double(fluid_cells);
   return {E, Z, 2 * c.viscosity * Z, world.max(max_speed)};
 }
 
@@ -52,10 +52,9 @@ void finish_integrals(const CsvSeries& integrals, const Config& config, Json& re
   report["integrals"] = j;
   if (!writer) return;
   plot_into_report(report, (std::filesystem::path(config.output_dir) / "integrals.png").string(), [&](const std::string& path) {
-    plot_csv(integrals, {{"kinetic energy", {{"kinetic_energy", 0}}},
-                         {"enstrophy", {{"enstrophy", 1}}},
-                         {"largest speed", {{"max_speed", 3}}}},
-             path);
+    std::vector<CsvPanel> panels;
+    for (int k : {0, 1, 3}) panels.push_back({integral_columns[k], {{integral_columns[k], k}}});  // 2 is 1 scaled
+    plot_csv(integrals, panels, path);
   });
 }
 

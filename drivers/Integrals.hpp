@@ -6,9 +6,10 @@
 //   kinetic_energy       E = sum rho |u|^2 / 2 / (rho0 N_fluid)
 //   enstrophy            Z = sum rho |curl u|^2 / 2 / (rho0 N_fluid) (curl by central differences, as
 //                        the VTK array vorticity_magnitude)
-//   viscous_dissipation  2 nu Z with the deck's viscosity: -dE/dt of an incompressible flow in a
-//                        periodic or closed box when the grid resolves it (an LES's subgrid part is
-//                        not in it)
+//   viscous_dissipation  2 nu Z with the deck's viscosity: -dE/dt of an incompressible flow,
+//                        periodic or closed by walls at rest and without a body force, where the
+//                        grid resolves it (an LES's subgrid part is not in it; next to a body the
+//                        differences take the solid cell's zero velocity a cell away)
 //   max_speed            the largest |u| (its lattice Mach number is max_speed sqrt(3))
 // Sums are exact (core/ExactSum.hpp): the same bits on every rank count, decomposition, kernel
 // and storage.
@@ -27,9 +28,9 @@ namespace boreas {
 constexpr const char* integral_columns[] = {"kinetic_energy", "enstrophy", "viscous_dissipation", "max_speed"};
 constexpr int integral_count = int(std::size(integral_columns));
 
-// The integrals of the run's current state, in the order of integral_columns, on every rank.
-// Collective.
-std::vector<double> flow_integrals(const Simulation& sim, MPI_Comm comm);
+// The integrals of the run's current state over its `fluid_cells` (Simulation::fluid_cells), in
+// the order of integral_columns, on every rank. Collective.
+std::vector<double> flow_integrals(const Simulation& sim, long long fluid_cells, MPI_Comm comm);
 
 // integrals.csv of a run with output.integrals_every (rank 0 writes: `writer`; a restart at
 // `first_step` continues it).

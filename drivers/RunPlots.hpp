@@ -31,7 +31,7 @@ void plot_probes(const CsvSeries& probes, const std::vector<Probe>& list, int di
 void plot_into_report(Json& report, const std::string& path, const std::function<void(const std::string&)>& draw);
 // probes.csv of a run with [[probe]] (rank 0 writes: `writer`; a restart at `first_step` continues it).
 CsvSeries probe_series(const Config& config, bool writer, long first_step);
-// What a restart found of the earlier run's series (forces.csv, probes.csv), said by rank 0
+// What a restart found of the earlier run's series (forces.csv, probes.csv, integrals.csv), said by rank 0
 // (`root`): no file (another output directory: the file and its statistics begin at the restart
 // step), or a last row cut short (dropped).
 void warn_about_history(const CsvSeries& series, long first_step, bool root);

@@ -543,9 +543,9 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (config.forces.enabled) forces.emplace(config, body_names(config), root, first_step);
   std::optional<CsvSeries> probes;
   if (!config.probes.empty()) probes.emplace(probe_series(config, root, first_step));
-  if (forces) warn_about_history(forces->series(), first_step, root);
   std::optional<CsvSeries> integrals;
   if (config.integrals_every > 0) integrals.emplace(integral_series(config, root, first_step));
+  if (forces) warn_about_history(forces->series(), first_step, root);
   if (probes) warn_about_history(*probes, first_step, root);
   if (integrals) warn_about_history(*integrals, first_step, root);
   if (forces) checkpoints.record_rows(forces->series());
@@ -589,9 +589,11 @@ Json run_deck(const Config& config, const RunOptions& options) {
     auto t = timers.scope("output");
     write_output(series, *sim, statistics, comm.get());
   }
-  if (first_step == 0 && integrals) {  // the initial state's: decays are measured from it
+  // The first state's row (decays are measured from it), and a restart's where the earlier run
+  // left no integrals.csv.
+  if (integrals && (first_step == 0 || integrals->history_missing())) {
     auto t = timers.scope("others");
-    integrals->append(0, flow_integrals(*sim, comm.get()));
+    integrals->append(first_step, flow_integrals(*sim, fluid_cells, comm.get()));
   }
   // What an instability falls back to: the populations (save_state), the averages and their
   // sampling, taken together so that the final output's averages hold no sample past its state.
@@ -665,7 +667,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     }
     if (at_integrals) {
       auto t = timers.scope("others");
-      integrals->append(sim->step(), flow_integrals(*sim, comm.get()));
+      integrals->append(sim->step(), flow_integrals(*sim, fluid_cells, comm.get()));
     }
     if (at_output) {
       auto t = timers.scope("output");

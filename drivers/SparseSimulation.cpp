@@ -235,18 +235,18 @@ class SparseSimulation final : public GridSimulation {
                   " available; run on more nodes");
   }
 
-  // The deck's initial condition in equilibrium, as the dense storage sets it.
+  // The deck's initial condition, as the dense storage sets it.
   DeviceView<Real*> initial_state() const {
     DeviceView<Real*> natural = lattice("initial_populations");
     auto host = Kokkos::create_mirror_view(natural);
-    for (long i = 0; i < field_.cells; ++i) {
-      const std::array<int, 3> p = cell_at(i);
-      double rho;
-      std::array<double, 3> u;
-      initial_macroscopic(config_, {double(p[0]), double(p[1]), double(p[2])}, rho, u);
-      Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
-      for (int q = 0; q < L::Q; ++q) host(field_.slot(q, i)) = equilibrium<L, Real>(q, Real(rho), ur);
-    }
+    const CouplingRates<Real> rates = CouplingRates<Real>::of_deck(config_, config_.tau, config_.force);
+    Kokkos::parallel_for("boreas::sparse::initial_state", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, field_.cells),
+                         [&](const long i) {
+                           Real f[L::Q];
+                           initial_post_collision<L>(config_, rates, cell_at(i), f);
+                           for (int q = 0; q < L::Q; ++q) host(field_.slot(q, i)) = f[q];
+                         });
+    Kokkos::fence();
     Kokkos::deep_copy(natural, host);
     return natural;
   }

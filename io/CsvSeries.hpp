@@ -1,5 +1,5 @@
 #pragma once
-// A CSV time series a run appends to (forces.csv, probes.csv): a header "step,<columns>" and one
+// A CSV time series a run appends to (forces.csv, probes.csv, integrals.csv): a header "step,<columns>" and one
 // row per sample, numbers printed with 17 significant digits (they read back to the same bits).
 // Every rank keeps the rows; only the writer touches the file. A run restarted at `first_step`
 // keeps the existing file's rows up to that step (refusing a file with other columns) and drops

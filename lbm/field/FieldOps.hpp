@@ -3,6 +3,7 @@
 // free functions of a Field and a lattice in the canonical state (the post-collision populations
 // f*_q(x) in natural layout, what every streaming scheme converts to: Block::canonical()).
 // Instantiated per lattice and precision with Block (lbm/BlockInstance.cpp.in).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "core/Config.hpp"
 #include "core/ExactSum.hpp"
 #include "lbm/physics/Boundary.hpp"
+#include "lbm/physics/ChapmanEnskog.hpp"
 #include "lbm/field/Field.hpp"
 
 namespace boreas {
@@ -49,7 +51,46 @@ void initial_macroscopic(const Config& config, const std::array<double, 3>& x, d
 // initial.type = "channel"'s perturbation at x for a domain of N cells (Field.cpp).
 std::array<double, 3> channel_perturbation(const std::array<int, 3>& N, const std::array<double, 3>& x);
 
-// The deck's initial condition in equilibrium, ghost cells included.
+// The deck's initial post-collision populations in the uniform-grid cell at `cell` (global
+// coordinates): the Chapman-Enskog state of the initial density and velocity under the deck's
+// rates (lbm/physics/ChapmanEnskog.hpp), its velocity gradient by central differences between the
+// neighbouring centres (one-sided at a non-periodic face, 0 outside the domain), as the AMR levels
+// start. An equilibrium alone holds no stress, and its first step streams as if tau were 1: a
+// Taylor-Green vortex of 64 cells per period lost 1 % of its kinetic energy at once. A uniform
+// start without a force is its own equilibrium.
+template <class L, class Real>
+void initial_post_collision(const Config& config, const CouplingRates<Real>& rates, const std::array<int, 3>& cell,
+                            Real (&f)[L::Q]) {
+  double rho;
+  std::array<double, 3> u;
+  auto at = [&](const std::array<int, 3>& p, double& r, std::array<double, 3>& v) {
+    initial_macroscopic(config, {double(p[0]), double(p[1]), double(p[2])}, r, v);
+  };
+  at(cell, rho, u);
+  const bool forced = config.force[0] != 0 || config.force[1] != 0 || config.force[2] != 0;
+  if (config.initial == InitialCondition::Uniform && !forced) {
+    const Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
+    for (int q = 0; q < L::Q; ++q) f[q] = equilibrium<L, Real>(q, Real(rho), ur);
+    return;
+  }
+  Real G[3][3] = {}, ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
+  for (int a = 0; a < L::D; ++a) {
+    const int n = config.cells[a];
+    const bool periodic = config.faces[2 * a].type == FaceBC::Periodic;
+    std::array<int, 3> lo = cell, hi = cell;
+    lo[a] = periodic ? cell[a] - 1 : std::max(cell[a] - 1, 0);
+    hi[a] = periodic ? cell[a] + 1 : std::min(cell[a] + 1, n - 1);
+    if (hi[a] <= lo[a]) continue;
+    double r;
+    std::array<double, 3> up, um;
+    at(hi, r, up);
+    at(lo, r, um);
+    for (int d = 0; d < 3; ++d) G[a][d] = Real((up[d] - um[d]) / double(hi[a] - lo[a]));
+  }
+  rebuild_post_collision<L>(Real(rho), ur, G, rates, f);
+}
+
+// The deck's initial condition (initial_post_collision in every cell), ghost cells included.
 template <class L, class Real>
 Populations<Real> initial_populations(const Field& field, const Config& config);
 

@@ -524,6 +524,23 @@ def main(argv):
     got = (parted / "integrals.csv").read_text() if p.returncode == 0 else p.stderr[-300:]
     check("integrals.csv continued from an earlier checkpoint on 2 ranks equals the uninterrupted run's (8 rows)",
           got == expected and expected.count("\n") == 8 and expected.startswith("step,kinetic_energy,"), got[-300:])
+    # Another run from step 0 (another lid speed) rewrites integrals.csv: the first run's
+    # checkpoint, set aside, is refused rather than continuing rows not its own.
+    run(parted, "simulation.steps=60", *sampled, "boundary.y_max.velocity=[0.04,0,0]")
+    aside = sorted((parted / "checkpoints").glob("earlier_*/cavity3d_step00000020.bchk"))
+    before = snapshot(parted)
+    p = run(parted, "simulation.steps=80", *sampled, restart=str(aside[-1] if aside else parted / "none"))
+    check("refused: a restart whose integrals.csv another run has rewritten since (exit 2), nothing changed",
+          p.returncode == 2 and "integrals.csv does not hold the rows of the run this checkpoint continues" in p.stderr
+          and snapshot(parted) == before, f"exit {p.returncode}, {p.stderr[-300:]}")
+    # A restart into a directory without the earlier run's integrals.csv starts the file with the
+    # state it continues from.
+    elsewhere = tmp / "integrals_elsewhere"
+    p = run(elsewhere, "simulation.steps=60", *sampled, restart=str(aside[-1] if aside else parted / "none"))
+    rows = (elsewhere / "integrals.csv").read_text().splitlines() if p.returncode == 0 else []
+    check("a restart without the earlier integrals.csv writes the restart step's row first (warned)",
+          [r.split(",")[0] for r in rows[1:]] == ["20", "30", "40", "50", "60"] and "did not exist" in p.stderr,
+          f"exit {p.returncode}, {rows}, {p.stderr[-300:]}")
 
     shutil.rmtree(tmp, ignore_errors=True)
     return check.exit_code()
