@@ -401,7 +401,7 @@ struct AmrLevel {
   int cur = 0;
 };
 
-// Density and momentum (Coupling.hpp post_collision_moments) of the populations at `offset`.
+// Density and momentum (lbm/physics/ChapmanEnskog.hpp post_collision_moments) of the populations at `offset`.
 template <class L, class Real, class Load>
 KOKKOS_INLINE_FUNCTION void moments_at(const Load& load, const Real (&force)[3], Real& rho, Real (&j)[3]) {
   Real f[L::Q];

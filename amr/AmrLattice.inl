@@ -791,15 +791,17 @@ void AmrLattice<L, Real>::set_state(const StateFunction& state) {
         std::array<double, 3> u, up, um;
         at(-1, 0, rho, u);
         Real G[3][3] = {}, ur[3];
+        FlowCurvature<Real> k;
         for (int a = 0; a < L::D; ++a) {
-          double r;
-          at(a, 1, r, up);
-          at(a, -1, r, um);
+          double rho_up, rho_um;
+          at(a, 1, rho_up, up);
+          at(a, -1, rho_um, um);
           for (int d = 0; d < 3; ++d) G[a][d] = Real(0.5 * (up[d] - um[d]));  // per level-l cell
+          k.rho_gradient[a] = Real(0.5 * (rho_up - rho_um));
         }
         for (int d = 0; d < 3; ++d) ur[d] = Real(u[d]);
         Real f[L::Q];
-        rebuild_post_collision<L>(Real(rho), ur, G, lv.rates, f);
+        rebuild_post_collision<L>(Real(rho), ur, G, k, lv.rates, f);
         for (int q = 0; q < L::Q; ++q) host(lv.places.of(slot, cell) + q * lv.places.total) = f[q];
       }
     }

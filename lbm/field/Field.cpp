@@ -93,7 +93,8 @@ void initial_macroscopic(const Config& config, const std::array<double, 3>& x, d
     const double U = u[0], eta = (x[1] + 0.5) / N[1];
     const std::array<double, 3> v = channel_perturbation(N, x);
     const double A = config.channel_perturbation;
-    u = {8.0 / 7.0 * U * std::pow(1 - std::abs(1 - 2 * eta), 1.0 / 7.0) + A * v[0], A * v[1], A * v[2]};
+    // 0 beyond the walls (ghost cells; the gradient's stencil): the power of a negative is NaN.
+    u = {8.0 / 7.0 * U * std::pow(std::max(0.0, 1 - std::abs(1 - 2 * eta)), 1.0 / 7.0) + A * v[0], A * v[1], A * v[2]};
     return;
   }
   if (config.initial != InitialCondition::TaylorGreen) return;

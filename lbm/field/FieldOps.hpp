@@ -53,41 +53,54 @@ std::array<double, 3> channel_perturbation(const std::array<int, 3>& N, const st
 
 // The deck's initial post-collision populations in the uniform-grid cell at `cell` (global
 // coordinates): the Chapman-Enskog state of the initial density and velocity under the deck's
-// rates (lbm/physics/ChapmanEnskog.hpp), its velocity gradient by central differences between the
-// neighbouring centres (one-sided at a non-periodic face, 0 outside the domain), as the AMR levels
-// start. An equilibrium alone holds no stress, and its first step streams as if tau were 1: a
-// Taylor-Green vortex of 64 cells per period lost 1 % of its kinetic energy at once. A uniform
-// start without a force is its own equilibrium.
-template <class L, class Real>
+// rates (lbm/physics/ChapmanEnskog.hpp), the velocity and density gradients by central
+// differences between the neighbouring centres (one-sided at a non-periodic face, none outside the
+// domain). `state(p, rho, u)` gives the deck's initial density and velocity at global cell p
+// (initial_macroscopic there). An equilibrium alone holds no stress, and its first step streams
+// as if tau were 1: a Taylor-Green vortex of 64 cells per period lost 1 % of its kinetic energy
+// at once. A uniform start has no gradient, and without a force it is its own equilibrium.
+template <class L, class Real, class State>
 void initial_post_collision(const Config& config, const CouplingRates<Real>& rates, const std::array<int, 3>& cell,
-                            Real (&f)[L::Q]) {
+                            const State& state, Real (&f)[L::Q]) {
   double rho;
   std::array<double, 3> u;
-  auto at = [&](const std::array<int, 3>& p, double& r, std::array<double, 3>& v) {
-    initial_macroscopic(config, {double(p[0]), double(p[1]), double(p[2])}, r, v);
-  };
-  at(cell, rho, u);
+  state(cell, rho, u);
   const bool forced = config.force[0] != 0 || config.force[1] != 0 || config.force[2] != 0;
+  const Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
   if (config.initial == InitialCondition::Uniform && !forced) {
-    const Real ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
     for (int q = 0; q < L::Q; ++q) f[q] = equilibrium<L, Real>(q, Real(rho), ur);
     return;
   }
-  Real G[3][3] = {}, ur[3] = {Real(u[0]), Real(u[1]), Real(u[2])};
-  for (int a = 0; a < L::D; ++a) {
+  Real G[3][3] = {};
+  FlowCurvature<Real> k;
+  for (int a = 0; a < L::D && config.initial != InitialCondition::Uniform; ++a) {
     const int n = config.cells[a];
     const bool periodic = config.faces[2 * a].type == FaceBC::Periodic;
     std::array<int, 3> lo = cell, hi = cell;
     lo[a] = periodic ? cell[a] - 1 : std::max(cell[a] - 1, 0);
     hi[a] = periodic ? cell[a] + 1 : std::min(cell[a] + 1, n - 1);
     if (hi[a] <= lo[a]) continue;
-    double r;
+    double rho_hi, rho_lo;
     std::array<double, 3> up, um;
-    at(hi, r, up);
-    at(lo, r, um);
-    for (int d = 0; d < 3; ++d) G[a][d] = Real((up[d] - um[d]) / double(hi[a] - lo[a]));
+    state(hi, rho_hi, up);
+    state(lo, rho_lo, um);
+    const double span = double(hi[a] - lo[a]);
+    for (int d = 0; d < 3; ++d) G[a][d] = Real((up[d] - um[d]) / span);
+    k.rho_gradient[a] = Real((rho_hi - rho_lo) / span);
   }
-  rebuild_post_collision<L>(Real(rho), ur, G, rates, f);
+  rebuild_post_collision<L>(Real(rho), ur, G, k, rates, f);
+}
+
+// The same with initial_macroscopic evaluated at every point the differences read.
+template <class L, class Real>
+void initial_post_collision(const Config& config, const CouplingRates<Real>& rates, const std::array<int, 3>& cell,
+                            Real (&f)[L::Q]) {
+  initial_post_collision<L>(
+      config, rates, cell,
+      [&](const std::array<int, 3>& p, double& rho, std::array<double, 3>& u) {
+        initial_macroscopic(config, {double(p[0]), double(p[1]), double(p[2])}, rho, u);
+      },
+      f);
 }
 
 // The deck's initial condition (initial_post_collision in every cell), ghost cells included.

@@ -191,7 +191,7 @@ TEST(AmrCoupling, SmagorinskyRebuildIsTheRebuildAtTheModelsTau) {
   }
 }
 // Whatever the gradient, curvatures (pure and mixed) and force, a rebuilt state carries the density and momentum it
-// is given (the even term's mass taken off in closed form, Coupling.hpp), to round-off (measured
+// is given (the even term's mass taken off in closed form, ChapmanEnskog.hpp), to round-off (measured
 // <= 4e-16 relative); and a rebuild of some populations only (AmrCoarseToFine's ghosts, the
 // restricted cells) gives those the bits of the whole rebuild and writes no other.
 template <class L>

@@ -222,7 +222,7 @@ double taylor_green_error(int N, Refined refined, const std::string& lattice = "
 
 // A flow that varies along and across an interface at once: the rebuilt ghosts and restricted
 // cells need the mixed second derivatives (in the velocity gradient at a ghost's centre and in
-// the rebuild's third-order odd term, amr/Coupling.hpp). Without them the patch converged at
+// the rebuild's third-order odd term, lbm/physics/ChapmanEnskog.hpp). Without them the patch converged at
 // first order and added 3x to 14x the uniform grid's error: 3.05e-3, 1.74e-3, 9.41e-4 at
 // N = 32, 64, 128 (order 0.85) against 1.09e-3, 2.10e-4, 6.70e-5 on level 0 alone. With them
 // 1.18e-3, 2.31e-4, 7.00e-5 (order 2.04, within 1.1x of level 0 alone).

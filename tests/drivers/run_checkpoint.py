@@ -534,11 +534,11 @@ def main(argv):
           p.returncode == 2 and "integrals.csv does not hold the rows of the run this checkpoint continues" in p.stderr
           and snapshot(parted) == before, f"exit {p.returncode}, {p.stderr[-300:]}")
     # A restart into a directory without the earlier run's integrals.csv starts the file with the
-    # state it continues from.
+    # state it continues from (on 2 ranks: they agree on whether the file was there).
     elsewhere = tmp / "integrals_elsewhere"
-    p = run(elsewhere, "simulation.steps=60", *sampled, restart=str(aside[-1] if aside else parted / "none"))
+    p = run(elsewhere, "simulation.steps=60", *sampled, restart=str(aside[-1] if aside else parted / "none"), ranks=2)
     rows = (elsewhere / "integrals.csv").read_text().splitlines() if p.returncode == 0 else []
-    check("a restart without the earlier integrals.csv writes the restart step's row first (warned)",
+    check("a restart without the earlier integrals.csv writes the restart step's row first (warned, 2 ranks)",
           [r.split(",")[0] for r in rows[1:]] == ["20", "30", "40", "50", "60"] and "did not exist" in p.stderr,
           f"exit {p.returncode}, {rows}, {p.stderr[-300:]}")
 

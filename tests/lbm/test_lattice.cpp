@@ -190,7 +190,7 @@ TYPED_TEST(LatticeTest, ForceTableHoldsEachDirectionsSum) {
 }
 
 // Populations of the Chapman-Enskog state with density rho, Guo velocity u, velocity gradient
-// G[a][b] = d u_b / d x_a and relaxation time tau, before collision (amr/Coupling.hpp states its
+// G[a][b] = d u_b / d x_a and relaxation time tau, before collision (lbm/physics/ChapmanEnskog.hpp states its
 // moments): f = f_eq - 3 tau rho w Q:G - (9/4) w Q:(uF + Fu) - (3/2) w c.F.
 template <class L, class Real>
 void chapman_enskog_state(double rho, const double (&u)[3], const double (&G)[3][3], double tau,
