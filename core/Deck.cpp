@@ -1926,9 +1926,6 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (root.get("amr")) {
     parse_amr(c, root, cfg, sim, cells_ok);
     check_amr_parallel(c, cfg, par);
-    c.not_used(out, "integrals_every",
-               "not available with [amr] (integrals.csv needs the vorticity across blocks and levels, which AMR runs "
-               "do not compute)");
   }
   for (std::size_t k = 0; k < cfg.obstacles.size() && cells_ok; ++k) {
     const Obstacle& ob = cfg.obstacles[k];

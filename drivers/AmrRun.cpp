@@ -23,6 +23,7 @@
 #include "drivers/Checkpointing.hpp"
 #include "drivers/Convergence.hpp"
 #include "drivers/ForceSeries.hpp"
+#include "drivers/Integrals.hpp"
 #include "drivers/Observables.hpp"
 #include "drivers/Report.hpp"
 #include "drivers/RunCheck.hpp"
@@ -363,10 +364,14 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (config.forces.enabled) forces.emplace(config, body_names(config), rank == 0, first_step);
   std::optional<CsvSeries> probes;
   if (!config.probes.empty()) probes.emplace(probe_series(config, rank == 0, first_step));
+  std::optional<CsvSeries> integrals;
+  if (config.integrals_every > 0) integrals.emplace(integral_series(config, rank == 0, first_step));
   if (forces) warn_about_history(forces->series(), first_step, rank == 0);
   if (probes) warn_about_history(*probes, first_step, rank == 0);
+  if (integrals) warn_about_history(*integrals, first_step, rank == 0);
   if (forces) checkpoints.record_rows(forces->series());
   if (probes) checkpoints.record_rows(*probes);
+  if (integrals) checkpoints.record_rows(*integrals);
   long long updates = solver->updates_per_step();
   // Level-weighted updates done so far (the grid, and with it the count per step, changes at regrids).
   double updates_done = 0;
@@ -379,6 +384,11 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   if (first_step == 0 && config.write_vtk && config.output_every > 0) {
     auto t = solver->timers().scope("output");
     write_output(series, *solver, options.comm);
+  }
+  // The first state's row, and a restart's where the earlier run left no integrals.csv (as run_deck).
+  if (integrals && (first_step == 0 || comm.max(integrals->history_missing() ? 1.0 : 0.0) > 0)) {
+    auto t = solver->timers().scope("others");
+    integrals->append(first_step, amr_flow_integrals(config, solver->forest(), solver->sample()));
   }
   // What an instability falls back to: the solver keeps its state (save_state), the run its step
   // and sampling; taken at every check and after every regrid that changes the forest.
@@ -403,16 +413,17 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
                                 next_multiple(every), next_multiple(config.checkpoint.every),
                                 forces ? next_multiple(config.forces.every) : config.steps,
                                 probes ? next_multiple(config.probes_every) : config.steps,
+                                integrals ? next_multiple(config.integrals_every) : config.steps,
                                 sampling ? sampling->next_after(from) : config.steps, from + poll});
     const auto chunk_start = std::chrono::steady_clock::now();
     updates_done += double(updates) * double(next - from);
     solver->advance(next - from);
     const AgreedClock clock = agree_on_clock(options.comm, seconds_since(chunk_start) / double(next - from), checkpoints);
     poll = std::max(1L, long(1.0 / std::max(clock.seconds_per_step, 1e-9)));
-    // Before a regrid: the forces and probes of the grid that made this state (recorded once it
-    // is finite).
+    // Before a regrid: the forces, probes and integrals of the grid that made this state (recorded
+    // once it is finite).
     std::optional<std::vector<std::array<double, 3>>> sampled_forces;
-    std::optional<std::vector<double>> sampled_probes;
+    std::optional<std::vector<double>> sampled_probes, sampled_integrals;
     if (forces && solver->step() % config.forces.every == 0) {
       auto t = solver->timers().scope("others");
       sampled_forces = solver->body_forces();
@@ -421,6 +432,11 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     if (probes && solver->step() % config.probes_every == 0) {
       auto t = solver->timers().scope("others");
       sampled_probes = solver->probe_values(config.probes);
+    }
+    const bool at_integrals = integrals && solver->step() % config.integrals_every == 0;
+    if (at_integrals && !at_regrid) {  // a regrid's samples serve both
+      auto t = solver->timers().scope("others");
+      sampled_integrals = amr_flow_integrals(config, solver->forest(), solver->sample());
     }
     // Also at the last step: a run that ends there and one that goes on (from its checkpoint, or
     // uninterrupted) then hold the same state at that step.
@@ -431,6 +447,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       std::vector<double> monitored;  // fluid_weighted_velocity, on the current forest
       Forest forest = [&] {
         const std::vector<AmrBlockSample> samples = solver->sample();
+        if (at_integrals) sampled_integrals = amr_flow_integrals(config, solver->forest(), samples);
         Forest next = regrid_forest(config, domain, solver->forest(), samples);
         if (!(next == solver->forest()) && convergence.holds_sample())
           monitored = fluid_weighted_velocity(*solver, samples, convergence.previous_velocity(), comm);
@@ -475,7 +492,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     // Whatever is recorded or kept is first checked to be finite, and a run that records nothing
     // for a while every 10 chunks (about 10 s): a look after every chunk of about a second cost
     // amr_nested 4 % of its run.
-    const bool records = sampled_forces || sampled_probes || at_sample || at_check || at_output || at_checkpoint;
+    const bool records = sampled_forces || sampled_probes || sampled_integrals || at_sample || at_check || at_output || at_checkpoint;
     if (records || ++chunks_unchecked >= 10) {
       chunks_unchecked = 0;
       bool finite;
@@ -495,6 +512,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     }
     if (sampled_forces) forces->add(solver->step(), *sampled_forces);
     if (sampled_probes) probes->append(solver->step(), *sampled_probes);
+    if (sampled_integrals) integrals->append(solver->step(), *sampled_integrals);
     if (at_check || at_output || at_checkpoint) keep_as_last_good();
     if (at_check && solver->step() % check_every == 0) {  // whole check intervals, as run_deck
       auto t = solver->timers().scope("others");
@@ -638,6 +656,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   for (const auto& f : series.files_written()) r["output_files"].push_back(f);
   if (forces) finish_forces(*forces, r, rank == 0, options.progress, config.output_dir);
   if (probes) finish_probes(*probes, config, r, rank == 0);
+  if (integrals) finish_integrals(*integrals, config, r, rank == 0);
   if (first_step == 0) warn_about_stale_output(config, r, rank == 0);
   write_report(options.comm, config.output_dir, r);
   return r;

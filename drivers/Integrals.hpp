@@ -11,6 +11,8 @@
 //                        grid resolves it (an LES's subgrid part is not in it; next to a body the
 //                        differences take the solid cell's zero velocity a cell away)
 //   max_speed            the largest |u| (its lattice Mach number is max_speed sqrt(3))
+// On AMR leaves each cell weighs its volume in level-0 cells and the curl is in level-0 units (the
+// lattice velocity is the same on every level; a level-l difference divides by 2^-l level-0 cells).
 // Sums are exact (core/ExactSum.hpp): the same bits on every rank count, decomposition, kernel
 // and storage.
 #include <mpi.h>
@@ -18,6 +20,7 @@
 #include <iterator>
 #include <vector>
 
+#include "amr/AmrSolver.hpp"
 #include "core/Config.hpp"
 #include "drivers/Simulation.hpp"
 #include "io/CsvSeries.hpp"
@@ -31,6 +34,14 @@ constexpr int integral_count = int(std::size(integral_columns));
 // The integrals of the run's current state over its `fluid_cells` (Simulation::fluid_cells), in
 // the order of integral_columns, on every rank. Collective.
 std::vector<double> flow_integrals(const Simulation& sim, long long fluid_cells, MPI_Comm comm);
+
+// The same over the fluid leaf cells of `forest` from its `samples` (AmrSolver::sample(): every
+// block of every level, refined ones holding their children's average). The curl takes central
+// differences, one-sided only at non-periodic domain faces as on the uniform grid; where a
+// neighbour lies in a coarser leaf (2:1 balance: one level up) the difference reaches that leaf's
+// cell centre, 1.5 cells away (first order there). Every rank holding the samples gets the same bits.
+std::vector<double> amr_flow_integrals(const Config& config, const Forest& forest,
+                                       const std::vector<AmrBlockSample>& samples);
 
 // integrals.csv of a run with output.integrals_every (rank 0 writes: `writer`; a restart at
 // `first_step` continues it).

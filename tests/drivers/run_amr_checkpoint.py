@@ -8,7 +8,8 @@ deck without (its checkpoint must not continue an AMR run).
 - A run checkpointed at regrid steps, stopped between two and continued with --restart latest ends
   with the uninterrupted run's fields_hash and mass; every .vthb output (forest, levels, fields)
   of the uninterrupted run is byte for byte the restarted run's, and the .pvd lists them all once;
-  so is forces.csv (the deck's [forces], continued from the checkpoint's step).
+  so are forces.csv (the deck's [forces]) and integrals.csv (every 25 steps), continued from the
+  checkpoint's step, also from a regrid step.
 - The result does not depend on the output interval (outputs restrict refined blocks).
 - SIGTERM stops a run with exit 4 after a checkpoint at the step reached, which continues bit for
   bit.
@@ -55,7 +56,8 @@ def main(argv):
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="boreas_amr_checkpoint_"))
 
     def cmd(out, *sets, restart=None, quiet=True, which=deck):
-        line = [boreas, which] + (["-q"] if quiet else []) + ["--output-dir", str(out), "--set", "output.every=100"]
+        line = [boreas, which] + (["-q"] if quiet else []) + ["--output-dir", str(out), "--set", "output.every=100",
+                                                               "--set", "output.integrals_every=25"]
         for s in sets:
             line += ["--set", s]
         return line + (["--restart", restart] if restart else [])
@@ -95,14 +97,19 @@ def main(argv):
     check("forces.csv of the restarted run is the uninterrupted run's, byte for byte (40 samples)",
           forces_full.exists() and forces_part.exists() and forces_part.read_bytes() == forces_full.read_bytes()
           and len(forces_full.read_text().splitlines()) == 41)
+    integrals_full = (full / "integrals.csv").read_bytes() if (full / "integrals.csv").exists() else b""
+    check("integrals.csv of the restarted run is the uninterrupted run's, byte for byte (17 samples from step 0)",
+          integrals_full.count(b"\n") == 18 and (part / "integrals.csv").exists()
+          and (part / "integrals.csv").read_bytes() == integrals_full)
     # a restart from a regrid step: the sample at that step was taken on the grid before the regrid
     again = tmp / "from_regrid_step"
     run(again, "simulation.steps=250", "checkpoint.every=100")
     at_200 = [f for f in checkpoint_files(again) if f.name == f"{NAME}_step00000200.bchk"]
     p = run(again, "simulation.steps=400", restart=str(at_200[0]) if at_200 else "missing")
-    check("a restart from the regrid step 200 ends with the uninterrupted fields_hash and forces.csv",
+    check("a restart from the regrid step 200 ends with the uninterrupted fields_hash, forces.csv and integrals.csv",
           p.returncode == 0 and report(again).get("fields_hash") == f.get("fields_hash")
-          and (again / "forces.csv").read_bytes() == forces_full.read_bytes(), p.stderr[-300:])
+          and (again / "forces.csv").read_bytes() == forces_full.read_bytes()
+          and (again / "integrals.csv").read_bytes() == integrals_full, p.stderr[-300:])
     pvd = (part / f"{NAME}.pvd").read_text()
     check("the .pvd lists every output of both runs once (the first run's end, 250, included)",
           all(f"{NAME}_{s:06d}.vthb" in pvd for s in (0, 100, 200, 250, 300, 400)) and pvd.count("<DataSet") == 6, pvd)

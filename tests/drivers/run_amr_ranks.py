@@ -5,8 +5,9 @@ Usage: run_amr_ranks.py BOREAS_EXE MPIEXEC AMR_DECK
 
 AMR_DECK: a deck with [amr] and dynamic regridding (inputs/cylinder2d_amr.toml), run to step 300
 (regrids at 100, 200 and 300).
-- On 3 ranks: the one-rank fields_hash and mass, every .vthb/.vti output, forces.csv and
-  probes.csv (30 samples) byte for byte the one-rank run's, the report's partition (3 ranks, imbalance per level, messages per step),
+- On 3 ranks: the one-rank fields_hash and mass, every .vthb/.vti output, forces.csv,
+  probes.csv (30 samples) and integrals.csv (31 from step 0, 3 of them at regrids) byte for byte
+  the one-rank run's, the report's partition (3 ranks, imbalance per level, messages per step),
   its MPI time and its convergence monitor's last velocity change (to round-off; its sample carried
   through a regrid); the same with CRMT on leaves (amr.crmt), which exchanges every k >= 2 steps.
 - Checkpointed on 3 ranks at step 200, stopped at 250 and continued on 2 ranks: the one-rank
@@ -31,7 +32,8 @@ def main(argv):
 
     def run(out, ranks, *sets, restart=None):
         line = [mpiexec, "-n", str(ranks), "--oversubscribe", boreas, deck, "-q", "--output-dir", str(out),
-                "--set", "output.every=100", "--set", "output.progress_every=100"]
+                "--set", "output.every=100", "--set", "output.progress_every=100",
+                "--set", "output.integrals_every=10"]
         for s in sets:
             line += ["--set", s]
         if restart:
@@ -39,7 +41,7 @@ def main(argv):
         return subprocess.run(line, capture_output=True, text=True, timeout=600, env=MPI_ENV)
 
     def outputs(out):
-        files = sorted(out.rglob("*.vt[hi]*")) + [out / "forces.csv", out / "probes.csv"]
+        files = sorted(out.rglob("*.vt[hi]*")) + [out / name for name in ("forces.csv", "probes.csv", "integrals.csv")]
         return {str(p.relative_to(out)): p.read_bytes() if p.exists() else None for p in files}
 
     one = tmp / "one"
@@ -55,8 +57,9 @@ def main(argv):
     m1, m3 = r1.get("mass", {}).get("final", 0), r3.get("mass", {}).get("final", 1)
     check("3 ranks give the one-rank mass (an exact sum: the same double)", m1 == m3 and m1 > 0, f"{m1!r} {m3!r}")
     a, b = outputs(one), outputs(three)
-    check("every .vthb/.vti output, forces.csv and probes.csv of 3 ranks is the one-rank run's, byte for byte",
-          len(a) > 5 and a == b and a["forces.csv"] and a["probes.csv"] and a["probes.csv"].count(b"\n") == 31,
+    check("every .vthb/.vti output, forces.csv, probes.csv and integrals.csv of 3 ranks is the one-rank run's, byte for byte",
+          len(a) > 5 and a == b and a["forces.csv"] and a["probes.csv"] and a["probes.csv"].count(b"\n") == 31 and
+          a["integrals.csv"] and a["integrals.csv"].count(b"\n") == 32,
           f"differing: {[k for k in a if a[k] != b.get(k)][:3]} {len(a)} {len(b)}")
     part = r3.get("amr", {}).get("partition", {})
     check("the report gives the partition: ranks, imbalance per level, messages per step",

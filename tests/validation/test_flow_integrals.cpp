@@ -61,19 +61,26 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
+// The 2D Taylor-Green vortex on 32^2 cells, 400 steps, integrals.csv every 100, its report;
+// `extra` adds deck tables.
+Json taylor_green2d(const fs::path& dir, const std::string& extra, Config& c) {
+  c = deck("[simulation]\nsteps = 400\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n"
+           "[physics]\ntau = 0.8\n[initial]\ntype = \"taylor_green\"\namplitude = 1e-4\n"
+           "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n"
+           "[boundary.y_min]\ntype = \"periodic\"\n[boundary.y_max]\ntype = \"periodic\"\n"
+           "[output]\nvtk = false\nintegrals_every = 100\n" + extra);
+  c.output_dir = dir.string();
+  RunOptions quiet;
+  quiet.progress = false;
+  return run_deck(c, quiet);
+}
+
 TEST(FlowIntegrals, TaylorGreen2DHoldsItsDiscreteIdentities) {
   const int n = 32;
   const double k = 2 * pi / n, nu = (0.8 - 0.5) / 3;
   const fs::path dir = scratch("tg2d");
-  Config c = deck("[simulation]\nsteps = 400\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n"
-                  "[physics]\ntau = 0.8\n[initial]\ntype = \"taylor_green\"\namplitude = 1e-4\n"
-                  "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"periodic\"\n"
-                  "[boundary.y_min]\ntype = \"periodic\"\n[boundary.y_max]\ntype = \"periodic\"\n"
-                  "[output]\nvtk = false\nintegrals_every = 100\n");
-  c.output_dir = dir.string();
-  RunOptions quiet;
-  quiet.progress = false;
-  const Json report = run_deck(c, quiet);
+  Config c;
+  const Json report = taylor_green2d(dir, "", c);
   const Rows r = read_integrals(dir / "integrals.csv");
   ASSERT_EQ(r.step, (std::vector<double>{0, 100, 200, 300, 400}));
   EXPECT_NEAR(c.viscosity, nu, 1e-15);
@@ -89,6 +96,32 @@ TEST(FlowIntegrals, TaylorGreen2DHoldsItsDiscreteIdentities) {
   EXPECT_NEAR(decay / predicted, k * k / (std::sin(k) * std::sin(k)), 2e-3);
   std::printf("decay rate / (2 nu Z / E) = %.5f (k^2 / sin^2 k = %.5f)\n", decay / predicted, k * k / (std::sin(k) * std::sin(k)));
   EXPECT_EQ(report["integrals"]["samples"].get<long>(), 5);
+  EXPECT_EQ(report["integrals"]["kinetic_energy"].get<double>(), r.energy.back());
+  fs::remove_all(dir);
+}
+
+// The same vortex on AMR leaves, a level-1 patch over the middle of the box from the deck: the
+// energy at the start is the deck's U^2 / 4 (each cell weighs its area), it decays at the
+// viscosity's rate 4 nu k^2, and the enstrophy lies between the level-0 and level-1 differences'
+// 2 sin^2(k) E and 8 sin^2(k / 2) E (in level-0 units).
+TEST(FlowIntegrals, TaylorGreen2DOnAmrLeavesAcrossALevelOnePatch) {
+  const double k = 2 * pi / 32, nu = (0.8 - 0.5) / 3;
+  const fs::path dir = scratch("tg2d_amr");
+  Config c;
+  const Json report = taylor_green2d(dir, "[amr]\nmax_level = 1\n[[amr.region]]\nlo = [8, 8]\nhi = [23, 23]\nlevel = 1\n", c);
+  ASSERT_EQ(report["amr"]["levels"].size(), 2u);
+  const Rows r = read_integrals(dir / "integrals.csv");
+  ASSERT_EQ(r.step, (std::vector<double>{0, 100, 200, 300, 400}));
+  EXPECT_NEAR(r.energy[0], 1e-4 * 1e-4 / 4, 1e-6 * r.energy[0]);
+  for (std::size_t i = 0; i < r.step.size(); ++i) {
+    const double ratio = r.enstrophy[i] / r.energy[i];
+    std::printf("step %3.0f: E %.6e  Z / E %.6f (level 0 %.6f, level 1 %.6f)\n", r.step[i], r.energy[i], ratio, 2 * std::sin(k) * std::sin(k), 8 * std::sin(k / 2) * std::sin(k / 2));
+    EXPECT_GT(ratio, 2 * std::sin(k) * std::sin(k)) << "step " << r.step[i];
+    EXPECT_LT(ratio, 8 * std::sin(k / 2) * std::sin(k / 2)) << "step " << r.step[i];
+  }
+  const double decay = std::log(r.energy[1] / r.energy[4]) / (r.step[4] - r.step[1]);
+  std::printf("energy decay rate / (4 nu k^2) = %.5f\n", decay / (4 * nu * k * k));
+  EXPECT_NEAR(decay / (4 * nu * k * k), 1.0, 1e-2);
   EXPECT_EQ(report["integrals"]["kinetic_energy"].get<double>(), r.energy.back());
   fs::remove_all(dir);
 }
