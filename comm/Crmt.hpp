@@ -13,8 +13,8 @@
 // computes the owned cells and the ghost cells to depth v(s) = h - f - s r (r per step, f per
 // exchange); it is valid as long as v(s) >= 0, so the cycle has k = floor((h - f) / r) steps and
 // the exchange is folded into step k, which computes only the owned cells (its ghosts are about
-// to be overwritten). Steps s < k leave the ghosts valid to depth v(s) >= r >= 1, so moments and
-// output can be evaluated between any two steps. h = 1 is the classical every-step exchange;
+// to be overwritten). Steps s < k leave the ghosts valid to depth v(s) >= r >= 1, so whatever reads
+// them between two steps finds them valid. h = 1 is the classical every-step exchange;
 // seed 000's leaf halos (h = 4, r = 1, f = 1) give k = 3.
 #include <algorithm>
 #include <cstdlib>

@@ -15,7 +15,7 @@ namespace boreas {
 namespace {
 
 // The sums over a run's fluid cells, each weighted by its volume in level-0 cells (1 on a uniform
-// grid; a power of 2, which keeps every term's bits).
+// grid, whose terms it leaves as they were; a power of 2).
 struct IntegralSums {
   ExactSum energy, enstrophy;
   double max_speed = 0;

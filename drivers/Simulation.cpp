@@ -78,18 +78,14 @@ class SimulationImpl final : public GridSimulation {
       block_ptrs_.push_back(blocks_.back().get());
       const_blocks_.push_back(blocks_.back().get());
     }
-    // Moments gather from ghost cells; an in-place variant's canonical state is a fresh copy
-    // whose ghosts only an exchange fills (natural-layout lattices keep theirs filled).
     const bool host_buffers =
         config.parallel.buffers == BufferKind::Host ||
         (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
-    if (set_.size() > 1 && !front().scheme().canonical_is_stored())
-      output_halo_ = make_halo(output_comm_, host_buffers, 1, HaloTransfer::Pull);
     StepperSetup<L, Real> setup;
     setup.config = &config_;
     setup.blocks = block_ptrs_;
     setup.comm = &comm_;
-    setup.make_halo = [this, host_buffers](int depth, HaloTransfer t) { return make_halo(comm_, host_buffers, depth, t); };
+    setup.make_halo = [this, host_buffers](int depth, HaloTransfer t) { return make_halo(host_buffers, depth, t); };
     stepper_ = std::make_unique<Stepper<L, Real>>(setup, set_.size());
     if (config.restores_mass()) {  // the initial state's, also on a restart (loaded later)
       mass_target_ = total_mass();
@@ -98,8 +94,7 @@ class SimulationImpl final : public GridSimulation {
     refresh_inflow();
   }
 
-  // The synthetic inflow turbulence of time step_, the next step's (and what the moments of the
-  // current state gather at the inlet).
+  // The synthetic inflow turbulence of time step_, the next step's.
   void refresh_inflow() {
     if (config_.turbulent_inflow() < 0) return;
     auto t = timers_.scope("boundaries");
@@ -153,22 +148,17 @@ class SimulationImpl final : public GridSimulation {
     h.bad_density = comm_.sum(!local.ok && local.first_bad_cell == first ? local.bad_density : 0.0);
     return h;
   }
+  // One block's canonical state at a time (an in-place variant's is a copy).
   std::vector<HostMacroscopic> local_macroscopic() const override {
-    Lattices<Real> natural;
-    for (const auto& b : blocks_) natural.push_back(b->canonical());
-    if (output_halo_) output_halo_->exchange(natural);
     std::vector<HostMacroscopic> out;
-    for (std::size_t i = 0; i < blocks_.size(); ++i) out.push_back(blocks_[i]->macroscopic(natural[i]));
+    for (const auto& b : blocks_) out.push_back(b->macroscopic(b->canonical()));
     return out;
   }
   std::vector<CellMoments> local_moments() const override {
-    Lattices<Real> natural;
-    for (const auto& b : blocks_) natural.push_back(b->canonical());
-    if (output_halo_) output_halo_->exchange(natural);
     std::vector<CellMoments> out;
-    for (std::size_t i = 0; i < blocks_.size(); ++i) {
-      out.emplace_back("boreas::moments", blocks_[i]->field().box.cells(), 4);
-      blocks_[i]->moments(natural[i], out.back());
+    for (const auto& b : blocks_) {
+      out.emplace_back("boreas::moments", b->field().box.cells(), 4);
+      b->moments(b->canonical(), out.back());
     }
     return out;
   }
@@ -236,15 +226,14 @@ class SimulationImpl final : public GridSimulation {
 
  private:
   Block<L, Real>& front() const { return *blocks_.front(); }
-  std::unique_ptr<Halo<L, Real>> make_halo(Comm& comm, bool host_buffers, int depth, HaloTransfer t) const {
-    return std::make_unique<Halo<L, Real>>(const_blocks_, ids_, domain_, set_, comm, host_buffers,
+  std::unique_ptr<Halo<L, Real>> make_halo(bool host_buffers, int depth, HaloTransfer t) const {
+    return std::make_unique<Halo<L, Real>>(const_blocks_, ids_, domain_, set_, comm_, host_buffers,
                                            ghost_widths(config_, depth), t);
   }
 
   std::vector<std::unique_ptr<Block<L, Real>>> blocks_;
   std::vector<Block<L, Real>*> block_ptrs_;
   std::vector<const Block<L, Real>*> const_blocks_;
-  std::unique_ptr<Halo<L, Real>> output_halo_;  // ghosts of an in-place variant's canonical state
   std::unique_ptr<Stepper<L, Real>> stepper_;
   mutable std::vector<BodyLinks> body_links_;  // per block
   double mass_target_ = 0, fluid_ = 0;           // restores_mass decks: initial mass, fluid cells

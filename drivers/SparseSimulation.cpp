@@ -21,7 +21,7 @@ namespace boreas {
 
 namespace {
 
-constexpr int tag_run = 7301, tag_output = 7302;
+constexpr int tag_run = 7301;
 
 template <class L, class Real>
 class SparseSimulation final : public GridSimulation {
@@ -36,8 +36,6 @@ class SparseSimulation final : public GridSimulation {
                               (config.parallel.buffers == BufferKind::Auto && !exec_is_host && !mpi_is_cuda_aware());
     exchange_ = std::make_unique<SparseExchange<Real>>(links_, sparse_link_slots<L>(field_, links_, aa_), comm_,
                                                        host_buffers, tag_run);
-    output_exchange_ = std::make_unique<SparseExchange<Real>>(links_, sparse_link_slots<L>(field_, links_, false),
-                                                              output_comm_, host_buffers, tag_output);
     f_ = lattice("sparse_populations");
     if (!aa_) g_ = lattice("sparse_populations_b");
     load_canonical(initial_state());
@@ -261,11 +259,8 @@ class SparseSimulation final : public GridSimulation {
   }
   // Density and velocity of the fluid cells (sparse order).
   DeviceView<double* [4]> fluid_moments() const {
-    DeviceView<Real*> natural = canonical_copy();
-    output_exchange_->start(natural);  // remote links' slots take what arrives: their incoming populations
-    output_exchange_->finish(natural);
     const DeviceView<double* [4]> rho_u("sparse_moments", field_.cells);
-    sparse_moments<L, Real>(field_, natural, physics_.params, rho_u);
+    sparse_moments<L, Real>(field_, canonical(), physics_.params, rho_u);
     return rho_u;
   }
   // The canonical state: pull's lattice itself, AA's converted.
@@ -348,7 +343,7 @@ class SparseSimulation final : public GridSimulation {
   bool aa_;
   bool reversed_ = true;  // AA: the next step is a neighbour step
   DeviceView<Real*> f_, g_, saved_;
-  std::unique_ptr<SparseExchange<Real>> exchange_, output_exchange_;
+  std::unique_ptr<SparseExchange<Real>> exchange_;
   long steps_run_ = 0;
 };
 

@@ -47,9 +47,7 @@ class Block {
   // periodic axis it spans, with the populations the links into the block read: a single-block
   // run fills them before each step, so after it they lag behind.
   void fill_periodic_ghosts(const Populations<Real>& natural) const;
-  // Density and velocity of the owned cells from a canonical state whose ghosts facing other
-  // blocks the caller filled (a halo); the ghosts that mirror this block's own cells across a
-  // periodic axis it spans are filled here.
+  // Density and velocity of the owned cells from a canonical state (its owned cells only).
   HostMacroscopic macroscopic(const Populations<Real>& natural) const;
   // The same on the device, into `out` (owned cells x 4: rho, ux, uy, uz).
   void moments(const Populations<Real>& natural, const CellMoments& out) const;

@@ -89,13 +89,11 @@ void Block<L, Real>::fill_periodic_ghosts(const Populations<Real>& natural) cons
 
 template <class L, class Real>
 HostMacroscopic Block<L, Real>::macroscopic(const Populations<Real>& natural) const {
-  fill_periodic_ghosts(natural);
   return boreas::macroscopic<L>(field(), natural, physics());
 }
 
 template <class L, class Real>
 void Block<L, Real>::moments(const Populations<Real>& natural, const CellMoments& out) const {
-  fill_periodic_ghosts(natural);
   device_moments<L>(field(), natural, physics(), out);
 }
 

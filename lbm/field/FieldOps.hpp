@@ -127,8 +127,10 @@ ExactSum total_mass(const Field& field, const Populations<Real>& canonical);
 template <class L, class Real>
 void shift_density(const Field& field, const Populations<Real>& lattice, double delta);
 
-// Density and velocity of the owned cells, gathered through the ghost cells (which the caller
-// filled: halos across blocks, Block::macroscopic inside one) with the boundary rules.
+// Density and velocity of the owned cells at the step the canonical state belongs to: the moments
+// of each cell's own post-collision populations (post_collision_moments), as the AMR levels give
+// them. Until 2026-12-07 they were gathered through the ghosts and the boundary rules, which is
+// the next step's pre-collision state: every uniform-grid output was read one step late.
 template <class L, class Real>
 HostMacroscopic macroscopic(const Field& field, const Populations<Real>& canonical, const CellPhysics<Real>& physics);
 // The same fields into `out` (owned cells x 4), left on the device.

@@ -6,7 +6,6 @@
 
 #include "lbm/field/CellHash.hpp"
 #include "lbm/field/FieldOps.hpp"
-#include "lbm/scheme/PullStep.hpp"
 
 namespace boreas {
 
@@ -126,22 +125,23 @@ Health check_health(const Field& field, const Populations<Real>& f, double rho0)
 template <class L, class Real>
 void device_moments(const Field& field, const Populations<Real>& natural, const CellPhysics<Real>& physics,
                     const CellMoments& out) {
-  const PullGather<L, Real> gather{natural, field.flags, field.geom, physics.bc, physics.params, field.walls};
+  const auto flags = field.flags;
+  const CollisionParams<Real> params = physics.params;
   const DenseGeometry g = field.geom;
   const long n = g.interior_cells(), nx = g.n[0], ny = g.n[1];
   Kokkos::parallel_for(
       "boreas::lbm::macroscopic", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const long i) {
         const int x = int(i % nx), y = int((i / nx) % ny), z = int(i / (nx * ny));
         const long cell = g.index(x, y, z);
-        if (gather.flags(cell) != flag::fluid) {
+        if (flags(cell) != flag::fluid) {
           for (int c = 0; c < 4; ++c) out(i, c) = 0;
           return;
         }
-        Real f[L::Q], r, u[3];
-        gather(cell, f);
-        moments<L>(f, gather.params, r, u);
-        out(i, 0) = r;
-        for (int d = 0; d < 3; ++d) out(i, 1 + d) = u[d];
+        Real f[L::Q], rho, j[3];
+        for (int q = 0; q < L::Q; ++q) f[q] = natural(q, cell);
+        post_collision_moments<L>(f, params.force, rho, j);
+        out(i, 0) = rho;
+        for (int d = 0; d < 3; ++d) out(i, 1 + d) = j[d] / rho;
       });
 }
 

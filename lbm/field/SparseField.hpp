@@ -19,7 +19,7 @@
 #include "core/ExactSum.hpp"
 #include "core/Types.hpp"
 #include "lbm/field/CellHash.hpp"
-#include "lbm/physics/Collision.hpp"
+#include "lbm/physics/ChapmanEnskog.hpp"
 
 namespace boreas {
 
@@ -99,18 +99,18 @@ long long sparse_first_bad_cell(const SparseField& s, const DeviceView<const Rea
   return first;
 }
 
-// Density and velocity of every cell (rows of `rho_u`: rho, ux, uy, uz) from a canonical lattice
-// whose remote links hold what they received (an exchange on a copy).
+// Density and velocity of every cell (rows of `rho_u`: rho, ux, uy, uz) from the moments of its
+// own canonical (post-collision) populations, as device_moments on dense storage.
 template <class L, class Real>
 void sparse_moments(const SparseField& s, const DeviceView<const Real*>& f, const CollisionParams<Real>& params,
                     const DeviceView<double* [4]>& rho_u) {
   Kokkos::parallel_for(
       "boreas::lbm::sparse_moments", Kokkos::RangePolicy<ExecSpace>(0, s.cells), KOKKOS_LAMBDA(const long i) {
-        Real v[L::Q], rho, u[3];
-        sparse_pull_gather<L>(s, f, i, v);
-        moments<L>(v, params, rho, u);
+        Real v[L::Q], rho, j[3];
+        for (int q = 0; q < L::Q; ++q) v[q] = f(s.slot(q, i));
+        post_collision_moments<L>(v, params.force, rho, j);
         rho_u(i, 0) = rho;
-        for (int d = 0; d < 3; ++d) rho_u(i, 1 + d) = u[d];
+        for (int d = 0; d < 3; ++d) rho_u(i, 1 + d) = j[d] / rho;
       });
 }
 

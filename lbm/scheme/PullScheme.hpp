@@ -22,7 +22,6 @@ class PullScheme : public StreamingScheme<L, Real> {
     copy_canonical<L>(this->c_.field, natural, f_[0], f_[1], 0, this->c_.tile);
   }
   Populations<Real> canonical() const override { return f_[cur_]; }
-  bool canonical_is_stored() const override { return true; }
   const Populations<Real>& current() const override { return f_[cur_]; }
 
   void advance(long steps) override {

@@ -54,10 +54,8 @@ class StreamingScheme {
 
   // Sets the lattice(s) from a canonical state (natural layout, ghost cells included).
   virtual void load_canonical(const Populations<Real>& natural) = 0;
-  // The canonical state: the current lattice itself or a fresh copy (canonical_is_stored()).
+  // The canonical state: the current lattice itself or a fresh copy.
   virtual Populations<Real> canonical() const = 0;
-  // Whether canonical() is the stored lattice, whose ghosts the exchanges keep filled.
-  virtual bool canonical_is_stored() const { return false; }
   // The lattice the next step reads, in the scheme's current layout (what an exchange fills).
   virtual const Populations<Real>& current() const = 0;
 
