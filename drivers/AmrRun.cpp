@@ -385,8 +385,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     auto t = solver->timers().scope("output");
     write_output(series, *solver, options.comm);
   }
-  // The first state's row, and a restart's where the earlier run left no integrals.csv (as run_deck).
-  if (integrals && (first_step == 0 || comm.max(integrals->history_missing() ? 1.0 : 0.0) > 0)) {
+  if (integrals && samples_first_step(*integrals, first_step, options.comm)) {
     auto t = solver->timers().scope("others");
     integrals->append(first_step, amr_flow_integrals(config, solver->forest(), solver->sample()));
   }

@@ -71,8 +71,8 @@ std::vector<double> amr_flow_integrals(const Config& c, const Forest& forest, co
   ExactSum fluid_volume;
   for (int l = 0; l < forest.levels(); ++l) {
     const double volume = std::ldexp(1.0, -dims * l), per_level0_cell = std::ldexp(1.0, l);
-    std::array<int, 3> extent{};  // the domain in level-l cells
-    for (int a = 0; a < 3; ++a) extent[a] = a < dims ? c.cells[a] << l : c.cells[a];
+    std::array<int, 3> extent{};  // the domain in level-l cells, along the forest's axes
+    for (int a = 0; a < dims; ++a) extent[a] = c.cells[a] << l;
     for (std::size_t b = first[l]; b < first[l + 1]; ++b) {
       const AmrBlockSample& s = samples[b];
       if (!s.leaf) continue;
@@ -99,8 +99,7 @@ std::vector<double> amr_flow_integrals(const Config& c, const Forest& forest, co
             if (s.flags[i] != flag::fluid) continue;
             const double* u = &s.velocity[3 * i];
             double G[3][3] = {};  // G[a][d] = d u_d / d x_a in level-0 units
-            for (int a = 0; a < dims; ++a) {
-              if (extent[a] == 1) continue;
+            for (int a = 0; a < dims; ++a) {  // every axis of a forest spans leaves of 4 cells or more
               const auto [x_lo, u_lo] = neighbour(p, u, a, -1);
               const auto [x_hi, u_hi] = neighbour(p, u, a, +1);
               for (int d = 0; d < 3; ++d) G[a][d] = (u_hi[d] - u_lo[d]) / (x_hi - x_lo) * per_level0_cell;
@@ -112,6 +111,10 @@ std::vector<double> amr_flow_integrals(const Config& c, const Forest& forest, co
     }
   }
   return integrals_of(c, sums.energy.value(), sums.enstrophy.value(), sums.max_speed, fluid_volume.value());
+}
+
+bool samples_first_step(const CsvSeries& integrals, long first_step, MPI_Comm comm) {
+  return first_step == 0 || Comm(comm).max(integrals.history_missing() ? 1.0 : 0.0) > 0;
 }
 
 CsvSeries integral_series(const Config& config, bool writer, long first_step) {

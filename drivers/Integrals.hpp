@@ -47,6 +47,12 @@ std::vector<double> amr_flow_integrals(const Config& config, const Forest& fores
 // `first_step` continues it).
 CsvSeries integral_series(const Config& config, bool writer, long first_step);
 
+// Whether the run samples its first step: always from step 0 (decays are measured from it), and
+// at a restart whose earlier run left no integrals.csv. Collective: decided together, each rank
+// having looked at the file at its own time (one rank seeing the writer's fresh file would leave
+// the others alone in the sample's collectives).
+bool samples_first_step(const CsvSeries& integrals, long first_step, MPI_Comm comm);
+
 // The end of such a run: report["integrals"] (file, every, samples, the last sample's values) and,
 // from the writer, integrals.png listed under report["plots"].
 void finish_integrals(const CsvSeries& integrals, const Config& config, Json& report, bool writer);

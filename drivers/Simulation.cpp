@@ -578,9 +578,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     auto t = timers.scope("output");
     write_output(series, *sim, statistics, comm.get());
   }
-  // The first state's row (decays are measured from it), and a restart's where the earlier run
-  // left no integrals.csv: decided together, each rank having looked at the file at its own time.
-  if (integrals && (first_step == 0 || comm.max(integrals->history_missing() ? 1.0 : 0.0) > 0)) {
+  if (integrals && samples_first_step(*integrals, first_step, comm.get())) {
     auto t = timers.scope("others");
     integrals->append(first_step, flow_integrals(*sim, fluid_cells, comm.get()));
   }
