@@ -14,6 +14,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -72,6 +73,7 @@ def main():
                 if len(hashes) != 1:
                     print(f"{mode} {n} ranks {overlap}: fields_hash differs between widths: {sorted(hashes)}")
                     ok = False
+    shutil.rmtree(scratch, ignore_errors=True)
     with open(path, "w") as f:
         json.dump(rows, f, indent=2)
     with open(os.path.join(args.out, "tradeoff.csv"), "w", newline="") as f:

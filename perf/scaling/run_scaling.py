@@ -18,6 +18,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -79,7 +80,6 @@ def main():
     p.add_argument("--replot", action="store_true", help="only redraw <out>/<mode>.png from <out>/<mode>.json")
     p.add_argument("--scratch", help="directory for the runs' own output (default: a new temporary one)")
     args = p.parse_args()
-    args.scratch = args.scratch or tempfile.mkdtemp(prefix="boreas_scaling_")
     os.makedirs(args.out, exist_ok=True)
     if args.replot:
         with open(os.path.join(args.out, args.mode + ".json")) as f:
@@ -91,6 +91,8 @@ def main():
         # The slowest rank's lbm + boundaries (timing_s is the busiest rank's breakdown).
         return rep["parallel"]["timers"]["slowest_update"] / rep["steps"]
 
+    own_scratch = args.scratch is None  # a temporary folder of ours goes once the runs are read
+    args.scratch = args.scratch or tempfile.mkdtemp(prefix="boreas_scaling_")
     rows = []
     for h in args.ghost_width:
         # [parallel] overlap is ignored on one rank: one run serves every strategy of a width.
@@ -109,6 +111,8 @@ def main():
                         single_rank = best
                 rows.append(row_of(best, args.mode, overlap, n, h, len(args.ghost_width) > 1, step_time(best)))
                 print(json.dumps(rows[-1]), flush=True)
+    if own_scratch:
+        shutil.rmtree(args.scratch, ignore_errors=True)
 
     with open(os.path.join(args.out, args.mode + ".json"), "w") as f:
         json.dump(rows, f, indent=2)

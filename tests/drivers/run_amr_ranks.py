@@ -15,6 +15,7 @@ AMR_DECK: a deck with [amr] and dynamic regridding (inputs/cylinder2d_amr.toml),
 Prints one line per check; exits non-zero if any fails.
 """
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,7 @@ def main(argv):
     c = outputs(moved)
     check("and writes the one-rank outputs", all(c.get(k) == v for k, v in a.items()),
           f"differing: {[k for k in a if a[k] != c.get(k)][:3]}")
+    shutil.rmtree(tmp, ignore_errors=True)
     return check.exit_code()
 
 
