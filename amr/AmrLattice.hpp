@@ -1255,7 +1255,7 @@ class AmrLattice final : public AmrSolver {
   void advance(long coarse_steps) override;
   long step() const override { return step_; }
   double mass() const override;
-  bool finite() const override;
+  AmrHealth health(double rho0) const override;
   std::vector<std::array<double, 3>> body_forces() const override;
   std::vector<AmrBlockSample> sample() const override;
   long long fluid_leaf_cells(int level) const override { return levels_.at(level).fluid_leaf_cells; }
@@ -1301,6 +1301,15 @@ class AmrLattice final : public AmrSolver {
   void mark_received(int l, const DeviceView<Real*>& lattice, const DeviceView<int*>& which) const;
   // The fluid cells of level l's owned leaves with a population that is not finite (finite()).
   long long non_finite_leaf_cells(int l) const;
+  // Collective: whether every population of the leaves' fluid cells is finite (CRMT's trial,
+  // whose lattice of ones has densities of Q).
+  bool finite() const;
+  // The first of level l's owned fluid leaf cells (its index, x fastest, in the level's cells)
+  // whose density is not within (lo, hi); LLONG_MAX where none is.
+  long long first_unhealthy_leaf_cell(int l, Real lo, Real hi) const;
+  // The density of level l's cell `index` (first_unhealthy_leaf_cell's numbering) where this rank
+  // owns it, else 0.
+  double leaf_cell_density(int l, long long index) const;
 
  private:
   struct Replica {};

@@ -2,6 +2,7 @@
 #include "amr/AmrLattice.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -1266,6 +1267,88 @@ bool AmrLattice<L, Real>::finite() const {
   long long bad = 0;
   for (int l = 0; l < int(levels_.size()); ++l) bad += non_finite_leaf_cells(l);
   return comm_.sum(bad) == 0;
+}
+
+// A level's cells numbered x fastest over the domain in that level's cells, as the uniform grid's
+// global index.
+struct LevelCellIndex {
+  DeviceView<const int*> origin;
+  LeafShape shape;
+  long long nx = 0, ny = 0;
+  KOKKOS_INLINE_FUNCTION long long operator()(long slot, long cell) const {
+    int p[3];
+    shape.coordinates(cell, p);
+    const long long x = origin(3 * slot) + p[0], y = origin(3 * slot + 1) + p[1], z = origin(3 * slot + 2) + p[2];
+    return (z * ny + y) * nx + x;
+  }
+};
+
+template <class L, class Real>
+long long AmrLattice<L, Real>::first_unhealthy_leaf_cell(int l, Real lo, Real hi) const {
+  const AmrLevel<L, Real>& lv = levels_[l];
+  const DeviceView<const Real*> f = lv.f[lv.cur];
+  const DeviceView<const std::uint8_t*> flags = lv.flags;
+  const DeviceView<const int*> leaves = lv.leaves;
+  const LevelPlaces places = lv.places;
+  const std::array<int, 3> blocks = forest_.blocks_per_axis(l);
+  const LevelCellIndex index{lv.origin, shape_, (long long)blocks[0] * shape_.n, (long long)blocks[1] * shape_.n};
+  long long first = LLONG_MAX;
+  Kokkos::parallel_reduce(
+      "amr health", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * places.interior),
+      KOKKOS_LAMBDA(long i, long long& acc) {
+        const long slot = leaves(i / places.interior), cell = i % places.interior, at = places.of(slot, cell);
+        if (flags(at) != flag::fluid) return;
+        Real rho = 0;
+        for (int q = 0; q < L::Q; ++q) rho += f(at + q * places.total);
+        if (rho > lo && rho < hi) return;  // NaN fails both
+        const long long k = index(slot, cell);
+        if (k < acc) acc = k;
+      },
+      Kokkos::Min<long long>(first));
+  return first;
+}
+
+template <class L, class Real>
+double AmrLattice<L, Real>::leaf_cell_density(int l, long long wanted) const {
+  const AmrLevel<L, Real>& lv = levels_[l];
+  const DeviceView<const Real*> f = lv.f[lv.cur];
+  const DeviceView<const int*> leaves = lv.leaves;
+  const LevelPlaces places = lv.places;
+  const std::array<int, 3> blocks = forest_.blocks_per_axis(l);
+  const LevelCellIndex index{lv.origin, shape_, (long long)blocks[0] * shape_.n, (long long)blocks[1] * shape_.n};
+  double density = 0;
+  Kokkos::parallel_reduce(
+      "amr cell density", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * places.interior),
+      KOKKOS_LAMBDA(long i, double& sum) {
+        const long slot = leaves(i / places.interior), cell = i % places.interior;
+        if (index(slot, cell) != wanted) return;
+        const long at = places.of(slot, cell);
+        Real rho = 0;
+        for (int q = 0; q < L::Q; ++q) rho += f(at + q * places.total);
+        sum += double(rho);
+      },
+      density);
+  return density;
+}
+
+template <class L, class Real>
+AmrHealth AmrLattice<L, Real>::health(double rho0) const {
+  const Real lo = Real(0.1 * rho0), hi = Real(10 * rho0);
+  long long level = LLONG_MAX;  // this rank's coarsest level with a bad cell
+  for (int l = 0; l < int(levels_.size()) && level == LLONG_MAX; ++l)
+    if (first_unhealthy_leaf_cell(l, lo, hi) != LLONG_MAX) level = l;
+  AmrHealth h;
+  level = comm_.min(level);
+  if (level == LLONG_MAX) return h;
+  const int l = int(level);
+  const long long k = comm_.min(first_unhealthy_leaf_cell(l, lo, hi));
+  const std::array<int, 3> blocks = forest_.blocks_per_axis(l);
+  const long long nx = (long long)blocks[0] * shape_.n, ny = (long long)blocks[1] * shape_.n;
+  h.ok = false;
+  h.level = l;
+  h.cell = {k % nx, k / nx % ny, k / (nx * ny)};
+  h.density = comm_.sum(leaf_cell_density(l, k));
+  return h;
 }
 
 template <class L, class Real>

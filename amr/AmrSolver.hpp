@@ -27,6 +27,15 @@ struct AmrBlockSample {
   std::vector<std::uint8_t> flags;
 };
 
+// AmrSolver::health: ok, or the first fluid leaf cell outside the density window on the coarsest
+// level that has one (x fastest in that level's cells), the same on every rank count.
+struct AmrHealth {
+  bool ok = true;
+  int level = -1;
+  std::array<long long, 3> cell{};  // in the cell coordinates of `level`
+  double density = 0;
+};
+
 class AmrSolver {
  public:
   // Collective over `comm`: every rank passes the same forest and steps the leaves it owns.
@@ -41,9 +50,10 @@ class AmrSolver {
   virtual long step() const = 0;  // level-0 steps done
   // Mass of the leaves' fluid cells in level-0 cell volumes (a level-l cell weighs 2^(-D l)).
   virtual double mass() const = 0;
-  // Collective: whether every population of the leaves' fluid cells is finite (the run's check
-  // before what it records; a plain pass, where mass() sums exactly at about 10x the cost).
-  virtual bool finite() const = 0;
+  // Collective: whether every fluid leaf cell's density lies within (0.1, 10) rho0, NaN and
+  // infinities outside (the run's check before what it records, the uniform grid's rule; a plain
+  // pass, where mass() sums exactly at about 10x the cost); else where it first does not.
+  virtual AmrHealth health(double rho0) const = 0;
   // Collective: per body (DomainGeometry::body_at) the force of the fluid on it at the current
   // step, in level-0 lattice units, the same bits on every rank count (needs [forces] in the deck).
   virtual std::vector<std::array<double, 3>> body_forces() const = 0;

@@ -438,6 +438,13 @@ const std::vector<std::string> top_tables{"simulation", "lattice",  "domain",   
                                           "parallel",   "amr",      "checkpoint", "forces",
                                           "statistics", "probe",    "units"};
 
+// How a deck opens the table schema_keys() names `table` (arrays of tables in double brackets).
+std::string table_heading(const std::string& table) {
+  if (table == "region") return "[[amr.region]]";
+  if (table == "obstacle" || table == "probe") return "[[" + table + "]]";
+  return "[" + table + "]";
+}
+
 // All keys of all tables, for "did you mean [table] key" on stray top-level keys.
 const std::map<std::string, std::vector<std::string>>& schema_keys() {
   static const std::map<std::string, std::vector<std::string>> m{
@@ -753,8 +760,11 @@ void initial_channel(Checker& c, const Tbl& ini, const Tbl& root, int dims, cons
          "initial.velocity: " + why + ": give its bulk velocity as [U, 0, 0] with U > 0");
   const toml::node* boundary = root.get("boundary");
   for (int f : {YMin, YMax})
-    if (cfg.faces[f].type != FaceBC::Wall)
-      c.at(boundary ? boundary : ini.get("type"), "boundary." + face_names[f] + ": " + why + "; make it type = \"wall\"");
+    if (cfg.faces[f].type != FaceBC::Wall) {
+      const toml::node* type = boundary && boundary->is_table() ? boundary->as_table()->at_path(face_names[f] + ".type").node() : nullptr;
+      c.at(type ? type : boundary ? boundary : ini.get("type"),
+           "boundary." + face_names[f] + ": " + why + "; make it type = \"wall\"");
+    }
 }
 
 // Quadratic interpolated bounce-back reads f* two cells behind a wall cell: one step's reach is two
@@ -849,7 +859,8 @@ void parse_amr(Checker& c, const Tbl& root, Config& cfg, const Tbl& sim, bool ce
     c.unknown_keys(rt, schema_keys().at("region"));
     AmrRegion r;
     bool good = true;
-    const std::string level_expected = "an integer from 1 to amr.max_level = " + std::to_string(cfg.amr.max_level);
+    const std::string level_expected =
+        "an integer from 1 to amr.max_level" + (max_level_ok ? " = " + std::to_string(cfg.amr.max_level) : std::string());
     if (!rt.get("level")) {
       c.missing(rt, "level", level_expected);
       good = false;
@@ -1148,7 +1159,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         break;
       }
     if (!owner.empty())
-      msg += "; keys belong in a table: did you mean '" + key + "' under [" + owner + "]?";
+      msg += "; keys belong in a table: did you mean '" + key + "' under " + table_heading(owner) + "?";
     else if (!near.empty())
       msg += "; did you mean table [" + near + "]?";
     c.at(&v, &k, msg);
@@ -1176,9 +1187,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   c.unknown_keys(sim, schema_keys().at("simulation"));
   cfg.name = fs::path(source_name).stem().string();
   if (cfg.name.empty()) cfg.name = "boreas";
-  if (auto n = c.string(sim, "name", "a non-empty string without '/'")) {
+  if (auto n = c.string(sim, "name", "a non-empty string without '/' or '\\'")) {
     if (n->empty() || n->find('/') != std::string::npos || n->find('\\') != std::string::npos)
-      c.at(sim.get("name"), "simulation.name: expected a non-empty string without '/', got '" +
+      c.at(sim.get("name"), "simulation.name: expected a non-empty string without '/' or '\\', got '" +
                                 *n + "'");
     else
       cfg.name = *n;
@@ -1506,6 +1517,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
 
   // [[obstacle]]
   std::vector<const toml::node*> obstacle_shapes;  // per cfg.obstacles entry, for messages after [amr]
+  std::vector<std::string> obstacle_names;  // per entry: "obstacle[i]", i its place in the deck (refused ones count)
   std::vector<Obstacle> surface_bounds;  // per entry: the box (shape "box") around an STL or height-map solid
   if (auto on = root.get("obstacle")) {
     if (!on->is_array_of_tables()) {
@@ -1596,6 +1608,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         if (good) {
           cfg.obstacles.push_back(ob);
           obstacle_shapes.push_back(ot.get("shape"));
+          obstacle_names.push_back(name);
           surface_bounds.push_back(bounds);
           cfg.locations[name] = c.where(ot.get("shape"));  // drivers/RunCheck.cpp check_file_solids
         }
@@ -1737,13 +1750,18 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
                                 "a 3D body needs its frontal area (2D: the length times one cell)");
     const std::vector<std::string> axes = dims == 2 ? std::vector<std::string>{"x", "y"}
                                                     : std::vector<std::string>{"x", "y", "z"};
-    if (frc.get("drag_axis"))
-      if (auto a = c.choice(frc, "drag_axis", axes)) cfg.forces.drag_axis = int(*a);
-    if (frc.get("lift_axis"))
-      if (auto a = c.choice(frc, "lift_axis", axes)) cfg.forces.lift_axis = int(*a);
-    if (cfg.forces.drag_axis == cfg.forces.lift_axis)
+    bool axes_read = true;  // a refused axis is not compared with the other
+    for (auto [key, axis] : {std::pair<const char*, int*>{"drag_axis", &cfg.forces.drag_axis}, {"lift_axis", &cfg.forces.lift_axis}})
+      if (frc.get(key)) {
+        if (auto a = c.choice(frc, key, axes))
+          *axis = int(*a);
+        else
+          axes_read = false;
+      }
+    if (axes_read && cfg.forces.drag_axis == cfg.forces.lift_axis)
       c.at(frc.get("lift_axis") ? frc.get("lift_axis") : frc.t,
-           "forces.lift_axis: expected an axis other than drag_axis (" + axes[cfg.forces.drag_axis] + ")");
+           "forces.lift_axis" + std::string(frc.get("lift_axis") ? "" : " (by default \"y\")") +
+               ": expected an axis other than drag_axis (" + axes[cfg.forces.drag_axis] + ")");
   }
 
   // [[probe]]: a point, or a line from..to of `points` cells (rounded to the nearest cell)
@@ -1769,8 +1787,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         auto inside = [&](const std::array<double, 3>& p, const char* k) {
           for (int d = 0; d < 3; ++d)
             if (cells_ok && (p[d] < -0.5 || p[d] > cfg.cells[d] - 0.5)) {
-              c.at(pt.get(k), key + "." + k + ": expected a point inside the domain (cell centres 0.." +
-                                  std::to_string(cfg.cells[d] - 1) + " along " + "xyz"[d] + ")");
+              c.at(pt.get(k), key + "." + k + ": expected a point inside the domain (-0.5 to " +
+                                  fmt(cfg.cells[d] - 0.5) + " along " + "xyz"[d] + ": cell centres 0.." +
+                                  std::to_string(cfg.cells[d] - 1) + " and the faces), got " + fmt(p[d]) + " along " +
+                                  "xyz"[d]);
               return false;
             }
           return true;
@@ -1935,7 +1955,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         finest == 0 ? "" : finest == 1 ? ", nor one of level 1" : ", nor one of levels 1 to " + std::to_string(finest);
     if (ob.invert) {
       if (const std::string why = holds_every_cell_centre(ob, cfg.cells, dims, finest); !why.empty())
-        c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: " + why + " (it would be solid nowhere)");
+        c.at(obstacle_shapes[k], obstacle_names[k] + ": " + why + " (it would be solid nowhere)");
       continue;
     }
     // A file's solid lies within the box around it (a mesh in other units, a single triangle, a
@@ -1963,10 +1983,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (holds) continue;
     const std::string why = holds_no_cell_centre(tested, cfg.cells, dims, 0);
     if (from_file)
-      c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: the solid of '" + ob.file + "' holds no cell centre: " +
+      c.at(obstacle_shapes[k], obstacle_names[k] + ": the solid of '" + ob.file + "' holds no cell centre: " +
                                    why.substr(why.find("along ")) + levels + " (it would be solid nowhere; check scale and offset)");
     else
-      c.at(obstacle_shapes[k], "obstacle[" + std::to_string(k) + "]: " + why + levels + " (it would be solid nowhere)");
+      c.at(obstacle_shapes[k], obstacle_names[k] + ": " + why + levels + " (it would be solid nowhere)");
   }
 
   if (cfg.initial == InitialCondition::Channel) initial_channel(c, ini, root, dims, cfg);
@@ -2009,8 +2029,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       check(phy.get("velocity"), "physics.velocity", *cfg.reference_velocity);
     for (std::size_t k = 0; k < cfg.obstacles.size(); ++k)
       if (const Obstacle& ob = cfg.obstacles[k]; ob.angular_velocity != 0)
-        check(root.t->at_path("obstacle[" + std::to_string(k) + "].angular_velocity").node(),
-              "obstacle[" + std::to_string(k) + "].angular_velocity (the surface speed |omega| r)",
+        check(root.t->at_path(obstacle_names[k] + ".angular_velocity").node(),
+              obstacle_names[k] + ".angular_velocity (the surface speed |omega| r)",
               std::abs(ob.angular_velocity) * ob.radius);
   }
 

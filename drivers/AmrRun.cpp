@@ -401,10 +401,11 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
   };
   keep_as_last_good();
   ConvergenceMonitor convergence;
+  AmrHealth health;  // of the last check; an unstable run's names where it failed
   std::string status = "completed";
   int stopped_by = 0;
   long poll = 1;  // steps between looks at stop signals and the checkpoint clock, about a second
-  int chunks_unchecked = 0;  // chunks since the state was last checked to be finite
+  int chunks_unchecked = 0;  // chunks since the state was last checked (AmrSolver::health)
   auto next_multiple = [&](long every) { return every > 0 ? (solver->step() / every + 1) * every : config.steps; };
   while (solver->step() < config.steps) {
     const long from = solver->step(), every = config.amr.regrid_every;
@@ -420,7 +421,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     const AgreedClock clock = agree_on_clock(options.comm, seconds_since(chunk_start) / double(next - from), checkpoints);
     poll = std::max(1L, long(1.0 / std::max(clock.seconds_per_step, 1e-9)));
     // Before a regrid: the forces, probes and integrals of the grid that made this state (recorded
-    // once it is finite).
+    // once the state passes the check).
     std::optional<std::vector<std::array<double, 3>>> sampled_forces;
     std::optional<std::vector<double>> sampled_probes, sampled_integrals;
     if (forces && solver->step() % config.forces.every == 0) {
@@ -468,7 +469,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       } else if (changed) {
         // The saved state is of the old forest: the new one keeps its first state, made from a
         // good one.
-        if (!solver->finite()) {
+        if (!(health = solver->health(config.density)).ok) {
           status = "unstable";
           break;
         }
@@ -488,18 +489,17 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     stopped_by = clock.stopped_by;
     const auto [at_checkpoint, at_check, at_output] = chunk_end(config, solver->step(), check_every, clock);
     const bool at_sample = sampling && sampling->at(solver->step());
-    // Whatever is recorded or kept is first checked to be finite, and a run that records nothing
+    // Whatever is recorded or kept is first checked (health), and a run that records nothing
     // for a while every 10 chunks (about 10 s): a look after every chunk of about a second cost
     // amr_nested 4 % of its run.
     const bool records = sampled_forces || sampled_probes || sampled_integrals || at_sample || at_check || at_output || at_checkpoint;
     if (records || ++chunks_unchecked >= 10) {
       chunks_unchecked = 0;
-      bool finite;
       {
         auto t = solver->timers().scope("others");
-        finite = solver->finite();
+        health = solver->health(config.density);
       }
-      if (!finite) {
+      if (!health.ok) {
         status = "unstable";
         break;
       }
@@ -545,15 +545,23 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     solver->restore_state();
     sampling = last_good_sampling;
     checkpoint(AmrState::of(*solver, sampled));
+    const std::array<long long, 3>& cell = health.cell;
+    const double scale = std::ldexp(1.0, -health.level);  // a level-l cell centre in level-0 cells
     if (rank == 0)
       std::fprintf(stderr,
-                   "boreas: error: unstable by step %ld (the mass is no longer finite)\n"
+                   "boreas: error: unstable by step %ld: density %g at cell (%lld, %lld, %lld) of level %d (its centre at\n"
+                   "  (%g, %g, %g) in level-0 cells)\n"
                    "  hint: tau = %.6g on level 0 (finer levels have larger tau); stability needs tau well above\n"
                    "  0.5 and a small lattice Mach number.\n"
                    "  Writing the last good state, step %ld (checkpoint %s).\n",
-                   reached, config.tau, last_good_step, checkpoints.newest().c_str());
+                   reached, health.density, cell[0], cell[1], cell[2], health.level, (cell[0] + 0.5) * scale - 0.5,
+                   (cell[1] + 0.5) * scale - 0.5, config.dimensions() == 2 ? 0.0 : (cell[2] + 0.5) * scale - 0.5, config.tau,
+                   last_good_step, checkpoints.newest().c_str());
     instability = Json::object();
     instability["step"] = reached;
+    instability["level"] = health.level;
+    instability["cell"] = Json::array({cell[0], cell[1], cell[2]});
+    instability["density"] = health.density;
     instability["last_good_step"] = last_good_step;
     instability["checkpoint"] = checkpoints.newest();
   }

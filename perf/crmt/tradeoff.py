@@ -29,7 +29,7 @@ FIGURES = ["messages_per_step", "bytes_per_step", "mpi_time", "W", "pack", "unpa
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--boreas", required=True)
+    p.add_argument("--boreas", help="the boreas executable (not needed with --replot)")
     p.add_argument("--modes", nargs="+", default=["strong", "weak"], choices=["strong", "weak"])
     p.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
     p.add_argument("--widths", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6])
@@ -49,6 +49,8 @@ def main():
             rows = json.load(f)
         plot(rows, args.out)
         return
+    if not args.boreas:
+        p.error("--boreas is required (unless --replot)")
     scratch = tempfile.mkdtemp(prefix="boreas_crmt_")
     rows, ok = [], True
     for mode in args.modes:

@@ -64,7 +64,7 @@ def positive(text):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--boreas", required=True)
+    p.add_argument("--boreas", help="the boreas executable (not needed with --replot)")
     p.add_argument("--mpiexec", default="mpiexec")
     p.add_argument("--mode", choices=["strong", "weak"], required=True)
     p.add_argument("--ranks", type=positive, nargs="+", default=[1, 2, 4])
@@ -82,6 +82,8 @@ def main():
         with open(stem + ".json") as f:
             plot(json.load(f)["rows"], args, stem)
         return 0
+    if not args.boreas:
+        p.error("--boreas is required (unless --replot)")
     rows = []
     with tempfile.TemporaryDirectory(prefix="boreas_amr_scaling_") as scratch:
         for ranks in args.ranks:

@@ -65,7 +65,7 @@ def positive(text):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--boreas", required=True)
+    p.add_argument("--boreas", help="the boreas executable (not needed with --replot)")
     p.add_argument("--mode", choices=["strong", "weak"], default="strong")
     p.add_argument("--ranks", type=positive, nargs="+", default=[1, 2, 4])
     p.add_argument("--overlap", nargs="+", default=["none", "nonblocking", "interior", "streams", "systolic"])
@@ -86,6 +86,8 @@ def main():
             rows = json.load(f)
         plot(rows, args)
         sys.exit(0 if results_consistent(rows, args.mode) else 1)
+    if not args.boreas:
+        p.error("--boreas is required (unless --replot)")
 
     def step_time(rep):
         # The slowest rank's lbm + boundaries (timing_s is the busiest rank's breakdown).

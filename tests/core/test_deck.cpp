@@ -253,7 +253,7 @@ TEST(Deck, ChannelStart) {
   EXPECT_DOUBLE_EQ(c.channel_perturbation, 0.01);
   const std::string walls_why = "initial.type = \"channel\" starts a stream along x between walls at y_min and y_max";
   EXPECT_CONTAINS(error_of("[simulation]\nsteps = 10\n" + channel + "[boundary.y_min]\ntype = \"free_slip\"\n"),
-                  "boundary.y_min: " + walls_why + "; make it type = \"wall\"");
+                  "deck.toml:22:8: error: boundary.y_min: " + walls_why + "; make it type = \"wall\"");
   EXPECT_CONTAINS(error_of("[simulation]\nsteps = 10\n" + channel, {"initial.velocity=[0, 0.05, 0]"}),
                   "initial.velocity: " + walls_why + ": give its bulk velocity as [U, 0, 0] with U > 0");
   EXPECT_CONTAINS(error_of(head + "[physics]\ntau = 0.6\n[initial]\ntype = \"channel\"\nvelocity = [0.05, 0, 0]\n"),
@@ -395,6 +395,32 @@ TEST(DeckErrors, UnknownTable) {
                   "[boundary.x_min]?");
   EXPECT_CONTAINS(error_of("steps = 3\n" + head + "[physics]\ntau = 0.6\n"),
                   "deck.toml:1:1: error: unknown top-level key 'steps'");
+}
+
+// Messages name what the deck wrote: a stray key's table as the deck opens it, an obstacle by its
+// place in the deck also after a refused one, a default the deck did not write, a value and the
+// range it was held to.
+TEST(DeckErrors, MessagesNameWhatTheDeckWrote) {
+  const std::string p = "[physics]\ntau = 0.6\n";
+  EXPECT_CONTAINS(error_of("distance = 3\n" + head + p),
+                  "unknown top-level key 'distance'; keys belong in a table: did you mean 'distance' under [[amr.region]]?");
+  EXPECT_CONTAINS(error_of("radius = 3\n" + head + p), "did you mean 'radius' under [[obstacle]]?");
+  EXPECT_CONTAINS(error_of("tau = 0.6\n" + head), "did you mean 'tau' under [physics]?");
+  // The first obstacle is refused (its shape); the second, out of the domain, is obstacle[1].
+  const std::string e = error_of(head + p + "[[obstacle]]\nshape = \"spehre\"\n[[obstacle]]\nshape = \"sphere\"\n"
+                                            "center = [12, 4, 4]\nradius = 1\n");
+  EXPECT_CONTAINS(e, "deck.toml:14:9: error: obstacle[1]: the sphere holds no cell centre");
+  EXPECT_EQ(e.find("obstacle[0]: the sphere"), std::string::npos) << e;
+  EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"spehre\"\n[[obstacle]]\nshape = \"cylinder\"\n"
+                                      "center = [4, 4, 4]\nradius = 2\naxis = \"z\"\nangular_velocity = 1\n"),
+                  "deck.toml:18:20: error: obstacle[1].angular_velocity (the surface speed |omega| r)");
+  EXPECT_CONTAINS(error_of(head + p, {"simulation.name=a\\b"}),
+                  "simulation.name: expected a non-empty string without '/' or '\\', got 'a\\b'");
+  // A region's level against a max_level that was refused: no default quoted as the deck's.
+  const std::string region = error_of(head + p + "[amr]\nmax_level = 9\n[[amr.region]]\nlevel = 10\nlo = [0, 0, 0]\nhi = [8, 8, 8]\n");
+  EXPECT_CONTAINS(region, "amr.max_level: expected an integer from 0 to 8");
+  EXPECT_CONTAINS(region, "amr.region[0].level: expected an integer from 1 to amr.max_level,");
+  EXPECT_EQ(region.find("amr.max_level = "), std::string::npos) << region;
 }
 
 TEST(DeckErrors, WrongType) {
@@ -596,13 +622,20 @@ TEST(DeckErrors, MiscConstraints) {
   EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 1\n"
                                       "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"
                                       "drag_axis = \"y\"\n"),
-                  "forces.lift_axis: expected an axis other than drag_axis (y)");
+                  "forces.lift_axis (by default \"y\"): expected an axis other than drag_axis (y)");
+  // A refused axis is not compared with the other (the default "y" was not the deck's).
+  const std::string refused = error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 1\n"
+                                                  "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"
+                                                  "drag_axis = \"y\"\nlift_axis = \"w\"\n");
+  EXPECT_CONTAINS(refused, "forces.lift_axis: expected one of x, y, z");
+  EXPECT_EQ(refused.find("other than drag_axis"), std::string::npos) << refused;
   EXPECT_CONTAINS(error_of(head + p + "[[obstacle]]\nshape = \"sphere\"\ncenter = [4, 4, 4]\nradius = 1\n"
                                       "[forces]\nreference_velocity = 0.1\nreference_length = 2\nreference_area = 3\n"
                                       "every = 0\n"),
                   "forces.every: expected an integer >= 1");
   EXPECT_CONTAINS(error_of(head + p + "[[probe]]\npoint = [4, 9, 1]\n"),
-                  "probe[0].point: expected a point inside the domain (cell centres 0..7 along y)");
+                  "probe[0].point: expected a point inside the domain (-0.5 to 7.5 along y: cell centres 0..7 and the "
+                  "faces), got 9 along y");
   EXPECT_CONTAINS(error_of(head + p + "[[probe]]\nname = \"a b\"\npoint = [4, 4, 1]\n"),
                   "probe[0].name: expected a name of letters, digits and _");
   EXPECT_CONTAINS(error_of(head + p + "[[probe]]\nname = \"x\"\n"), "probe[0].point: missing required key");

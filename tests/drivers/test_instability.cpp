@@ -126,8 +126,9 @@ TEST(Instability, RecordsNothingPastTheInstability) {
 }
 
 // The same on AMR levels (the lid's band refined): the run looks at every chunk of steps whether
-// the leaves' populations are finite, stops at the first that is not, reporting its step, and
-// ends on the last good state: reported, hashed and written as the final output.
+// the leaves' densities are within the window (AmrSolver::health), stops at the first that is
+// not, reporting its step and cell, and ends on the last good state: reported, hashed and
+// written as the final output.
 TEST(Instability, AmrRunStopsEarly) {
   const std::string dir = ::testing::TempDir() + "/boreas_unstable_amr";
   std::filesystem::remove_all(dir);
@@ -145,10 +146,17 @@ TEST(Instability, AmrRunStopsEarly) {
   EXPECT_EQ(good % c.progress_every, 0);  // kept at a check
   EXPECT_EQ(report["steps"].get<std::int64_t>(), good);
   EXPECT_TRUE(std::isfinite(report["mass"]["final"].get<double>()));
+  // Where it failed: a cell of a level the forest has, its density outside the window (null: NaN).
+  const Json& where = report["instability"];
+  ASSERT_TRUE(where.contains("level") && where.contains("cell") && where.contains("density")) << where.dump();
+  EXPECT_GE(where["level"].get<int>(), 0);
+  EXPECT_LE(where["level"].get<int>(), 1);
+  EXPECT_TRUE(where["density"].is_null() || !(where["density"].get<double>() > 0.1 && where["density"].get<double>() < 10))
+      << where.dump();
   const DomainGeometry domain(c);
   auto solver = AmrSolver::create(c, domain, build_forest(c, domain));
   solver->advance(good);
-  EXPECT_TRUE(solver->finite());
+  EXPECT_TRUE(solver->health(c.density).ok);
   EXPECT_EQ(report["fields_hash"].get<std::string>(), hash_hex(solver->fields_hash()));
   char written[32];
   std::snprintf(written, sizeof written, "_%06ld.vthb", good);
@@ -158,6 +166,42 @@ TEST(Instability, AmrRunStopsEarly) {
     final_output = final_output || name.size() > 12 && name.compare(name.size() - 12, 12, written) == 0;
   }
   EXPECT_TRUE(final_output) << "no output of step " << good << " in " << report["output_files"].dump();
+}
+
+// The check names the first cell outside (0.1, 10) rho0 on the coarsest level that has one, x
+// fastest in that level's cells; a finite density outside the window fails as NaN does (until
+// 2026-12-07 AMR runs looked at finiteness only and went on through such states).
+TEST(Instability, AmrHealthNamesTheFirstBadCellOnTheCoarsestLevel) {
+  const Config c = deck(
+      "[simulation]\nsteps = 10\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n[physics]\ntau = 0.6\n"
+      "[amr]\nleaf_size = 4\nmax_level = 1\n[[amr.region]]\nlo = [0, 24]\nhi = [31, 31]\nlevel = 1\n");
+  const DomainGeometry domain(c);
+  auto solver = AmrSolver::create(c, domain, build_forest(c, domain));
+  ASSERT_EQ(solver->forest().levels(), 2);
+  EXPECT_TRUE(solver->health(c.density).ok);
+  // Densities at points in level-0 cell-centre coordinates: level-1 cells (30, 50) and (21, 57)
+  // (centres at (c + 1/2) / 2 - 1/2), then also level-0 cells (3, 3) and (9, 2).
+  auto spikes = [&](std::vector<std::array<double, 3>> points) {
+    solver->set_state([points](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
+      rho = 1;
+      u = {0, 0, 0};
+      for (const auto& p : points)
+        if (std::abs(x[0] - p[0]) < 1e-9 && std::abs(x[1] - p[1]) < 1e-9) rho = p[2];
+    });
+    return solver->health(c.density);
+  };
+  const AmrHealth fine = spikes({{10.25, 28.25, 20.0}, {14.75, 24.75, 12.0}});
+  EXPECT_FALSE(fine.ok);
+  EXPECT_EQ(fine.level, 1);
+  EXPECT_EQ(fine.cell, (std::array<long long, 3>{30, 50, 0}));  // row 50 before row 57
+  EXPECT_NEAR(fine.density, 12.0, 1e-12);
+  const AmrHealth coarse = spikes({{10.25, 28.25, 20.0}, {9, 2, 0.05}, {3, 3, 0.09}});
+  EXPECT_FALSE(coarse.ok);
+  EXPECT_EQ(coarse.level, 0);
+  EXPECT_EQ(coarse.cell, (std::array<long long, 3>{9, 2, 0}));
+  EXPECT_NEAR(coarse.density, 0.05, 1e-14);
+  // Inside the window: healthy, however far from rho0.
+  EXPECT_TRUE(spikes({{10.25, 28.25, 9.9}, {3, 3, 0.11}}).ok);
 }
 
 }  // namespace
