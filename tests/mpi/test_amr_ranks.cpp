@@ -11,6 +11,8 @@
 #include <mpi.h>
 
 #include <array>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -348,6 +350,55 @@ TEST(AmrRanksRestore, ARestoredStateStepsOnAsTheStateItWas) {
   EXPECT_EQ(restored->fields_hash(), straight->fields_hash());
   EXPECT_EQ(restored->populations(), straight->populations());
   MPI_Comm_free(&comm);
+}
+
+// The run's stability check (AmrSolver::health) names the same cell and density on every rank
+// count: the coarsest level with a density outside (0.1, 10) rho0, its lowest cell index over all
+// ranks' leaves (the spikes below lie on leaves of different ranks), NaN as well.
+TEST(AmrRanksHealth, TheFirstBadCellIsTheSameOnEveryRankCount) {
+  ensure_mpi_initialized();
+  const Config config = parse_deck_string(
+      "[simulation]\nsteps = 10\n[lattice]\nmodel = \"D2Q9\"\n[domain]\ncells = [32, 32]\n[physics]\ntau = 0.6\n"
+      "[amr]\nleaf_size = 4\nmax_level = 1\n[[amr.region]]\nlo = [0, 16]\nhi = [31, 31]\nlevel = 1\n",
+      "health", ".");
+  const DomainGeometry domain(config);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Points in level-0 cell-centre coordinates: level-1 cells (10, 33), (63, 40) and (2, 62) have
+  // their centres at (c + 1/2) / 2 - 1/2; level-0 cell (30, 1).
+  const std::array<double, 3> nan_at_33{4.75, 16.25, nan}, high_at_40{31.25, 19.75, 12.0}, low_at_62{0.75, 30.75, 0.05},
+      level0{30, 1, 20.0};
+  int world = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  for (int n : {1, 2, 3, 8}) {
+    if (n > world) continue;
+    MPI_Comm comm = test::first_ranks(n);
+    if (comm == MPI_COMM_NULL) continue;
+    std::unique_ptr<AmrSolver> solver = AmrSolver::create(config, domain, build_forest(config, domain), comm);
+    auto health_with = [&](const std::vector<std::array<double, 3>>& spikes) {
+      solver->set_state([&](const std::array<double, 3>& x, double& rho, std::array<double, 3>& u) {
+        rho = 1;
+        u = {0, 0, 0};
+        for (const auto& p : spikes)
+          if (std::abs(x[0] - p[0]) < 1e-9 && std::abs(x[1] - p[1]) < 1e-9) rho = p[2];
+      });
+      return solver->health(config.density);
+    };
+    EXPECT_TRUE(health_with({}).ok) << n << " ranks";
+    const AmrHealth fine = health_with({low_at_62, high_at_40});
+    EXPECT_EQ(fine.level, 1) << n << " ranks";
+    EXPECT_EQ(fine.cell, (std::array<long long, 3>{63, 40, 0})) << n << " ranks";
+    EXPECT_NEAR(fine.density, 12.0, 1e-12) << n << " ranks";
+    // set_state's differences carry a NaN to the cell's neighbours: (10, 32) is the first.
+    const AmrHealth not_a_number = health_with({low_at_62, high_at_40, nan_at_33});
+    EXPECT_EQ(not_a_number.cell, (std::array<long long, 3>{10, 32, 0})) << n << " ranks";
+    EXPECT_TRUE(std::isnan(not_a_number.density)) << n << " ranks";
+    const AmrHealth coarse = health_with({low_at_62, high_at_40, nan_at_33, level0});
+    EXPECT_EQ(coarse.level, 0) << n << " ranks";
+    EXPECT_EQ(coarse.cell, (std::array<long long, 3>{30, 1, 0})) << n << " ranks";
+    EXPECT_NEAR(coarse.density, 20.0, 1e-12) << n << " ranks";
+    solver.reset();
+    MPI_Comm_free(&comm);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Decks, AmrRanks, ::testing::Range(0, int(sizeof(amr_decks) / sizeof(amr_decks[0]))),
