@@ -1281,7 +1281,14 @@ struct LevelCellIndex {
     const long long x = origin(3 * slot) + p[0], y = origin(3 * slot + 1) + p[1], z = origin(3 * slot + 2) + p[2];
     return (z * ny + y) * nx + x;
   }
+  std::array<long long, 3> cell(long long index) const { return {index % nx, index / nx % ny, index / (nx * ny)}; }
 };
+
+template <class L, class Real>
+LevelCellIndex level_cell_index(const AmrLevel<L, Real>& lv, const Forest& forest, const LeafShape& shape, int l) {
+  const std::array<int, 3> blocks = forest.blocks_per_axis(l);
+  return {lv.origin, shape, (long long)blocks[0] * shape.n, (long long)blocks[1] * shape.n};
+}
 
 template <class L, class Real>
 long long AmrLattice<L, Real>::first_unhealthy_leaf_cell(int l, Real lo, Real hi) const {
@@ -1290,8 +1297,7 @@ long long AmrLattice<L, Real>::first_unhealthy_leaf_cell(int l, Real lo, Real hi
   const DeviceView<const std::uint8_t*> flags = lv.flags;
   const DeviceView<const int*> leaves = lv.leaves;
   const LevelPlaces places = lv.places;
-  const std::array<int, 3> blocks = forest_.blocks_per_axis(l);
-  const LevelCellIndex index{lv.origin, shape_, (long long)blocks[0] * shape_.n, (long long)blocks[1] * shape_.n};
+  const LevelCellIndex index = level_cell_index(lv, forest_, shape_, l);
   long long first = LLONG_MAX;
   Kokkos::parallel_reduce(
       "amr health", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * places.interior),
@@ -1314,8 +1320,7 @@ double AmrLattice<L, Real>::leaf_cell_density(int l, long long wanted) const {
   const DeviceView<const Real*> f = lv.f[lv.cur];
   const DeviceView<const int*> leaves = lv.leaves;
   const LevelPlaces places = lv.places;
-  const std::array<int, 3> blocks = forest_.blocks_per_axis(l);
-  const LevelCellIndex index{lv.origin, shape_, (long long)blocks[0] * shape_.n, (long long)blocks[1] * shape_.n};
+  const LevelCellIndex index = level_cell_index(lv, forest_, shape_, l);
   double density = 0;
   Kokkos::parallel_reduce(
       "amr cell density", Kokkos::RangePolicy<ExecSpace>(0, long(leaves.extent(0)) * places.interior),
@@ -1334,19 +1339,19 @@ double AmrLattice<L, Real>::leaf_cell_density(int l, long long wanted) const {
 template <class L, class Real>
 AmrHealth AmrLattice<L, Real>::health(double rho0) const {
   const Real lo = Real(0.1 * rho0), hi = Real(10 * rho0);
-  long long level = LLONG_MAX;  // this rank's coarsest level with a bad cell
-  for (int l = 0; l < int(levels_.size()) && level == LLONG_MAX; ++l)
-    if (first_unhealthy_leaf_cell(l, lo, hi) != LLONG_MAX) level = l;
+  // This rank's first bad cell per level, from level 0 up to the first level that has one: the
+  // coarsest level any rank names is one every rank has looked at.
+  std::vector<long long> first;
+  while (first.size() < levels_.size() && (first.empty() || first.back() == LLONG_MAX))
+    first.push_back(first_unhealthy_leaf_cell(int(first.size()), lo, hi));
   AmrHealth h;
-  level = comm_.min(level);
+  const long long level = comm_.min(first.back() == LLONG_MAX ? LLONG_MAX : (long long)first.size() - 1);
   if (level == LLONG_MAX) return h;
   const int l = int(level);
-  const long long k = comm_.min(first_unhealthy_leaf_cell(l, lo, hi));
-  const std::array<int, 3> blocks = forest_.blocks_per_axis(l);
-  const long long nx = (long long)blocks[0] * shape_.n, ny = (long long)blocks[1] * shape_.n;
+  const long long k = comm_.min(first[l]);
   h.ok = false;
   h.level = l;
-  h.cell = {k % nx, k / nx % ny, k / (nx * ny)};
+  h.cell = level_cell_index(levels_[l], forest_, shape_, l).cell(k);
   h.density = comm_.sum(leaf_cell_density(l, k));
   return h;
 }

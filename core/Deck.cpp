@@ -1760,7 +1760,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       }
     if (axes_read && cfg.forces.drag_axis == cfg.forces.lift_axis)
       c.at(frc.get("lift_axis") ? frc.get("lift_axis") : frc.t,
-           "forces.lift_axis" + std::string(frc.get("lift_axis") ? "" : " (by default \"y\")") +
+           "forces.lift_axis" + (frc.get("lift_axis") ? std::string() : " (by default \"" + axes[cfg.forces.lift_axis] + "\")") +
                ": expected an axis other than drag_axis (" + axes[cfg.forces.drag_axis] + ")");
   }
 
