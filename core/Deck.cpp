@@ -1516,9 +1516,13 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   }
 
   // [[obstacle]]
-  std::vector<const toml::node*> obstacle_shapes;  // per cfg.obstacles entry, for messages after [amr]
-  std::vector<std::string> obstacle_names;  // per entry: "obstacle[i]", i its place in the deck (refused ones count)
-  std::vector<Obstacle> surface_bounds;  // per entry: the box (shape "box") around an STL or height-map solid
+  // What the checks after [amr] say of each cfg.obstacles entry, in the same order.
+  struct AcceptedObstacle {
+    const toml::node* shape;  // where messages point
+    std::string name;         // "obstacle[i]", i its place in the deck (refused ones count)
+    Obstacle bounds;          // the box (shape "box") around an STL or height-map solid
+  };
+  std::vector<AcceptedObstacle> accepted;
   if (auto on = root.get("obstacle")) {
     if (!on->is_array_of_tables()) {
       c.at(on, "obstacle: expected an array of tables ([[obstacle]]), " + got(*on));
@@ -1607,9 +1611,7 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         good = obstacle_walls(c, ot, name, cfg, root.get("amr") != nullptr, ob) && good;
         if (good) {
           cfg.obstacles.push_back(ob);
-          obstacle_shapes.push_back(ot.get("shape"));
-          obstacle_names.push_back(name);
-          surface_bounds.push_back(bounds);
+          accepted.push_back({ot.get("shape"), name, bounds});
           cfg.locations[name] = c.where(ot.get("shape"));  // drivers/RunCheck.cpp check_file_solids
         }
       }
@@ -1955,13 +1957,13 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
         finest == 0 ? "" : finest == 1 ? ", nor one of level 1" : ", nor one of levels 1 to " + std::to_string(finest);
     if (ob.invert) {
       if (const std::string why = holds_every_cell_centre(ob, cfg.cells, dims, finest); !why.empty())
-        c.at(obstacle_shapes[k], obstacle_names[k] + ": " + why + " (it would be solid nowhere)");
+        c.at(accepted[k].shape, accepted[k].name + ": " + why + " (it would be solid nowhere)");
       continue;
     }
     // A file's solid lies within the box around it (a mesh in other units, a single triangle, a
     // height map under the ground).
     const bool from_file = ob.shape == Obstacle::Shape::Surface || ob.shape == Obstacle::Shape::HeightMap;
-    const Obstacle& tested = from_file ? surface_bounds[k] : ob;
+    const Obstacle& tested = from_file ? accepted[k].bounds : ob;
     // The shape repeats one period away across periodic faces (DomainGeometry::periodic_copies):
     // a copy in the domain makes it solid there.
     std::vector<Obstacle> copies{tested};
@@ -1983,10 +1985,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
     if (holds) continue;
     const std::string why = holds_no_cell_centre(tested, cfg.cells, dims, 0);
     if (from_file)
-      c.at(obstacle_shapes[k], obstacle_names[k] + ": the solid of '" + ob.file + "' holds no cell centre: " +
-                                   why.substr(why.find("along ")) + levels + " (it would be solid nowhere; check scale and offset)");
+      c.at(accepted[k].shape, accepted[k].name + ": the solid of '" + ob.file + "' holds no cell centre: " +
+                                  why.substr(why.find("along ")) + levels + " (it would be solid nowhere; check scale and offset)");
     else
-      c.at(obstacle_shapes[k], obstacle_names[k] + ": " + why + levels + " (it would be solid nowhere)");
+      c.at(accepted[k].shape, accepted[k].name + ": " + why + levels + " (it would be solid nowhere)");
   }
 
   if (cfg.initial == InitialCondition::Channel) initial_channel(c, ini, root, dims, cfg);
@@ -2029,8 +2031,8 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       check(phy.get("velocity"), "physics.velocity", *cfg.reference_velocity);
     for (std::size_t k = 0; k < cfg.obstacles.size(); ++k)
       if (const Obstacle& ob = cfg.obstacles[k]; ob.angular_velocity != 0)
-        check(root.t->at_path(obstacle_names[k] + ".angular_velocity").node(),
-              obstacle_names[k] + ".angular_velocity (the surface speed |omega| r)",
+        check(root.t->at_path(accepted[k].name + ".angular_velocity").node(),
+              accepted[k].name + ".angular_velocity (the surface speed |omega| r)",
               std::abs(ob.angular_velocity) * ob.radius);
   }
 

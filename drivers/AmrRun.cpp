@@ -305,9 +305,7 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     const Json header = restart_header(config, options.restart, options.comm, path);
     solver = read_amr_checkpoint(options.comm, config, domain, path, header, ranks_on_node, device);
     initial_mass = header.value("initial_mass", 0.0);
-    restarted = Json::object();
-    restarted["checkpoint"] = path;
-    restarted["step"] = solver->step();
+    restarted = restart_record(path, solver->step(), header);
     if (rank == 0 && options.progress)
       std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), solver->step());
   } else {

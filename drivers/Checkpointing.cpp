@@ -262,6 +262,15 @@ void check_loaded_state(const std::string& path, const Json& header, const std::
               "size but other content?), or the file is damaged");
 }
 
+Json restart_record(const std::string& path, long step, const Json& header) {
+  Json record = Json::object();
+  record["checkpoint"] = path;
+  record["step"] = step;
+  record["written_by_kernel"] = header.value("kernel", "");
+  record["written_on_ranks"] = header.value("ranks", 0);
+  return record;
+}
+
 std::string resolve_restart(const Config& config, const std::string& spec) {
   if (spec != "latest") return spec;
   const std::vector<std::string> all = list_checkpoints(config);

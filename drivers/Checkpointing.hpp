@@ -69,6 +69,9 @@ Json restart_header(const Config& config, const std::string& spec, MPI_Comm comm
 // Throws Error when the state read from `path` (its fields_hash `loaded`) is not the one `header`
 // says was written, naming what can make it so.
 void check_loaded_state(const std::string& path, const Json& header, const std::string& loaded);
+// report.json's `restarted_from`: the checkpoint read, its step, and the kernel and rank count
+// its header says wrote it.
+Json restart_record(const std::string& path, long step, const Json& header);
 
 // Checkpoints of a run: what it wrote, and when the next falls due.
 class Checkpoints {

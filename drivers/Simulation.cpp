@@ -501,11 +501,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
     sim->read_checkpoint(path, header);
     check_loaded_state(path, header, hash_hex(sim->fields_hash()));
     initial_mass = header.value("initial_mass", 0.0);
-    restarted = Json::object();
-    restarted["checkpoint"] = path;
-    restarted["step"] = sim->step();
-    restarted["written_by_kernel"] = header.value("kernel", "");
-    restarted["written_on_ranks"] = header.value("ranks", 0);
+    restarted = restart_record(path, sim->step(), header);
     if (root && options.progress)
       std::fprintf(stderr, "boreas: continuing from %s (step %ld)\n", path.c_str(), sim->step());
   } else {

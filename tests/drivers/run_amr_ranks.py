@@ -92,6 +92,9 @@ def main(argv):
     check("a 3-rank checkpoint continued on 2 ranks ends with the one-rank fields_hash",
           p.returncode == 0 and r.get("fields_hash") == r1.get("fields_hash") and
           r.get("restarted_from", {}).get("step") == 250, p.stderr[-400:])
+    check("its report names the kernel and the 3 ranks that wrote the checkpoint",
+          r.get("restarted_from", {}).get("written_on_ranks") == 3 and
+          r.get("restarted_from", {}).get("written_by_kernel") == r.get("kernel"), str(r.get("restarted_from")))
     c = outputs(moved)
     check("and writes the one-rank outputs", all(c.get(k) == v for k, v in a.items()),
           f"differing: {[k for k in a if a[k] != c.get(k)][:3]}")
