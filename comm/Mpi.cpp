@@ -96,6 +96,7 @@ std::vector<double> Comm::sum(const std::vector<ExactSum>& v) const {
     s.high = all[4 * k + 1];
     s.low = all[4 * k + 2];
     s.not_finite = all[4 * k + 3];
+    ExactSum::carry(s.whole, s.high, s.low);  // each rank's words are below 2^32: their sum carries
     totals.push_back(s.value());
   }
   return totals;

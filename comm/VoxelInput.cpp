@@ -111,19 +111,22 @@ Partition partition(const Config& config, MPI_Comm comm, int ghost_width) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
+  // Fluid cells are counted by planes along the slowest axis, near-equal runs per rank, summed
+  // over the ranks (every rank counting the whole domain made the start-up of a large grid with
+  // many ranks as slow as a one-rank count, once per bisection level).
+  const int axis = config.dimensions() == 3 ? 2 : 1;
+  const int planes = config.cells[axis];
+  const int lo = int(static_cast<long long>(planes) * rank / ranks);
+  const int hi = int(static_cast<long long>(planes) * (rank + 1) / ranks);
   if (!config.voxels) {
     DomainGeometry domain(config);
-    BlockSet set = decompose(config, domain, ranks, ghost_width);
+    BlockSet set = decompose(config, FluidCounter(domain, comm, axis, lo, hi), ranks, ghost_width);
     return {std::move(set), std::move(domain), Json()};
   }
   check_size(config, comm);
   const DomainGeometry shape(config, {});  // faces and periodic axes: no voxels needed
 
-  // Pass 1: planes along the slowest axis, near-equal runs per rank.
-  const int axis = config.dimensions() == 3 ? 2 : 1;
-  const int planes = config.cells[axis];
-  const int lo = int(static_cast<long long>(planes) * rank / ranks);
-  const int hi = int(static_cast<long long>(planes) * (rank + 1) / ranks);
+  // Pass 1: this rank's planes of the file.
   Box slab{{0, 0, 0}, config.cells};
   slab.lo[axis] = lo;
   slab.hi[axis] = hi;

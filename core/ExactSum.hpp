@@ -3,7 +3,9 @@
 // an integer part and a 64-bit binary fraction (bits below 2^-64 are dropped, the same way for
 // every term) kept in three integer accumulators, so that thread count, rank count and
 // decomposition cannot change a bit of the total (report.json's mass). Terms must lie in
-// (-2^62, 2^62); others, and NaN, make the total NaN.
+// (-2^62, 2^62); others, and NaN, make the total NaN. The fraction words are carried after every
+// addition, so that they stay below 2^32 and any number of terms and ranks sums without overflow
+// (uncarried, 2^31 terms of a fraction near 1 overflowed them: an AMR rank of 8e7 D3Q27 cells).
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
@@ -31,6 +33,7 @@ struct ExactSum {
     whole += integer;
     high += static_cast<long long>(bits >> 32);
     low += static_cast<long long>(bits & 0xffffffffu);
+    carry(whole, high, low);
   }
 
   KOKKOS_INLINE_FUNCTION ExactSum& operator+=(const ExactSum& o) {
@@ -38,23 +41,32 @@ struct ExactSum {
     high += o.high;
     low += o.low;
     not_finite += o.not_finite;
+    carry(whole, high, low);
     return *this;
   }
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile ExactSum& o) volatile {
-    whole += o.whole;
-    high += o.high;
-    low += o.low;
+    long long w = whole + o.whole, h = high + o.high, l = low + o.low;
+    carry(w, h, l);
+    whole = w;
+    high = h;
+    low = l;
     not_finite += o.not_finite;
   }
 
-  // The total, rounded once from its exact fixed-point value.
+  // The total, rounded once from its exact fixed-point value (the words are carried).
   double value() const {
     if (not_finite) return std::numeric_limits<double>::quiet_NaN();
-    // Carry the fraction words into whole units (they are non-negative).
-    const long long mid = high + (low >> 32);
-    const long long units = whole + (mid >> 32);
-    const std::uint64_t fraction = (std::uint64_t(mid & 0xffffffff) << 32) | std::uint64_t(low & 0xffffffff);
-    return double(units) + std::ldexp(double(fraction), -64);
+    const std::uint64_t fraction = (std::uint64_t(high) << 32) | std::uint64_t(low);
+    return double(whole) + std::ldexp(double(fraction), -64);
+  }
+
+  // The fraction words' parts of 2^32 and more into the next word up (both are non-negative):
+  // the same total, each word below 2^32 again.
+  KOKKOS_INLINE_FUNCTION static void carry(long long& whole, long long& high, long long& low) {
+    high += low >> 32;
+    low &= 0xffffffffLL;
+    whole += high >> 32;
+    high &= 0xffffffffLL;
   }
 };
 

@@ -542,7 +542,9 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
     // The run ends on its last good state: the final output, observables and report are of it.
     solver->restore_state();
     sampling = last_good_sampling;
-    checkpoint(AmrState::of(*solver, sampled));
+    const std::string good_checkpoint = checkpoints.of_last_good_state(
+        last_good_step, first_step, restarted.is_null() ? std::string() : restarted["checkpoint"].get<std::string>(),
+        [&] { checkpoint(AmrState::of(*solver, sampled)); });
     const std::array<long long, 3>& cell = health.cell;
     const double scale = std::ldexp(1.0, -health.level);  // a level-l cell centre in level-0 cells
     if (rank == 0)
@@ -554,14 +556,14 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
                    "  Writing the last good state, step %ld (checkpoint %s).\n",
                    reached, health.density, cell[0], cell[1], cell[2], health.level, (cell[0] + 0.5) * scale - 0.5,
                    (cell[1] + 0.5) * scale - 0.5, config.dimensions() == 2 ? 0.0 : (cell[2] + 0.5) * scale - 0.5, config.tau,
-                   last_good_step, checkpoints.newest().c_str());
+                   last_good_step, good_checkpoint.empty() ? "not written: the warning above says why" : good_checkpoint.c_str());
     instability = Json::object();
     instability["step"] = reached;
     instability["level"] = health.level;
     instability["cell"] = Json::array({cell[0], cell[1], cell[2]});
     instability["density"] = health.density;
     instability["last_good_step"] = last_good_step;
-    instability["checkpoint"] = checkpoints.newest();
+    instability["checkpoint"] = good_checkpoint.empty() ? Json() : Json(good_checkpoint);  // null: its write failed
   }
   const double mass = solver->mass();  // of the state the run ends on
   const Json stop_checkpoint = status == "interrupted"

@@ -165,8 +165,9 @@ void set_aside_earlier_checkpoints(MPI_Comm comm, const Config& config, long fir
       std::string into;
       // A checkpoint from another directory starts another history here: all of this one's go.
       std::error_code ec;
-      const bool restarted = !restarted_from.empty() &&
-                             fs::equivalent(fs::path(restarted_from).parent_path(), checkpoint_directory(config), ec);
+      // absolute: a bare file name (--restart <file> run in the checkpoint directory) has no parent.
+      const bool restarted = !restarted_from.empty() && fs::equivalent(fs::absolute(restarted_from).parent_path(),
+                                                                       checkpoint_directory(config), ec);
       const std::string which = restarted ? "files after step " + std::to_string(first_step) + " (this run's start)"
                                           : "files";
       if (const int moved = move_earlier_checkpoints(config, restarted ? first_step : -1, into); moved > 0)
@@ -420,13 +421,26 @@ bool Checkpoints::write(long step, bool root, Json meta,
     write(path, meta);
   } catch (const Error& e) {
     failed_.push_back(e.what());
-    if (root) std::fprintf(stderr, "boreas: warning: no checkpoint at step %ld: %s\n", step, e.what());
+    if (root) {
+      // The averages, written first, are no use without their checkpoint (and hold disk space).
+      std::error_code ec;
+      fs::remove(statistics_path(path), ec);
+      std::fprintf(stderr, "boreas: warning: no checkpoint at step %ld: %s\n", step, e.what());
+    }
     return false;
   }
   if (root) prune_checkpoints(config_);
   seconds_ += seconds_since(t0);
   written_.push_back(path);
   return true;
+}
+
+std::string Checkpoints::of_last_good_state(long step, long first_step, const std::string& restarted_from,
+                                            const std::function<void()>& write) {
+  if (newest_is(step)) return newest();
+  if (!restarted_from.empty() && step == first_step) return restarted_from;
+  write();
+  return newest_is(step) ? newest() : std::string();
 }
 
 double Checkpoints::seconds_since_last() const { return seconds_since(last_); }

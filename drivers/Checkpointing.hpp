@@ -83,6 +83,12 @@ class Checkpoints {
   // removes the oldest beyond `keep`. A write that fails (a full disk) is reported and the run
   // goes on: returns false (every rank).
   bool write(long step, bool root, Json meta, const std::function<void(const std::string&, const Json&)>& write);
+  // The checkpoint of the last good `step` an unstable run ends on: the newest written where it
+  // is of that step (with its averages: not written again), the one the run `restarted_from` where
+  // `step` is its `first_step`, else the one `write` makes now (collective); "" where that write
+  // failed.
+  std::string of_last_good_state(long step, long first_step, const std::string& restarted_from,
+                                 const std::function<void()>& write);
   // A series whose rows up to each checkpoint's step the checkpoint records (`series_rows`).
   void record_rows(const CsvSeries& series) { series_.push_back(&series); }
   double seconds_since_last() const;

@@ -508,6 +508,21 @@ Json run_deck(const Config& config, const RunOptions& options) {
     initial_mass = sim->total_mass();
   }
   const long first_step = sim->step();
+  // Time averages per local block, from statistics.start on; a restart continues those of its
+  // checkpoint (read, and refused where damaged, before anything is written).
+  std::vector<RunningStatistics> statistics;
+  Sampling sampling{config.statistics.start, config.statistics.every, 0, 0};
+  sampling.first_sample = sampling.next_after(first_step);
+  if (config.statistics.enabled) {
+    for (int id : sim->local_blocks()) statistics.emplace_back(sim->all_boxes()[id].cells());
+    if (!restarted.is_null()) {
+      const std::string why = read_statistics(comm.get(), restarted["checkpoint"].get<std::string>(), *sim, statistics, sampling);
+      restarted["statistics_continued"] = why.empty();
+      if (!why.empty() && root)
+        std::fprintf(stderr, "boreas: warning: [statistics] averages start again at step %ld: %s\n",
+                     sampling.next_after(first_step), why.c_str());
+    }
+  }
 
   // Refusals (memory, geometry) and a restart's checks come first: they leave nothing on disk.
   prepare_output_directory(comm.get(), config.output_dir);
@@ -536,21 +551,6 @@ Json run_deck(const Config& config, const RunOptions& options) {
   if (forces) checkpoints.record_rows(forces->series());
   if (probes) checkpoints.record_rows(*probes);
   if (integrals) checkpoints.record_rows(*integrals);
-  // Time averages per local block, from statistics.start on; a restart continues those of its
-  // checkpoint.
-  std::vector<RunningStatistics> statistics;
-  Sampling sampling{config.statistics.start, config.statistics.every, 0, 0};
-  sampling.first_sample = sampling.next_after(first_step);
-  if (config.statistics.enabled) {
-    for (int id : sim->local_blocks()) statistics.emplace_back(sim->all_boxes()[id].cells());
-    if (!restarted.is_null()) {
-      const std::string why = read_statistics(comm.get(), restarted["checkpoint"].get<std::string>(), *sim, statistics, sampling);
-      restarted["statistics_continued"] = why.empty();
-      if (!why.empty() && root)
-        std::fprintf(stderr, "boreas: warning: [statistics] averages start again at step %ld: %s\n",
-                     sampling.next_after(first_step), why.c_str());
-    }
-  }
 
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return seconds_since(t0); };
@@ -678,18 +678,11 @@ Json run_deck(const Config& config, const RunOptions& options) {
     sim->restore_state();
     statistics = std::move(good_statistics);
     sampling = good_sampling;
-    // The last good state's checkpoint, with its averages, unless it is on disk already (written
-    // at that step, or the one this run restarted from).
-    std::string good_checkpoint;
-    if (checkpoints.newest_is(sim->step())) {
-      good_checkpoint = checkpoints.newest();
-    } else if (!restarted.is_null() && sim->step() == first_step) {
-      good_checkpoint = restarted["checkpoint"].get<std::string>();
-    } else {
-      auto t = timers.scope("output");
-      write_checkpoint(checkpoints, *sim, comm.get(), statistics, sampling);
-      good_checkpoint = checkpoints.newest();
-    }
+    const std::string good_checkpoint = checkpoints.of_last_good_state(
+        sim->step(), first_step, restarted.is_null() ? std::string() : restarted["checkpoint"].get<std::string>(), [&] {
+          auto t = timers.scope("output");
+          write_checkpoint(checkpoints, *sim, comm.get(), statistics, sampling);
+        });
     const long long nx = config.cells[0], ny = config.cells[1], c = bad.first_bad_cell;
     const long long cell[3] = {c % nx, (c / nx) % ny, c / (nx * ny)};
     if (root)
@@ -699,13 +692,13 @@ Json run_deck(const Config& config, const RunOptions& options) {
                    "  Re) and a small lattice Mach number (lower the lattice velocity).\n"
                    "  Writing the last good state, step %ld (checkpoint %s).\n",
                    reached, bad.bad_density, cell[0], cell[1], cell[2], config.tau, sim->step(),
-                   good_checkpoint.c_str());
+                   good_checkpoint.empty() ? "not written: the warning above says why" : good_checkpoint.c_str());
     instability = Json::object();
     instability["step"] = reached;
     instability["cell"] = Json::array({cell[0], cell[1], cell[2]});
     instability["density"] = bad.bad_density;
     instability["last_good_step"] = sim->step();
-    instability["checkpoint"] = good_checkpoint;  // of the last good state, unless its write failed
+    instability["checkpoint"] = good_checkpoint.empty() ? Json() : Json(good_checkpoint);  // null: its write failed
   }
   const Json stop_checkpoint = status == "interrupted"
                                     ? checkpoints.report_stop(stopped_by, sim->step(), continue_command(config, options), root)

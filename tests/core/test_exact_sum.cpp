@@ -86,5 +86,19 @@ TEST(ExactSum, NonFiniteTermsMakeTheTotalNaN) {
   EXPECT_EQ(reduced(std::vector<double>(4096, 0.25)).value(), 1024.0);
 }
 
+// 2^34 terms 1 - 2^-40 (fraction words 2^32 - 1 and 2^32 - 2^24, the most a term near 1 adds),
+// summed as a reduction's joins group them (each sum added to itself): the total 2^34 - 2^-6 is a
+// double. Without a carry the upper fraction word passed 2^63 after 2^31 such terms (an AMR rank
+// of 8e7 D3Q27 cells, each population a term) and the total came out wrong.
+TEST(ExactSum, ManyTermsNearOneDoNotOverflow) {
+  const double term = 1 - std::ldexp(1.0, -40);
+  ExactSum sum;
+  sum.add(term);
+  for (int doubling = 0; doubling < 34; ++doubling) sum += ExactSum(sum);
+  EXPECT_EQ(sum.value(), std::ldexp(1.0, 34) - std::ldexp(1.0, -6));
+  EXPECT_LT(sum.high, 1LL << 32);
+  EXPECT_LT(sum.low, 1LL << 32);
+}
+
 }  // namespace
 }  // namespace boreas

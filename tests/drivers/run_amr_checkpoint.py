@@ -17,7 +17,8 @@ deck without (its checkpoint must not continue an AMR run).
   truncated file, a forest that is no forest (a refined block dropped from a header whose hash is
   made to match), another [amr] table, a uniform-grid deck's checkpoint, a forest beyond this
   machine's memory (a forged header refining a 3D box everywhere).
-- An unstable run checkpoints its last good state (exit 3).
+- An unstable run checkpoints its last good state (exit 3), or keeps the checkpoint of that step
+  already written, with its averages.
 - [statistics] on AMR levels (the regridded cylinder, and inputs/cavity2d_amr.toml beside
   AMR_DECK without regridding): the averages are kept beside the checkpoint and continue through
   --restart latest: every .vthb (with the mean, RMS and Reynolds-stress arrays) and report.json's
@@ -254,6 +255,19 @@ def main(argv):
     saved = [x.name for x in checkpoint_files(unstable)]
     check("an unstable run (exit 3) checkpoints its last good step",
           p.returncode == 3 and good is not None and saved == [f"{NAME}_step{good:08d}.bchk"], f"{saved} {good}")
+    # ... and where that step's checkpoint was written already (with its averages), keeps it
+    # (until 2026-12-07 it was written again, its averages removed first)
+    p = run(unstable, "physics.reynolds=1e5", "physics.mach_limit=0.5", "physics.velocity=0.2",
+            "boundary.x_min.velocity=[0.2,0]", "simulation.steps=2000", "output.every=0", "output.vtk=false",
+            "output.progress_every=10", "checkpoint.every=10", "statistics.start=0", "statistics.every=5")
+    r = report(unstable)
+    good = r.get("instability", {}).get("last_good_step", 0)
+    written = r.get("checkpoints", {}).get("written", [])
+    kept = unstable / "checkpoints" / f"{NAME}_step{good:08d}.bchk.statistics"
+    check("an unstable run whose last good step was checkpointed keeps that checkpoint (written once) and its averages",
+          p.returncode == 3 and good > 0 and kept.exists() and len(written) == len(set(written)) and
+          str(r["instability"].get("checkpoint", "")).endswith(f"{NAME}_step{good:08d}.bchk"),
+          f"{good} {written} {p.stderr[-300:]}")
 
     shutil.rmtree(tmp, ignore_errors=True)
     return check.exit_code()

@@ -18,12 +18,14 @@ Usage: run_checkpoint.py BOREAS_EXE MPIEXEC DECK
   last row cut short (a full disk) is dropped with a warning and the restart goes on.
 - integrals.csv continued from an earlier checkpoint, on another rank count, ends as the
   uninterrupted run's.
-- Averages beside a checkpoint that belong to another checkpoint of that step start again.
+- Averages beside a checkpoint that belong to another checkpoint of that step start again; damaged
+  ones are refused before anything changes. --restart <file name> in the checkpoint directory
+  continues that checkpoint where it is.
 - A run from step 0 sets aside an earlier run's checkpoints (and averages) in its directory:
   --restart latest continues the new run; the earlier one continues from where they went. A
   restart sets aside those after its step. A voxel file changed under a checkpoint is refused.
 - A checkpoint directory that cannot be made is refused before the first step; a checkpoint that
-  cannot be written is a warning and the run completes; a stop whose checkpoint cannot be written
+  cannot be written is a warning and the run completes (its averages removed); a stop whose checkpoint cannot be written
   exits 2 (nothing continues that step).
 - An unstable run checkpoints its last good state.
 - An error on one rank alone ends every rank (no hang in a collective); an output directory one
@@ -64,9 +66,9 @@ def main(argv):
             line = [mpiexec, "-n", str(ranks), "--oversubscribe"] + line
         return line
 
-    def run(out, *sets, restart=None, ranks=1):
+    def run(out, *sets, restart=None, ranks=1, cwd=None):
         return subprocess.run(cmd(out, *sets, restart=restart, ranks=ranks), capture_output=True, text=True,
-                              timeout=600, env=MPI_ENV)
+                              timeout=600, env=MPI_ENV, cwd=cwd)
 
     def reference_hash(steps):
         out = tmp / f"reference_{steps}"
@@ -104,6 +106,36 @@ def main(argv):
           all(f"cavity3d_{s:06d}.vti" in pvd for s in range(0, 301, 50)) and pvd.count("<DataSet") == 7)
     check("the restarted report's output_files name the .pvd it rewrote",
           any(x.endswith("cavity3d.pvd") for x in r.get("output_files", [])), str(r.get("output_files"))[-300:])
+
+    # --- --restart with a bare file name, run in the checkpoint directory: it continues that
+    # checkpoint with its averages, which stay where they are (until 2026-12-07 the name's empty
+    # parent made the run set aside every checkpoint of the directory, that one included)
+    bare = tmp / "bare"
+    run(bare, "simulation.steps=150", "checkpoint.every=100", *averages)
+    p = run(bare, "simulation.steps=300", *averages, restart="cavity3d_step00000100.bchk", cwd=bare / "checkpoints")
+    bare_report = report(bare) if p.returncode == 0 else {}
+    check("--restart <file name> in the checkpoint directory continues it with its averages and keeps it there",
+          p.returncode == 0 and bare_report.get("fields_hash") == f.get("fields_hash") and
+          bare_report.get("restarted_from", {}).get("statistics_continued") is True and
+          [x.name for x in checkpoint_files(bare)] == ["cavity3d_step00000100.bchk"] and
+          (bare / "checkpoints" / "cavity3d_step00000100.bchk.statistics").exists(), p.stderr[-400:])
+
+    # --- a restart whose averages are damaged is refused before it changes anything: the later
+    # checkpoint stays, integrals.csv keeps its rows (until 2026-12-07 the averages were read after
+    # both had changed)
+    damaged = tmp / "damaged"
+    run(damaged, "simulation.steps=150", "checkpoint.every=100", "output.integrals_every=10", *averages)
+    averages_file = damaged / "checkpoints" / "cavity3d_step00000100.bchk.statistics"
+    averages_file.write_bytes(averages_file.read_bytes()[:100])
+
+    def files_of(out):  # reading a checkpoint tests locking with a file it removes: folders' times change
+        return {k: v for k, v in snapshot(out).items() if pathlib.Path(k).is_file()}
+    before = files_of(damaged)
+    p = run(damaged, "simulation.steps=300", "checkpoint.every=100", "output.integrals_every=10", *averages,
+            restart=str(damaged / "checkpoints" / "cavity3d_step00000100.bchk"))
+    check("refused: a restart whose averages are damaged (exit 2, the file named), nothing in the directory changed",
+          p.returncode == 2 and averages_file.name in p.stderr and files_of(damaged) == before,
+          f"exit {p.returncode}: {p.stderr[-300:]}")
 
     # --- on several ranks the timing breakdown is one rank's: its parts add up to the wall time
     # (each category's slowest rank, from different ranks, made "others" negative)
@@ -375,17 +407,19 @@ def main(argv):
 
     def small_files():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails instead of killing
-        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3 << 19, 3 << 19))  # 1.5 MiB: averages (1.1 MB) fit
     # PMIx's shared-memory store (a singleton MPI_Init's) would meet the limit: its hash store does not.
     limited = dict(MPI_ENV, PMIX_MCA_gds="hash")
 
     full = tmp / "full_disk"
-    p = subprocess.run(cmd(full, "simulation.steps=60", "checkpoint.every=20"), capture_output=True, text=True,
-                       timeout=600, env=limited, preexec_fn=small_files)
+    p = subprocess.run(cmd(full, "simulation.steps=60", "checkpoint.every=20", *averages), capture_output=True,
+                       text=True, timeout=600, env=limited, preexec_fn=small_files)
     r = report(full) if (full / "report.json").exists() else {}
     check("a checkpoint that cannot be written: warnings, the run completes (exit 0)",
           p.returncode == 0 and r.get("status") == "completed" and len(r.get("checkpoints", {}).get("failed", [])) == 3
           and "warning: no checkpoint at step 20" in p.stderr, f"exit {p.returncode}: {p.stderr[-300:]}")
+    check("... and leaves none of their averages (written first) behind",
+          not list((full / "checkpoints").glob("*.statistics")), str(list((full / "checkpoints").glob("*"))))
     stopped = tmp / "full_disk_stop"
     proc = subprocess.Popen(cmd(stopped, "simulation.steps=100000000", "output.progress_every=500", quiet=False),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=limited,

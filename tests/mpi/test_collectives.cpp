@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "comm/Mpi.hpp"
+#include "core/ExactSum.hpp"
 
 namespace boreas {
 namespace {
@@ -44,6 +46,19 @@ TEST(Collectives, NodeSumOverTheRanksOfOneGroup) {
     if (r % 2 == rank % 2) expected += r + 1;
   EXPECT_EQ(node_sum(MPI_COMM_WORLD, rank + 1, rank % 2 ? odd : even), expected);
   EXPECT_EQ(node_sum(MPI_COMM_WORLD, rank + 1), comm.size() * (comm.size() + 1) / 2);
+}
+
+// Each rank sums 2^31 terms 1 - 2^-40 (built by joins, as a reduction groups them; on 3 ranks
+// the upper fraction words of the ranks' sums add past 2^63): every rank gets the exact total
+// ranks x (2^31 - 2^-9), a double, as report.json's mass of a run of that many cells would be.
+TEST(Collectives, ExactSumsOfManyRanksDoNotOverflow) {
+  Comm comm(MPI_COMM_WORLD);
+  ExactSum mine;
+  mine.add(1 - std::ldexp(1.0, -40));
+  for (int doubling = 0; doubling < 31; ++doubling) mine += ExactSum(mine);
+  const double expected = comm.size() * (std::ldexp(1.0, 31) - std::ldexp(1.0, -9));
+  EXPECT_EQ(comm.sum(mine), expected);
+  EXPECT_EQ(comm.sum(std::vector<ExactSum>{mine, mine}), std::vector<double>(2, expected));
 }
 
 TEST(Collectives, BroadcastInPiecesGivesRankZerosBytes) {
