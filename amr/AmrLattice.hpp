@@ -1224,6 +1224,24 @@ struct AmrBlockCopy {
   }
 };
 
+// Copies the populations of the cells at `places` (population q at place + q * total) between a
+// level's storage and `kept`, one row per cell: into kept (`save`) or back.
+template <class Real>
+struct AmrKeptCells {
+  DeviceView<Real*> f;
+  DeviceView<Real**> kept;
+  DeviceView<const long*> places;
+  long total;
+  bool save;
+  KOKKOS_INLINE_FUNCTION void operator()(long k) const {
+    for (int q = 0; q < int(kept.extent(1)); ++q) {
+      Real& cell = f(places(k) + q * total);
+      if (save) kept(k, q) = cell;
+      else cell = kept(k, q);
+    }
+  }
+};
+
 // Several ranks (issue 13 B): the forest is known everywhere, the leaves are shared out by
 // partition_forest (amr/Partition.hpp), and a rank holds the blocks it owns and those its own
 // leaves read: same-level neighbours and coarse-to-fine stencils (ghost leaves, refreshed by their
@@ -1420,6 +1438,7 @@ class AmrLattice final : public AmrSolver {
   void make_statistics();
   // A regridded solver's averages from this one's (regridded()).
   void carry_statistics(AmrLattice& next) const;
+  std::vector<double> leaf_values_now() const;
   // regridded(): the step, timers, mass target and averages into `next`.
   void carry_run(AmrLattice& next) const;
   bool restores_mass_ = false;

@@ -860,13 +860,70 @@ void AmrLattice<L, Real>::carry_run(AmrLattice& next) const {
 }
 
 // The averages move with the leaves (amr/LeafValues.hpp): kept where a leaf stays, copied into
-// refined cells, averaged where cells merge.
+// refined cells, averaged where cells merge, over fluid cells only (a solid cell's means are zero:
+// until 2026-12-07 they entered a merged cell's means, and a fluid cell split from one whose
+// centre lay in a body took them whole). A fluid cell none of whose old cells was fluid starts
+// from its current state, as if every sample so far had been it.
 template <class L, class Real>
 void AmrLattice<L, Real>::carry_statistics(AmrLattice& next) const {
   if (statistics_samples_ == 0) return;
-  next.load_statistics_state(
-      transfer_leaf_values(forest_, statistics_state(), next.forest_, RunningStatistics::state_columns),
-      statistics_samples_);
+  constexpr int C = RunningStatistics::state_columns;
+  const long S = shape_.cells, interior = shape_.interior();
+  // Each old leaf cell's means times its fluid flag, then the flag: the transfer's ratio of the
+  // two is the mean over the fluid cells.
+  const std::vector<double> old_state = statistics_state();
+  std::vector<double> weighted;
+  weighted.reserve(old_state.size() / C * (C + 1));
+  long cell = 0;
+  for (int l = 0; l < forest_.levels(); ++l)
+    for (std::size_t b = 0; b < forest_.level(l).size(); ++b) {
+      if (!forest_.level(l)[b].leaf()) continue;
+      for (long i = 0; i < interior; ++i, ++cell) {
+        const double fluid = host_flags_[l][b * S + i] == flag::fluid ? 1.0 : 0.0;
+        for (int c = 0; c < C; ++c) weighted.push_back(fluid * old_state[cell * C + c]);
+        weighted.push_back(fluid);
+      }
+    }
+  const std::vector<double> moved = transfer_leaf_values(forest_, weighted, next.forest_, C + 1);
+  std::vector<double> state(moved.size() / (C + 1) * C, 0.0);
+  std::vector<long> unreached;  // new fluid cells without an old fluid cell; alike on every rank
+  cell = 0;
+  for (int l = 0; l < next.forest_.levels(); ++l)
+    for (std::size_t b = 0; b < next.forest_.level(l).size(); ++b) {
+      if (!next.forest_.level(l)[b].leaf()) continue;
+      for (long i = 0; i < interior; ++i, ++cell) {
+        const double* m = moved.data() + cell * (C + 1);
+        if (m[C] > 0)
+          for (int c = 0; c < C; ++c) state[cell * C + c] = m[c] / m[C];
+        else if (next.host_flags_[l][b * S + i] == flag::fluid)
+          unreached.push_back(cell);
+      }
+    }
+  if (!unreached.empty()) {
+    const std::vector<double> now = next.leaf_values_now();
+    for (long k : unreached) {
+      const double* m = now.data() + k * 4;  // rho, u
+      double* out = state.data() + k * C;
+      for (int c = 0; c < 4; ++c) out[c] = m[c];
+      for (int p = 0; p < 6; ++p) out[4 + p] = m[1 + RunningStatistics::product_axes[p][0]] * m[1 + RunningStatistics::product_axes[p][1]];
+    }
+  }
+  next.load_statistics_state(state, statistics_samples_);
+}
+
+// Density and velocity of every leaf cell (leaf_moments), gathered in forest order. Collective.
+template <class L, class Real>
+std::vector<double> AmrLattice<L, Real>::leaf_values_now() const {
+  const std::vector<CellMoments> moments = leaf_moments();
+  std::vector<std::vector<double>> owned;
+  for (const CellMoments& m : moments) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m);
+    std::vector<double> values(host.extent(0) * 4);
+    for (std::size_t i = 0; i < host.extent(0); ++i)
+      for (int c = 0; c < 4; ++c) values[4 * i + c] = host(i, c);
+    owned.push_back(std::move(values));
+  }
+  return gather_leaf_values(forest_, partition_, comm_, owned, shape_.interior() * 4);
 }
 
 template <class L, class Real>
@@ -877,34 +934,49 @@ void AmrLattice<L, Real>::transfer_from(const AmrLattice& old) {
     AmrLevel<L, Real>& lv = levels_[l];
     std::vector<int> to, from;
     std::vector<InterpPoint> points;
+    std::vector<long> kept;  // places of cells that keep this solver's start state
+    // Fluid cell i of block b takes the flow interpolated from the coarser level (a new block's
+    // cells); false where there is none (level 0, or no fluid coarse cell near).
+    auto interpolated = [&](int b, long i) {
+      const Box box = forest_.box(forest_.level(l)[b]);
+      const std::array<int, 3> p{box.lo[0] + int(i % shape_.n), box.lo[1] + int(i / shape_.n % shape_.n),
+                                 box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
+      InterpPoint ip;
+      ip.dst = place_of(l, long(b) * L::Q * S + i);
+      // A fluid cell whose coarse cell is solid (at a body's surface) extends the nearest fluid
+      // coarse cell's linear profile.
+      if (l == 0 || (!coarse_stencil(l, p, false, ip) && !nearest_fluid_stencil(l, p, false, ip))) return false;
+      for_each_source(ip, [&](int, long& offset) { offset = place_of(l - 1, offset); });  // kind 1 only
+      points.push_back(ip);  // not curved: linear, conservative
+      return true;
+    };
     for (int b = 0; b < lv.blocks; ++b) {
       const ForestBlock& blk = forest_.level(l)[b];
       const int ob = l < old.forest_.levels() ? old.forest_.find(l, blk.index) : -1;
+      for (long i = 0; i < shape_.interior(); ++i) {
+        if (host_flags_[l][b * S + i] != flag::fluid) continue;
+        // A block the old forest had refined held closed cells (every finer cell in a body: never
+        // stepped, no state); fluid as leaf cells now, they take the flow or keep the start state.
+        // Until 2026-12-07 they were copied with zero populations (NaN within two steps).
+        if (ob >= 0 && old.host_flags_[l][ob * S + i] == flag::fluid) continue;
+        if (!interpolated(b, i) && ob >= 0) kept.push_back(place_of(l, long(b) * L::Q * S + i));
+      }
       if (ob >= 0) {
         to.push_back(b);
         from.push_back(ob);
-        continue;
-      }
-      const Box box = forest_.box(blk);
-      for (long i = 0; i < shape_.interior(); ++i) {
-        const long cell = i;
-        if (host_flags_[l][b * S + cell] != flag::fluid) continue;
-        std::array<int, 3> p{box.lo[0] + int(i % shape_.n), box.lo[1] + int(i / shape_.n % shape_.n),
-                             box.lo[2] + int(i / (long(shape_.n) * shape_.n))};
-        InterpPoint ip;
-        ip.dst = place_of(l, long(b) * L::Q * S + cell);
-        // A fluid cell whose coarse cell is solid (at a body's surface) extends the nearest fluid
-        // coarse cell's linear profile.
-        if (!coarse_stencil(l, p, false, ip) && !nearest_fluid_stencil(l, p, false, ip)) continue;
-        for_each_source(ip, [&](int, long& offset) { offset = place_of(l - 1, offset); });  // kind 1 only
-        points.push_back(ip);  // not curved: linear, conservative
       }
     }
     if (!to.empty()) {
       const DeviceView<int* [2]> d = block_pairs("amr regrid pairs", to, from);
       const AmrLevel<L, Real>& old_level = old.levels_[l];
+      AmrKeptCells<Real> start{lv.f[lv.cur], DeviceView<Real**>("amr regrid start states", kept.size(), L::Q),
+                               to_device_view("amr regrid kept cells", kept), lv.places.total, true};
+      const Kokkos::RangePolicy<ExecSpace> kept_cells(0, long(kept.size()));
+      Kokkos::parallel_for("amr regrid keep", kept_cells, start);
       Kokkos::parallel_for("amr regrid copy", Kokkos::RangePolicy<ExecSpace>(0, long(d.extent(0)) * L::Q * S),
                            AmrBlockCopy<Real>{lv.f[lv.cur], old_level.f[old_level.cur], d, lv.places, old_level.places, S, L::Q});
+      start.save = false;
+      Kokkos::parallel_for("amr regrid restore", kept_cells, start);
     }
     if (!points.empty()) {
       const AmrLevel<L, Real>& coarse = levels_[l - 1];

@@ -15,8 +15,6 @@ namespace boreas {
 static_assert(statistics_bytes_per_cell == 2 * RunningStatistics::state_columns * sizeof(double));
 
 namespace {
-// The products' columns as stored (and as checkpoints hold them): xx, yy, zz, xy, xz, yz.
-constexpr int product_axes[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
 // The stress components in VTK's order of a symmetric tensor (xx, yy, zz, xy, yz, xz: the
 // component names ParaView gives a 6-component array, and the order its tensor filters read),
 // as product columns.
@@ -44,7 +42,7 @@ void derive_cell(long i, const Mean& mean, const Products& products, RunningStat
   out.mean_density[i] = mean(0);
   for (int a = 0; a < 3; ++a) out.mean_velocity[3 * i + a] = mean(1 + a);
   for (int j = 0; j < 6; ++j) {
-    const int k = vtk_symmetric_order[j], a = product_axes[k][0], b = product_axes[k][1];
+    const int k = vtk_symmetric_order[j], a = RunningStatistics::product_axes[k][0], b = RunningStatistics::product_axes[k][1];
     out.reynolds_stress[6 * i + j] = products(k) - mean(1 + a) * mean(1 + b);
   }
   // Rounding can leave a variance of a steady cell a few ulps below zero.

@@ -18,6 +18,8 @@ namespace boreas {
 class RunningStatistics {
  public:
   static constexpr int state_columns = 10;  // the means of rho, u (4) and of u_a u_b (6)
+  // The products' columns as stored (and as checkpoints hold them): xx, yy, zz, xy, xz, yz.
+  static constexpr int product_axes[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
 
   explicit RunningStatistics(long cells);
 
