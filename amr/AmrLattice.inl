@@ -892,10 +892,11 @@ void AmrLattice<L, Real>::carry_statistics(AmrLattice& next) const {
     for (std::size_t b = 0; b < next.forest_.level(l).size(); ++b) {
       if (!next.forest_.level(l)[b].leaf()) continue;
       for (long i = 0; i < interior; ++i, ++cell) {
+        if (next.host_flags_[l][b * S + i] != flag::fluid) continue;  // its means stay zero
         const double* m = moved.data() + cell * (C + 1);
         if (m[C] > 0)
           for (int c = 0; c < C; ++c) state[cell * C + c] = m[c] / m[C];
-        else if (next.host_flags_[l][b * S + i] == flag::fluid)
+        else
           unreached.push_back(cell);
       }
     }

@@ -5,7 +5,8 @@
 // decomposition cannot change a bit of the total (report.json's mass). Terms must lie in
 // (-2^62, 2^62); others, and NaN, make the total NaN. The fraction words are carried after every
 // addition, so that they stay below 2^32 and any number of terms and ranks sums without overflow
-// (uncarried, 2^31 terms of a fraction near 1 overflowed them: an AMR rank of 8e7 D3Q27 cells).
+// (uncarried, the upper fraction word overflowed past about 2^31 terms whose fraction is near 1,
+// such as cells of density just under 1: a mass over some 2e9 cells).
 #include <Kokkos_Core.hpp>
 
 #include <cmath>

@@ -201,6 +201,8 @@ std::string observable_unsuited(const Config& c, const std::string& name) {
   }
   if (name == "taylor_green_decay" && (c.initial != InitialCondition::TaylorGreen || c.cells[2] != 1))
     return "taylor_green_decay needs a 2D (nz = 1) Taylor-Green initial state";
+  if (name == "taylor_green_decay" && (c.force[0] != 0 || c.force[1] != 0 || c.force[2] != 0))
+    return "taylor_green_decay needs no body force (physics.force): a force speeds up the stream that carries the vortex";
   if (name == "taylor_green_decay" && c.cells[0] != c.cells[1])
     return "taylor_green_decay needs a square box (nx = ny): only there is the vortex an exact solution that decays "
            "as one mode";

@@ -68,9 +68,6 @@ TEST(AmrRegrid, FluidCellsOverSolidCoarseCellsTakeTheFlow) {
   EXPECT_LT(worst, 1e-12);
 }
 
-// TRT at tau 0.52 with magic 0.05: with the default 3/16 (tau- = 9.9) flows crossing interfaces
-// grow unstable (README "AMR"), which since the coupling's mixed derivatives (2026-12-06) shows
-// within these 320 steps as vorticity that refines blocks far from the vortex.
 // A level-0 cell in a slit narrower than half a cell (between two boxes: centre x = 16 fluid, its
 // children's at 15.75 and 16.25 solid) is closed while its block is refined: never stepped, it
 // holds no state. Coarsened to a leaf it is fluid again and keeps the start state (until
@@ -95,6 +92,9 @@ TEST(AmrRegrid, ASlitCellOfACoarsenedBlockGetsAState) {
   EXPECT_TRUE(next->health(1.0).ok);
 }
 
+// TRT at tau 0.52 with magic 0.05: with the default 3/16 (tau- = 9.9) flows crossing interfaces
+// grow unstable (README "AMR"), which since the coupling's mixed derivatives (2026-12-06) shows
+// within these 320 steps as vorticity that refines blocks far from the vortex.
 TEST(AmrRegrid, RefinedRegionFollowsAnAdvectedVortex) {
   const std::string text =
       "[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = [64, 32]\n[collision]\nmodel = \"TRT\"\nmagic = 0.05\n"

@@ -179,6 +179,7 @@ TEST(AmrStatistics, RegridAtABodyAveragesFluidCellsOnly) {
     run.solver->advance(3);
     run.solver->add_statistics_sample();
   }
+  // The lowest mean density of a fluid leaf cell; a solid cell's means must be zero.
   auto lowest_fluid_mean_density = [](const AmrSolver& solver) {
     const std::vector<double> state = solver.statistics_state();
     double lowest = 1e300;
@@ -186,7 +187,10 @@ TEST(AmrStatistics, RegridAtABodyAveragesFluidCellsOnly) {
     for (const AmrBlockSample& b : solver.sample()) {
       if (!b.leaf) continue;
       for (std::size_t i = 0; i < b.flags.size(); ++i, ++cell)
-        if (b.flags[i] == flag::fluid) lowest = std::min(lowest, state.at(cell * columns));
+        if (b.flags[i] == flag::fluid)
+          lowest = std::min(lowest, state.at(cell * columns));
+        else
+          EXPECT_EQ(state.at(cell * columns), 0.0) << "a solid cell's mean density";
     }
     EXPECT_EQ(cell * columns, state.size());
     return lowest;

@@ -88,8 +88,8 @@ TEST(ExactSum, NonFiniteTermsMakeTheTotalNaN) {
 
 // 2^34 terms 1 - 2^-40 (fraction words 2^32 - 1 and 2^32 - 2^24, the most a term near 1 adds),
 // summed as a reduction's joins group them (each sum added to itself): the total 2^34 - 2^-6 is a
-// double. Without a carry the upper fraction word passed 2^63 after 2^31 such terms (an AMR rank
-// of 8e7 D3Q27 cells, each population a term) and the total came out wrong.
+// double. Without a carry the upper fraction word passed 2^63 after 2^31 such terms (a mass over
+// some 2e9 cells of density just under 1) and the total came out wrong.
 TEST(ExactSum, ManyTermsNearOneDoNotOverflow) {
   const double term = 1 - std::ldexp(1.0, -40);
   ExactSum sum;

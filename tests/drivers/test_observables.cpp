@@ -119,6 +119,13 @@ TEST(Observables, TaylorGreenDecayMeasuresTheViscosity) {
                                 "taylor_green_decay"),
             "taylor_green_decay needs a square box (nx = ny): only there is the vortex an exact solution that decays "
             "as one mode");
+  // A body force accelerates the stream that carries the vortex: refused.
+  std::string forced = taylor_green_box;
+  forced.insert(forced.find("viscosity = 0.05\n") + 17, "force = [1e-6, 0]\n");
+  EXPECT_EQ(observable_unsuited(parse_deck_string(forced + "[domain]\ncells = [32, 32]\n[initial]\n"
+                                                  "type = \"taylor_green\"\namplitude = 0.02\n", "forced", ""),
+                                "taylor_green_decay"),
+            "taylor_green_decay needs no body force (physics.force): a force speeds up the stream that carries the vortex");
 }
 
 // Ghia et al.'s own values on their own points deviate by nothing, and by exactly d when shifted by
