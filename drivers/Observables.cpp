@@ -147,10 +147,9 @@ constexpr GhiaTable ghia_tables[] = {
       -0.51550, -0.39188, -0.33714, -0.27669, -0.21388}},
 };
 
-// The deck's Reynolds number of the lid-driven cavity.
-double cavity_reynolds(const Config& c) {
-  return c.reynolds ? *c.reynolds : c.faces[YMax].velocity[0] * c.cells[0] / c.viscosity;
-}
+// The cavity's own Reynolds number, lid speed x side / viscosity (physics.reynolds may be set on
+// another length or speed than the cavity's).
+double cavity_reynolds(const Config& c) { return c.faces[YMax].velocity[0] * c.cells[0] / c.viscosity; }
 
 Json ghia_centerline(const Config& c, const Fields& f) {
   if (const std::string why = observable_unsuited(c, "ghia_centerline"); !why.empty()) return failure(why);
@@ -209,7 +208,9 @@ std::string observable_unsuited(const Config& c, const std::string& name) {
   if (name == "ghia_centerline") {
     if (c.cells[2] != 1) return "ghia_centerline needs a 2D cavity (nz = 1)";
     const FaceCondition& lid = c.faces[YMax];
-    if (lid.type != FaceBC::MovingWall || lid.velocity[0] == 0) return "ghia_centerline needs a lid at y_max moving along x";
+    if (lid.type != FaceBC::MovingWall || lid.velocity[0] <= 0 || lid.velocity[1] != 0)
+      return "ghia_centerline needs a lid at y_max moving along +x (Ghia et al.'s cavity)";
+    if (c.cells[0] != c.cells[1]) return "ghia_centerline needs a square cavity (nx = ny)";
     for (int face : {XMin, XMax, YMin})
       if (c.faces[face].type != FaceBC::Wall) return "ghia_centerline needs resting walls at x_min, x_max and y_min";
     if (!ghia_table(cavity_reynolds(c)))

@@ -204,5 +204,24 @@ TEST(Observables, UnsuitedRunsReportAnError) {
             "");
 }
 
+// Ghia et al.'s cavity is square with its lid moving in +x, and its Reynolds number is the lid's
+// speed times the side over the viscosity, whatever length and speed physics.reynolds was given on.
+TEST(Observables, GhiaCentreLinesNeedGhiasCavity) {
+  const auto cavity = [](const std::string& cells, const std::string& lid, const std::string& length) {
+    return parse_deck_string("[lattice]\nmodel = \"D2Q9\"\n[simulation]\nsteps = 1\n[domain]\ncells = " + cells +
+                                 "\n[physics]\nreynolds = 100.0\nlength = " + length +
+                                 "\nvelocity = 0.1\n[boundary.y_max]\ntype = \"moving_wall\"\nvelocity = " + lid + "\n",
+                             "cavity", "");
+  };
+  EXPECT_EQ(observable_unsuited(cavity("[64, 64]", "[0.1, 0.0]", "64"), "ghia_centerline"), "");
+  EXPECT_EQ(observable_unsuited(cavity("[64, 32]", "[0.1, 0.0]", "64"), "ghia_centerline"),
+            "ghia_centerline needs a square cavity (nx = ny)");
+  EXPECT_EQ(observable_unsuited(cavity("[64, 64]", "[-0.1, 0.0]", "64"), "ghia_centerline"),
+            "ghia_centerline needs a lid at y_max moving along +x (Ghia et al.'s cavity)");
+  // Re 100 on half the side is Re 200 for the cavity: no table.
+  EXPECT_EQ(observable_unsuited(cavity("[64, 64]", "[0.1, 0.0]", "32"), "ghia_centerline"),
+            "ghia_centerline: no Ghia et al. table for Re = 200.000000 (tables: 100, 1000)");
+}
+
 }  // namespace
 }  // namespace boreas
