@@ -37,19 +37,29 @@ void expect_same_words(const ExactSum& a, const ExactSum& b, const char* what) {
   EXPECT_EQ(a.not_finite, b.not_finite) << what;
 }
 
-// 2^20 terms k 2^-30 with random integers |k| <= 2^30: the exact total (sum k) 2^-30 is a double
-// (|sum k| < 2^53), which the device's reduction and both sequential orders must give exactly.
+// 2^20 terms k 2^-30 with random integers |k| <= 2^30, and 2^52 and -2^52 among them: the exact
+// total (sum k) 2^-30 is a double (|sum k| < 2^53), which the device's reduction and both
+// sequential orders must give exactly; a plain double sum loses the fractions added while 2^52
+// is in it (ulp 1), so the test tells an exact sum from a double one.
 TEST(ExactSum, ReductionGivesTheExactTotal) {
   std::mt19937_64 random(3);
   std::uniform_int_distribution<std::int64_t> k(-(std::int64_t(1) << 30), std::int64_t(1) << 30);
   std::vector<double> terms(1 << 20);
+  const std::size_t big = 0, minus_big = terms.size() / 2;
   std::int64_t total = 0;
-  for (double& t : terms) {
+  for (std::size_t i = 0; i < terms.size(); ++i) {
     const std::int64_t v = k(random);
+    if (i == big || i == minus_big) {
+      terms[i] = i == big ? std::ldexp(1.0, 52) : -std::ldexp(1.0, 52);
+      continue;
+    }
     total += v;
-    t = std::ldexp(double(v), -30);
+    terms[i] = std::ldexp(double(v), -30);
   }
   const double exact = std::ldexp(double(total), -30);
+  double plain = 0;
+  for (double t : terms) plain += t;
+  ASSERT_NE(plain, exact) << "a plain double sum must not be exact here";
   EXPECT_EQ(sequential(terms, false).value(), exact);
   EXPECT_EQ(sequential(terms, true).value(), exact);
   EXPECT_EQ(reduced(terms).value(), exact);

@@ -128,8 +128,8 @@ TEST(RunningStatistics, RunFieldsAgainstHostSamples) {
 }
 
 // [[probe]] points and lines: probes.csv holds, every output.probes_every steps, the bits that
-// macroscopic() gives at those cells, whatever block holds them; a restart rewrites the file as
-// the uninterrupted run's.
+// macroscopic() gives at those cells, whatever block holds them; a restart from step 15 rewrites
+// the rows after it as the uninterrupted run's.
 TEST(Probes, RunWritesTheCellsValuesAndRestartsIdentically) {
   const std::string dir = ::testing::TempDir() + "boreas_probes";
   std::filesystem::remove_all(dir);
@@ -189,7 +189,16 @@ TEST(Probes, RunWritesTheCellsValuesAndRestartsIdentically) {
   for (const auto& e : std::filesystem::directory_iterator(dir + "/checkpoints"))
     if (e.path().string().find("00000015") != std::string::npos) restart.restart = e.path().string();
   ASSERT_FALSE(restart.restart.empty());
-  run_deck(config, restart);
+  // The rows after step 15 replaced by one of other values first: the restart must write them
+  // again (a run from step 0 would too, hence restarted_from).
+  {
+    std::istringstream rows(uninterrupted);
+    std::string kept, row;
+    for (int i = 0; i < 4 && std::getline(rows, row); ++i) kept += row + "\n";  // header, steps 5-15
+    std::ofstream(dir + "/probes.csv") << kept << "20" << std::string(4 * config.probes.size(), ',') << "\n";
+  }
+  const Json restarted = run_deck(config, restart);
+  EXPECT_EQ(restarted["restarted_from"]["step"].get<long>(), 15);
   EXPECT_EQ(read(), uninterrupted);
   std::filesystem::remove_all(dir);
 }

@@ -62,7 +62,9 @@ TEST(Boundaries, RestingWallPoiseuilleIsExact) {
   EXPECT_LE(err, 1e-10);
 }
 
-// Fully periodic box: a uniform flow is a fixed point; every cell does the same arithmetic.
+// A uniform flow is a fixed point of the periodic box, bit for bit: every cell does the same
+// arithmetic (a wrap to the wrong cell would keep it too: the Taylor-Green decay and the
+// kernel-equality tests check the wrap itself).
 TEST(Boundaries, PeriodicUniformFlowStaysUniform) {
   const Config config = deck(
       "[simulation]\nsteps = 1\n[lattice]\nmodel = \"D3Q19\"\n[domain]\ncells = [8, 6, 5]\n"

@@ -261,7 +261,17 @@ TEST(ForceSeries, RunWritesTheSeriesAndItsCoefficients) {
   restart.restart = (dir / "checkpoints").string();
   for (const auto& e : std::filesystem::directory_iterator(dir / "checkpoints"))
     if (e.path().string().find("00000030") != std::string::npos) restart.restart = e.path().string();
-  run_deck(config, restart);
+  ASSERT_NE(restart.restart.find("00000030"), std::string::npos);
+  // The rows after step 30 replaced by one of other values first: the restart must write them
+  // again (a run from step 0 would too, hence restarted_from).
+  {
+    std::istringstream lines(uninterrupted);
+    std::string kept, line;
+    for (int i = 0; i < 5 && std::getline(lines, line); ++i) kept += line + "\n";  // header, steps 7-28
+    std::ofstream(dir / "forces.csv") << kept << "35,1,2,3,4,5\n";
+  }
+  const Json restarted = run_deck(config, restart);
+  EXPECT_EQ(restarted["restarted_from"]["step"].get<long>(), 30);
   std::ifstream again(dir / "forces.csv");
   const std::string continued((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
   EXPECT_EQ(continued, uninterrupted);

@@ -75,8 +75,13 @@ void check_lattice(const std::string& lattice, const std::string& collision = "B
   // Decay rate: the viscosity from the amplitude matches (tau - 1/2)/3 up to the O(h^2) error
   // (BGK 2.6e-4 at N = 64 on all three lattices, 1.07e-3 at N = 32; 2.2e-3 and 8.8e-3 while the
   // fields were read one step late, before 2026-12-07; 3.2e-3 and 1.3e-2 from the equilibrium
-  // start before that, whose first step streamed as if tau were 1).
-  EXPECT_LE(out[2].viscosity_err, 5e-3);
+  // start before that, whose first step streamed as if tau were 1; the cumulant 9.9e-5, float
+  // 7.1e-5, read a step late 2.0e-3). The bounds are 1.5-3x the measured errors: the order alone
+  // held for both old defects (1.98-2.00).
+  const bool cumulant = collision == "cumulant";
+  EXPECT_LE(out[2].viscosity_err, cumulant ? 2e-4 : 4e-4);
+  // The field's L2 error at N = 64: BGK 2.88e-4, cumulant 1.46e-4 (float 1.19e-4).
+  EXPECT_LE(out[2].l2_error, cumulant ? 2e-4 : 4e-4);
   for (int i = 0; i < 2; ++i) {
     const double p = order(out[i].l2_error, out[i + 1].l2_error);
     std::printf("%s order %d->%d: %.4f\n", lattice.c_str(), n[i], n[i + 1], p);
