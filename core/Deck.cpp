@@ -592,6 +592,10 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
     c.not_used(sim, "tile", "only used by swap_prism, merged2/merged3, merged_aa2/merged_aa3 and auto" + kernel_is);
   if (!is_auto && !merged) c.not_used(sim, "merge_form", "only used by merged2/merged3 and auto" + kernel_is);
   check_traversal_key(c, cfg, sim);
+  // The trial would override it (and report.json's config would echo the deck's value).
+  if (is_auto)
+    c.not_used(sim, "layout", "not used with kernel = \"auto\", whose trial tries both layouts (report.json "
+                              "kernel_choice.layout says which it took); name a kernel to fix the layout");
   if (!is_auto && cfg.layout != StorageLayout::AoSoA)
     c.not_used(sim, "bundle", "only used with layout = \"aosoa\" (or kernel = \"auto\", which tries it)");
   if (cfg.parallel.ghost_width != 0)
@@ -1853,6 +1857,9 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
       cfg.warnings.push_back("statistics.every = " + std::to_string(cfg.statistics.every) + " exceeds simulation.steps = " +
                              std::to_string(cfg.steps) + ": the first sample would be at step " +
                              std::to_string(cfg.statistics.every) + ", so the run writes no averages");
+    if (!cfg.write_vtk)
+      cfg.warnings.push_back("[statistics] with output.vtk = false: the averages go into VTK outputs only, so this run "
+                             "writes them nowhere (checkpoints keep them for a restart)");
   }
 
   // [units]

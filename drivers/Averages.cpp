@@ -13,10 +13,9 @@ Json Sampling::json() const {
   return j;
 }
 
-Json Sampling::report() const {
+Json Sampling::report(bool vtk) const {
   Json j = json();
-  // Written to the outputs only once there is a sample.
-  j["arrays"] = samples > 0 ? Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"})
+  j["arrays"] = samples > 0 && vtk ? Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"})
                             : Json::array();
   return j;
 }

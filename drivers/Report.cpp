@@ -210,12 +210,20 @@ void prepare_output_directory(MPI_Comm comm, const std::string& directory, const
     fs::remove(probe, ec);
     if (!written) error = dir.string() + ": cannot write in the " + what + " (permissions? full disk?)" + on_rank;
   }
+  // Found before the run, not when its report is written at the end (a link is replaced, a
+  // directory cannot be).
+  if (const fs::file_status report = fs::symlink_status(dir / "report.json");
+      error.empty() && what == "output directory" && fs::exists(report) && !fs::is_regular_file(report) &&
+      !fs::is_symlink(report))
+    error = (dir / "report.json").string() + ": exists and is not a file: the run could not write its report there" + on_rank;
   agree(comm, error);
 }
 
 void warn_about_earlier_report(const Config& config, bool root) {
   if (!root) return;
   const std::filesystem::path dir = output_path(config.output_dir);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(dir / "report.json", ec)) return;  // reading a directory throws
   std::ifstream in(dir / "report.json");
   const Json earlier = in ? Json::parse(in, nullptr, false) : Json();
   if (const Json* c = member(earlier, "config"); c && c->contains("name") && (*c)["name"] != config.name)

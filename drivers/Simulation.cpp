@@ -728,7 +728,7 @@ Json run_deck(const Config& config, const RunOptions& options) {
   }
   if (!restarted.is_null()) report["restarted_from"] = restarted;
   if (checkpoints.any_attempt()) report["checkpoints"] = checkpoints.report();
-  if (config.statistics.enabled) report["statistics"] = sampling.report();
+  if (config.statistics.enabled) report["statistics"] = sampling.report(config.write_vtk);
   report["output_files"] = Json::array();
   for (const std::string& f : every_rank_files(comm, series)) report["output_files"].push_back(f);
   if (forces) finish_forces(*forces, report, root, options.progress, config.output_dir);

@@ -709,6 +709,11 @@ TEST(DeckErrors, KernelKeysThatDoNotApply) {
   EXPECT_CONTAINS(error_of(deck, {"simulation.bundle=3"}),
                   "simulation.bundle: only used with layout = \"aosoa\"");
   EXPECT_EQ(error_of(deck, {"simulation.bundle=3", "simulation.layout=\"aosoa\""}), "");
+  // The auto trial tries both layouts: a layout it would override is refused (it was used by
+  // neither the trial nor the report's kernel_choice, and echoed in report.json's config).
+  EXPECT_CONTAINS(error_of(deck, {"simulation.layout=\"aosoa\"", "simulation.kernel=\"auto\""}),
+                  "simulation.layout: not used with kernel = \"auto\", whose trial tries both layouts");
+  EXPECT_EQ(error_of(deck, {"simulation.bundle=3", "simulation.kernel=\"auto\""}), "");
   EXPECT_CONTAINS(error_of(deck, {"parallel.max_ghost_width=3"}),
                   "parallel.max_ghost_width: only used with ghost_width = \"auto\"");
   EXPECT_EQ(error_of(deck, {"parallel.max_ghost_width=3", "parallel.ghost_width=\"auto\""}), "");
@@ -756,6 +761,10 @@ TEST(Deck, StatisticsThatWouldTakeNoSampleAreWarnedOf) {
   EXPECT_CONTAINS(none.warnings[0], "statistics.every = 11 exceeds simulation.steps = 10: the first sample would be at step 11");
   EXPECT_TRUE(parse(head + "[physics]\ntau = 0.6\n[statistics]\nevery = 10\n").warnings.empty());
   EXPECT_TRUE(parse(head + "[physics]\ntau = 0.6\n[statistics]\nevery = 11\nstart = 9\n").warnings.empty());
+  // Without VTK outputs the averages are in no file a user reads.
+  const Config unwritten = parse(head + "[physics]\ntau = 0.6\n[statistics]\nevery = 2\n[output]\nvtk = false\n");
+  ASSERT_EQ(unwritten.warnings.size(), 1u);
+  EXPECT_CONTAINS(unwritten.warnings[0], "[statistics] with output.vtk = false: the averages go into VTK outputs only");
 }
 
 TEST(DeckErrors, ProcessGridLargerThanTheDomain) {

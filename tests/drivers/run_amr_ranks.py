@@ -68,6 +68,12 @@ def main(argv):
           all(1 <= x < 1.2 for x in part["level_imbalance"]) and part.get("messages_per_step", 0) > 0 and
           r1["amr"]["partition"]["messages_per_step"] == 0, str(part))
     check("the report times the leaf exchange", r3.get("timing_s", {}).get("mpi", 0) > 0, str(r3.get("timing_s")))
+    # One rank's breakdown of the wall time (each category's slowest rank added up past it).
+    t3 = r3.get("timing_s", {})
+    spent = sum(t3.get(k, 0) for k in ("lbm", "amr", "mpi", "output", "others"))
+    check("the timing categories are one rank's and add up to the wall time (within 1 %)",
+          part.get("timing_rank") in (0, 1, 2) and abs(spent - r3.get("wall_time_s", 0)) <= 0.01 * r3.get("wall_time_s", 0),
+          f"{t3} wall {r3.get('wall_time_s')}")
     c1, c3 = r1.get("convergence", {}), r3.get("convergence", {})
     check("3 ranks give the one-rank velocity change of the last checks, across the regrid at step 300 (to 1e-12; "
           "a sum in rank order)",

@@ -81,6 +81,13 @@ def main(argv):
         p = run([boreas, deck, *short, "--output-dir", str(blocked / "out")])
         check("an output directory that cannot be made stops the run before its first step (exit 2)",
               p.returncode == 2 and "cannot create the output directory" in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
+        # A directory where report.json goes: refused before the run (it crashed with exit 1 and
+        # "basic_filebuf::underflow error reading the file").
+        occupied = pathlib.Path(tmp) / "occupied"
+        (occupied / "report.json").mkdir(parents=True)
+        p = run([boreas, deck, *short, "--output-dir", str(occupied)])
+        check("a directory named report.json in the output directory stops the run before its first step (exit 2)",
+              p.returncode == 2 and "report.json: exists and is not a file" in p.stderr, f"exit {p.returncode}, {p.stderr[-200:]!r}")
         # A VTK file that cannot be written (a directory in its place) is an error, not a listed file.
         vtk_out = pathlib.Path(tmp) / "vtk_out"
         run([boreas, deck, *short, "--output-dir", str(vtk_out)])  # its report names the files

@@ -7,10 +7,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 
 #include "core/Deck.hpp"
+#include "drivers/Averages.hpp"
 #include "drivers/Simulation.hpp"
 #include "lbm/field/RunningStatistics.hpp"
 #include "tests/drivers/DeviceMoments.hpp"
@@ -125,6 +127,21 @@ TEST(RunningStatistics, RunFieldsAgainstHostSamples) {
   const Json report = run_deck(c, quiet);
   EXPECT_EQ(report["statistics"]["samples"].get<long>(), 9);
   EXPECT_EQ(report["statistics"]["first_sample"].get<long>(), 4);
+  EXPECT_TRUE(report["statistics"]["arrays"].empty()) << "no VTK output holds them";
+}
+
+// The next sampled step never overflows: an `every` near 2^63 gave a negative step, and the
+// driver asked for 2^63 steps in one chunk (deaf to stop signals).
+TEST(Sampling, NextStepSaturatesInsteadOfOverflowing) {
+  const long most = std::numeric_limits<long>::max();
+  const Sampling s{10, most, 0, 0};
+  EXPECT_EQ(s.next_after(0), 10);
+  EXPECT_EQ(s.next_after(10), most);
+  EXPECT_EQ(s.next_after(29), most);
+  const Sampling t{4, 3, 0, 0};
+  EXPECT_EQ(t.next_after(3), 4);
+  EXPECT_EQ(t.next_after(4), 7);
+  EXPECT_EQ(t.next_after(8), 10);
 }
 
 // [[probe]] points and lines: probes.csv holds, every output.probes_every steps, the bits that
