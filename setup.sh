@@ -243,9 +243,12 @@ grep -q 'compiled_major > cudaProp.major' "$cuda_instance" || die "could not pat
 # 3. Kokkos builds
 # ---------------------------------------------------------------------------------------------
 # Kokkos-Kernels: explicit template instantiation off (header-only use); Boreas only uses
-# batched small dense algebra and BLAS-1, which instantiate in the user's translation units.
+# batched small dense algebra and BLAS-1, which instantiate in the user's translation units. No
+# vendor libraries: on CUDA they are on by default and every program linked cuBLAS and cuSPARSE
+# (unused; cuBLAS with its Lt part is some 600 MB, far over what a GPU run can carry).
 KK_FLAGS=(-DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF
           -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TPL_LAPACK=OFF
+          -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF
           -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF
           -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_OFFSET_INT=OFF
           -DKokkosKernels_INST_OFFSET_SIZE_T=OFF -DKokkosKernels_INST_LAYOUTLEFT=OFF

@@ -258,6 +258,7 @@ struct Config {
   MergeForm merge_form = MergeForm::Auto;  // [simulation] merge_form
   Traversal traversal = Traversal::Auto;    // [simulation] traversal
   StorageLayout layout = StorageLayout::SoA;  // [simulation] layout
+  bool layout_required = false;               // the deck names it: kernel = "auto" tries that layout only
   int bundle = 4;  // [simulation] bundle: directions per AoSoA bundle (more than Q: one bundle)
   StorageKind storage = StorageKind::Dense;  // [simulation] storage
 

@@ -592,10 +592,6 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
     c.not_used(sim, "tile", "only used by swap_prism, merged2/merged3, merged_aa2/merged_aa3 and auto" + kernel_is);
   if (!is_auto && !merged) c.not_used(sim, "merge_form", "only used by merged2/merged3 and auto" + kernel_is);
   check_traversal_key(c, cfg, sim);
-  // The trial would override it (and report.json's config would echo the deck's value).
-  if (is_auto)
-    c.not_used(sim, "layout", "not used with kernel = \"auto\", whose trial tries both layouts (report.json "
-                              "kernel_choice.layout says which it took); name a kernel to fix the layout");
   if (!is_auto && cfg.layout != StorageLayout::AoSoA)
     c.not_used(sim, "bundle", "only used with layout = \"aosoa\" (or kernel = \"auto\", which tries it)");
   if (cfg.parallel.ghost_width != 0)
@@ -1211,7 +1207,10 @@ Config validate(const toml::table& doc, Checker& c, const std::string& source_na
   if (auto t = c.integer(sim, "tile", "an integer from 2 to 2^31 - 1", 2, INT_MAX)) cfg.tile = int(*t);
   if (auto f = c.choice(sim, "merge_form", {"auto", "slabs", "tiles"})) cfg.merge_form = MergeForm(*f);
   if (auto t = c.choice(sim, "traversal", {"auto", "cells"})) cfg.traversal = Traversal(*t);
-  if (auto l = c.choice(sim, "layout", {"soa", "aosoa"})) cfg.layout = StorageLayout(*l);
+  if (auto l = c.choice(sim, "layout", {"soa", "aosoa"})) {
+    cfg.layout = StorageLayout(*l);
+    cfg.layout_required = true;
+  }
   if (auto b = c.integer(sim, "bundle", "an integer from 1 to 2^31 - 1", 1, INT_MAX)) cfg.bundle = int(*b);
   if (auto st = c.choice(sim, "storage", {"dense", "sparse"})) cfg.storage = StorageKind(*st);
 

@@ -152,7 +152,8 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
                                 : " dims " + std::to_string(par.dims[0]) + "x" + std::to_string(par.dims[1]) + "x" +
                                       std::to_string(par.dims[2]);
   const std::string key = problem_key(config) + " | ranks " + std::to_string(ranks) + split +
-                          " | overlap " + overlap_name(par.overlap) + (par.overlap_required ? " (named)" : ""),
+                          " | overlap " + overlap_name(par.overlap) + (par.overlap_required ? " (named)" : "") +
+                          (config.layout_required ? std::string(" | layout ") + storage_layout_name(config.layout) : ""),
                     file = kernel_choice_cache_file();
   const Json cache = rank == 0 ? read_cache(file) : Json(Json::object());
   choice.report["key"] = key;
@@ -186,6 +187,8 @@ KernelChoice choose_kernel(const Config& config, MPI_Comm comm) {
     c.kernel = *parse_scheme(cand.kernel);
     // An overlap strategy the deck names asks for a scheme that steps in parts.
     if (config.parallel.overlap_required && !c.kernel.steps_in_parts()) continue;
+    // A layout the deck names is the only one tried (it was overridden by the trial's choice).
+    if (config.layout_required && cand.layout != config.layout) continue;
     if (cand.tile) c.tile = cand.tile;
     c.layout = cand.layout;
     auto sim = Simulation::create(c, comm);

@@ -27,7 +27,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def main():
     path = sys.argv[1]
-    png = sys.argv[2] if len(sys.argv) > 2 else os.path.splitext(path)[0] + ".png"
+    # By default in the working directory: the run tool's returned files are read-only, and so
+    # is their folder.
+    png = sys.argv[2] if len(sys.argv) > 2 else os.path.splitext(os.path.basename(path))[0] + ".png"
     lines = [json.loads(line) for line in open(path) if line.strip()]
     shapes = [r for r in lines if r.get("kind") == "launch_bounds"]
     rows = [r for r in lines if r.get("kind") == "kernel" and r["lattice"] == "D3Q19" and r["layout"] == "soa"]

@@ -9,7 +9,8 @@
 #   gpu-pack/ORIGIN               the source and build paths the CTest files were written with
 #   gpu-pack/host_hashes.jsonl    perf/gpu/deck_hashes.sh with the openmp build (built if needed)
 # Then, with the device tool, the calls perf/README.md "GPU runs" gives (phases within a call's
-# 10 minutes), e.g. run(command="bash perf/gpu/run.sh info bench bounds hashes amr tests", carry=["gpu-pack"]).
+# 10 minutes), e.g. run(command="TEST_JOBS=16 bash perf/gpu/run.sh info bench hashes bounds amr tests",
+# carry=["gpu-pack"], timeout_s=590): `tests` takes what is left of CALL_LIMIT (570 s).
 #   perf/gpu/prepare.sh [--pack-only]
 # Environment: PRESET (cuda-sm90), BOREAS_DEPS (setup.sh's dependency cache), JOBS (2).
 set -euo pipefail

@@ -30,18 +30,32 @@
 #   profile  Nsight Compute on the FP32 pull and push steps        -> profile.txt
 #   all      every phase, tests last: about 25 minutes, for a machine outside the device tool
 # Every phase appends its console output to run.log. Outside the device tool OUT defaults to out/gpu.
-# Environment: TEST_JOBS (8), TESTS_TIMEOUT (500: CTest stops its tests after so many seconds; the
-# phase ends within 70 s more), TESTS_ARGS (more
+# Environment: CALL_LIMIT (570: the seconds this call may take, the run tool's timeout_s less a
+# margin; `tests` stops in time to end within it), TEST_JOBS (8), TESTS_TIMEOUT (500, or less to
+# end within CALL_LIMIT: CTest stops its tests after so many seconds; the phase ends within 70 s
+# more), RUN_TIMEOUT (150: each boreas or mpiexec run, killed past it so that a hang does not
+# take the later phases), BENCH_TIMEOUT (300: each boreas-bench process), TESTS_ARGS (more
 # ctest arguments, split on spaces, no quotes: e.g. -L mpi or -R AmrChannel|Poiseuille), BENCH_STEPS (20), BENCH_KERNELS
-# (ab_pull ab_push aa), DECK_CELLS (256), OVERLAP_CELLS (256), OVERLAP_LIST, AMR_RANKS (1 2),
+# (ab_pull ab_push aa), DECK_CELLS (256), OVERLAP_CELLS (128, the size of the 2026-11-28 table), OVERLAP_LIST, AMR_RANKS (1 2),
 # AMR_NESTED_STEPS (200), LEAVES_CELLS (128), LEAVES_STEPS (200), LEAVES_ROUNDS (2), PROFILE_TIMEOUT (120).
 set -uo pipefail
+started=$(date +%s)
 root=$(pwd)
 out=${OUT:-$root/out/gpu}
 mkdir -p "$out"
 pack=$root/gpu-pack
 top=/tmp/boreas-gpu
-log() { echo "==> [gpu-run $(date -u +%T)] $*" | tee -a "$out/run.log"; }
+exec 3>&1  # the call's console: log lines reach it (and run.log) also from inside a redirected run
+log() { echo "==> [gpu-run $(date -u +%T)] $*" | tee -a "$out/run.log" >&3; }
+# limited SECONDS LABEL COMMAND...: the command killed past SECONDS; a failure is logged with its
+# status (a crash after some output looked like a finished run).
+limited() {
+    local seconds=$1 label=$2; shift 2
+    timeout -k 5 "$seconds" "$@"; local rc=$?
+    if (( rc == 124 || rc == 137 )); then log "$label: killed after $seconds s"
+    elif (( rc != 0 )); then log "$label: rc $rc"; fi
+    return $rc
+}
 [[ -f $pack/boreas-gpu.tar.xz ]] || { echo "no gpu-pack/: run perf/gpu/prepare.sh here and carry gpu-pack" >&2; exit 2; }
 source_dir=$(sed -n 's/^source=//p' "$pack/ORIGIN")
 build=$(sed -n 's/^build=//p' "$pack/ORIGIN")
@@ -71,10 +85,14 @@ if ! cmp -s "$pack/ORIGIN" "$top/ORIGIN" 2>/dev/null; then
     find "$top/build" -name '*_include.cmake' -print0 | xargs -0 sed -i \
         -e "s#\"/[^\"]*/GoogleTestAddTests.cmake\"#\"$top/cmake/GoogleTestAddTests.cmake\"#"
     # Only the libraries this machine lacks: its own (newer) zlib, expat, libstdc++ ... stay in use,
-    # also for the Python scripts CTest starts.
+    # also for the Python scripts CTest starts. Open MPI's always come from the pack: they must
+    # match its mpiexec, components and PMIx (an image's Open MPI 5 is also libmpi.so.40).
     mkdir -p "$top/use"
     for lib in "$top"/lib/*.so*; do
         name=$(basename "$lib")
+        case $name in
+            libmpi*|libopen-*|libmca_common*|libpmix*|libhwloc*|libevent*) ln -sfn "$lib" "$top/use/$name"; continue ;;
+        esac
         have=$(ldconfig -p | awk -v n="$name" '$1 == n {print $NF; exit}')
         [[ -n $have && -s $have ]] || ln -sfn "$lib" "$top/use/$name"
     done
@@ -96,7 +114,10 @@ phase_info() {
     log "info: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 }
 phase_tests() {
-    local limit=${TESTS_TIMEOUT:-500}
+    # Ends within the call: killed by the run tool, CTest writes neither summary nor JUnit file.
+    local limit=${TESTS_TIMEOUT:-500} left=$(( ${CALL_LIMIT:-570} - ($(date +%s) - started) - 75 ))
+    (( left < limit )) && limit=$left
+    (( limit >= 30 )) || { log "tests: skipped, $left s left in the call"; return; }
     log "tests: ctest -LE long -j ${TEST_JOBS:-8}, stopping after $limit s"
     # CTest stops its tests at --stop-time and still writes its summary and the JUnit file (killed
     # by `timeout` it wrote neither); `timeout` stays behind it for a test that ignores the stop.
@@ -105,7 +126,10 @@ phase_tests() {
         --stop-time "$(date -d "+$limit sec" +%T)" --output-on-failure --output-junit "$out/tests.xml" > "$out/tests.log" 2>&1
     log "tests: rc $? $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -n 1)"
 }
-bench() { "$bench" --steps "${BENCH_STEPS:-20}" --repeats 5 "$@" >> "$out/bench.jsonl" 2>> "$out/run.log"; }
+bench() {
+    limited "${BENCH_TIMEOUT:-300}" "boreas-bench $*" "$bench" --steps "${BENCH_STEPS:-20}" --repeats 5 "$@" \
+        >> "$out/bench.jsonl" 2>> "$out/run.log"
+}
 phase_bench() {
     log "bench: D3Q19 FP64/FP32 256^3, ${BENCH_KERNELS:-ab_pull ab_push aa}"
     # swap walks its rows in order (12 MLUPS on an H100): run it with BENCH_KERNELS=swap alone
@@ -148,16 +172,16 @@ phase_deck() {
     local n=${DECK_CELLS:-256}
     log "deck: cavity3d $n^3, 1000 steps"
     rm -rf /tmp/deck
-    "$boreas" inputs/cavity3d.toml --set "domain.cells=[$n,$n,$n]" --set physics.length=$n \
+    limited "${RUN_TIMEOUT:-150}" deck "$boreas" inputs/cavity3d.toml --set "domain.cells=[$n,$n,$n]" --set physics.length=$n \
         --set simulation.steps=1000 --set output.every=1000 -q --output-dir /tmp/deck >> "$out/run.log" 2>&1
     cp /tmp/deck/report.json "$out/deck_report.json"; log "deck: $(report_line deck /tmp/deck/report.json | cut -c1-300)"
 }
 phase_overlap() {
-    local n=${OVERLAP_CELLS:-256}
+    local n=${OVERLAP_CELLS:-128}
     for overlap in ${OVERLAP_LIST:-none nonblocking interior streams systolic}; do
         log "overlap: 2 ranks, $overlap, $n^3"
         rm -rf "/tmp/overlap_$overlap"
-        mpiexec -n 2 "$boreas" inputs/cavity3d.toml --set "domain.cells=[$n,$n,$n]" --set simulation.steps=300 \
+        limited "${RUN_TIMEOUT:-150}" "overlap $overlap" mpiexec -n 2 "$boreas" inputs/cavity3d.toml --set "domain.cells=[$n,$n,$n]" --set simulation.steps=300 \
             --set output.every=0 --set simulation.kernel=ab_pull --set parallel.overlap=$overlap -q \
             --output-dir "/tmp/overlap_$overlap" >> "$out/run.log" 2>&1
         report_line "$overlap" "/tmp/overlap_$overlap/report.json" >> "$out/overlap.jsonl"
@@ -167,28 +191,28 @@ phase_amr() {
     for ranks in ${AMR_RANKS:-1 2}; do
         log "amr: perf/scaling/amr_strong.toml on $ranks rank(s)"
         rm -rf "/tmp/amr_$ranks"
-        mpiexec -n "$ranks" "$boreas" perf/scaling/amr_strong.toml -q --output-dir "/tmp/amr_$ranks" >> "$out/run.log" 2>&1
+        limited "${RUN_TIMEOUT:-150}" "amr np$ranks" mpiexec -n "$ranks" "$boreas" perf/scaling/amr_strong.toml -q --output-dir "/tmp/amr_$ranks" >> "$out/run.log" 2>&1
         report_line "amr_np$ranks" "/tmp/amr_$ranks/report.json" >> "$out/amr.jsonl"
     done
     log "amr: perf/amr_nested.toml (3 nested levels, thick slabs) on 1 rank, ${AMR_NESTED_STEPS:-200} steps"
     rm -rf /tmp/amr_nested /tmp/urban_amr
-    "$boreas" perf/amr_nested.toml --set simulation.steps="${AMR_NESTED_STEPS:-200}" -q --output-dir /tmp/amr_nested \
+    limited "${RUN_TIMEOUT:-150}" amr_nested "$boreas" perf/amr_nested.toml --set simulation.steps="${AMR_NESTED_STEPS:-200}" -q --output-dir /tmp/amr_nested \
         >> "$out/run.log" 2>&1
     report_line amr_nested /tmp/amr_nested/report.json >> "$out/amr.jsonl"
     log "amr: inputs/urban_amr.toml (cumulant LES, interpolated walls, averages, probes) on 1 rank"
-    "$boreas" inputs/urban_amr.toml -q --output-dir /tmp/urban_amr >> "$out/run.log" 2>&1
+    limited "${RUN_TIMEOUT:-150}" urban_amr "$boreas" inputs/urban_amr.toml -q --output-dir /tmp/urban_amr >> "$out/run.log" 2>&1
     report_line urban_amr /tmp/urban_amr/report.json >> "$out/amr.jsonl"
 }
 
 phase_leaves() {
     log "leaves: AMR leaf step on 4^3/8^3/16^3 leaves against the dense kernel, ${LEAVES_CELLS:-128}^3"
     SIZE=${LEAVES_CELLS:-128} STEPS=${LEAVES_STEPS:-200} ROUNDS=${LEAVES_ROUNDS:-2} \
-        bash perf/amr_leaf_kernels.sh "$(dirname "$(dirname "$boreas")")" "$out/leaves.jsonl" >> "$out/run.log" 2>&1
+        limited "$(( 2 * ${RUN_TIMEOUT:-150} ))" leaves bash perf/amr_leaf_kernels.sh "$(dirname "$(dirname "$boreas")")" "$out/leaves.jsonl" >> "$out/run.log" 2>&1
 }
 
 phase_hashes() {
     log "hashes: AMR and uniform decks' fields_hash after several step counts, twice, against the host's"
-    REPEAT=2 bash perf/gpu/deck_hashes.sh "$build" "$out/hashes.jsonl" "$pack/host_hashes.jsonl" >> "$out/run.log" 2>&1
+    REPEAT=2 limited "$(( 2 * ${RUN_TIMEOUT:-150} ))" hashes bash perf/gpu/deck_hashes.sh "$build" "$out/hashes.jsonl" "$pack/host_hashes.jsonl" >> "$out/run.log" 2>&1
 }
 phase_profile() {
     # Nsight Compute on the D3Q19 FP32 pull and push steps with BGK (not the bench's roofline
@@ -216,6 +240,19 @@ fi
 for p in "${phases[@]}"; do
     declare -F "phase_$p" > /dev/null || { echo "unknown phase $p ($known)" >&2; exit 2; }
 done
+# The run tool returns at most 8 files from $OUT: more phases' files than that are refused there.
+if [[ -n ${OUT:-} ]]; then
+    declare -A files=([run.log]=1)
+    for p in "${phases[@]}"; do
+        case $p in
+            info) files[device.txt]=1 ;; tests) files[tests.log]=1; files[tests.xml]=1 ;;
+            bench|merged|sweeps|bounds|cumulant) files[bench.jsonl]=1 ;; deck) files[deck_report.json]=1 ;;
+            overlap) files[overlap.jsonl]=1 ;; amr) files[amr.jsonl]=1 ;; leaves) files[leaves.jsonl]=1 ;;
+            hashes) files[hashes.jsonl]=1 ;; profile) files[profile.txt]=1 ;;
+        esac
+    done
+    (( ${#files[@]} <= 8 )) || { echo "these phases write ${#files[@]} files; the run tool returns 8: split them" >&2; exit 2; }
+fi
 for p in "${phases[@]}"; do
     t0=$(date +%s); "phase_$p"; log "$p: $(( $(date +%s) - t0 )) s"
 done

@@ -709,10 +709,6 @@ TEST(DeckErrors, KernelKeysThatDoNotApply) {
   EXPECT_CONTAINS(error_of(deck, {"simulation.bundle=3"}),
                   "simulation.bundle: only used with layout = \"aosoa\"");
   EXPECT_EQ(error_of(deck, {"simulation.bundle=3", "simulation.layout=\"aosoa\""}), "");
-  // The auto trial tries both layouts: a layout it would override is refused (it was used by
-  // neither the trial nor the report's kernel_choice, and echoed in report.json's config).
-  EXPECT_CONTAINS(error_of(deck, {"simulation.layout=\"aosoa\"", "simulation.kernel=\"auto\""}),
-                  "simulation.layout: not used with kernel = \"auto\", whose trial tries both layouts");
   EXPECT_EQ(error_of(deck, {"simulation.bundle=3", "simulation.kernel=\"auto\""}), "");
   EXPECT_CONTAINS(error_of(deck, {"parallel.max_ghost_width=3"}),
                   "parallel.max_ghost_width: only used with ghost_width = \"auto\"");

@@ -125,6 +125,23 @@ TEST_F(KernelChoiceTest, NamedOverlapTriesSchemesThatStepInParts) {
   EXPECT_TRUE(parse_scheme(choice["chosen"].get<std::string>())->steps_in_parts());
 }
 
+// A layout the deck names is the only one the trial tries (it tried both and took the fastest,
+// overriding the deck), under a key of its own; the run is still ab_pull's.
+TEST_F(KernelChoiceTest, NamedLayoutIsTheOnlyOneTried) {
+  const std::uint64_t expected = run(parse_deck_string(deck, "auto_deck", "."));
+  run(parse_deck_string(deck, "auto_deck", ".", {"simulation.kernel=\"auto\""}));  // caches a choice among both
+  for (const char* layout : {"aosoa", "soa"}) {
+    const Config named = parse_deck_string(deck, "auto_deck", ".",
+                                           {"simulation.kernel=\"auto\"", std::string("simulation.layout=\"") + layout + "\""});
+    Json choice;
+    EXPECT_EQ(run(named, &choice), expected) << layout;
+    EXPECT_EQ(choice["source"].get<std::string>(), "trial") << layout;
+    EXPECT_EQ(choice["layout"].get<std::string>(), layout);
+    ASSERT_FALSE(choice["candidates"].empty());
+    for (const auto& c : choice["candidates"]) EXPECT_EQ(c["layout"].get<std::string>(), layout);
+  }
+}
+
 TEST_F(KernelChoiceTest, UnreadableCacheIsIgnored) {
   std::filesystem::create_directories(dir_);
   std::ofstream(kernel_choice_cache_file()) << "{ not json";
