@@ -179,6 +179,13 @@ TEST(Deck, OutflowFaces) {
   EXPECT_EQ(c.faces[XMax].convective_velocity, 1.0);  // the default
   EXPECT_TRUE(c.needs_pull_kernel());
   EXPECT_FALSE(c.restores_mass());
+  // Nothing holds the pressure level of inlets and outflow faces alone: warned of; a pressure
+  // outlet beside them holds it.
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_CONTAINS(c.warnings[0], "outflow faces with a velocity_inlet and no pressure_outlet");
+  EXPECT_TRUE(parse(d2 + "[boundary.x_min]\ntype = \"velocity_inlet\"\nvelocity = [0.03, 0]\n"
+                         "[boundary.x_max]\ntype = \"pressure_outlet\"\n[boundary.y_max]\ntype = \"outflow\"\n")
+                  .warnings.empty());
   EXPECT_CONTAINS(error_of(d2 + "[boundary.x_max]\ntype = \"wall\"\nconvective_velocity = 0.1\n"),
                   "convective_velocity is only used by outflow");
   EXPECT_CONTAINS(error_of(d2 + "[boundary.x_min]\ntype = \"periodic\"\n[boundary.x_max]\ntype = \"outflow\"\n"
