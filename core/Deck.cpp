@@ -592,8 +592,8 @@ void check_kernel_keys(Checker& c, const Config& cfg, const Tbl& sim, const Tbl&
     c.not_used(sim, "tile", "only used by swap_prism, merged2/merged3, merged_aa2/merged_aa3 and auto" + kernel_is);
   if (!is_auto && !merged) c.not_used(sim, "merge_form", "only used by merged2/merged3 and auto" + kernel_is);
   check_traversal_key(c, cfg, sim);
-  if (!is_auto && cfg.layout != StorageLayout::AoSoA)
-    c.not_used(sim, "bundle", "only used with layout = \"aosoa\" (or kernel = \"auto\", which tries it)");
+  if ((!is_auto || cfg.layout_required) && cfg.layout != StorageLayout::AoSoA)
+    c.not_used(sim, "bundle", "only used with layout = \"aosoa\" (or kernel = \"auto\" without a layout, which tries it)");
   if (cfg.parallel.ghost_width != 0)
     c.not_used(par, "max_ghost_width", "only used with ghost_width = \"auto\"");
   if (cfg.parallel.overlap_required && !is_auto && !cfg.kernel.steps_in_parts())

@@ -633,8 +633,9 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       stepping > 0 ? finest_cells * std::ldexp(1.0, top) * double(reached - first_step) / stepping * 1e-6 : 0.0;
   // Seed 000 Table IV's categories. Leaves read their same-level neighbours in place, inside
   // "lbm" as in seed 000's kernels (reports before 2026-11-28 had "halo_copies" beside it).
-  // Several ranks: one rank's categories, that rank's whose add up to the most (each category's
-  // slowest rank, as until 2026-12-08, is another's, and together they exceeded the wall time).
+  // Several ranks: one rank's categories, that rank's with the most measured time (its "others"
+  // is what its wall time leaves, so every rank's categories add up to its wall time; each
+  // category's slowest rank, as until 2026-12-08, is another's, and together they exceeded it).
   const std::pair<const char*, double> mine[] = {
       {"lbm", timers.get("LBM")},
       {"amr_interpolation", timers.get("AMR interpolation")},
@@ -643,9 +644,8 @@ Json run_amr_deck(const Config& config, const RunOptions& options) {
       {"mpi", timers.get("MPI")},  // ghost leaves between ranks (comm/LeafHalo.hpp)
       {"output", timers.get("output")},
       {"others", wall - stepping_seconds(timers) - timers.get("AMR regrid") - timers.get("output")}};
-  double total = 0;
-  for (const auto& [name, seconds] : mine) total += seconds;
-  const std::vector<double> totals = comm.gather(total);
+  const std::vector<double> totals =
+      comm.gather(stepping_seconds(timers) + timers.get("AMR regrid") + timers.get("output"));
   const int busiest = int(std::max_element(totals.begin(), totals.end()) - totals.begin());
   Json t = Json::object();
   for (const auto& [name, seconds] : mine) t[name] = comm.gather(seconds)[std::size_t(busiest)];

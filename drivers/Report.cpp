@@ -212,10 +212,13 @@ void prepare_output_directory(MPI_Comm comm, const std::string& directory, const
   }
   // Found before the run, not when its report is written at the end (a link is replaced, a
   // directory cannot be).
-  if (const fs::file_status report = fs::symlink_status(dir / "report.json");
-      error.empty() && what == "output directory" && fs::exists(report) && !fs::is_regular_file(report) &&
-      !fs::is_symlink(report))
-    error = (dir / "report.json").string() + ": exists and is not a file: the run could not write its report there" + on_rank;
+  if (error.empty() && what == "output directory") {
+    std::error_code ec;
+    const fs::file_status report = fs::symlink_status(dir / "report.json", ec);
+    if (!ec && fs::exists(report) && !fs::is_regular_file(report) && !fs::is_symlink(report))
+      error = (dir / "report.json").string() + ": exists and is not a file: the run could not write its report there" +
+              on_rank;
+  }
   agree(comm, error);
 }
 

@@ -48,11 +48,13 @@ top=/tmp/boreas-gpu
 exec 3>&1  # the call's console: log lines reach it (and run.log) also from inside a redirected run
 log() { echo "==> [gpu-run $(date -u +%T)] $*" | tee -a "$out/run.log" >&3; }
 # limited SECONDS LABEL COMMAND...: the command killed past SECONDS; a failure is logged with its
-# status (a crash after some output looked like a finished run).
+# status (a crash after some output looked like a finished run). Its children do not hold the
+# console (fd 3): a straggler would keep the call's output open.
 limited() {
-    local seconds=$1 label=$2; shift 2
-    timeout -k 5 "$seconds" "$@"; local rc=$?
-    if (( rc == 124 || rc == 137 )); then log "$label: killed after $seconds s"
+    local seconds=$1 label=$2 t0; shift 2
+    t0=$(date +%s)
+    timeout -k 5 "$seconds" "$@" 3>&-; local rc=$?
+    if (( (rc == 124 || rc == 137) && $(date +%s) - t0 >= seconds )); then log "$label: killed after $seconds s"
     elif (( rc != 0 )); then log "$label: rc $rc"; fi
     return $rc
 }
@@ -123,7 +125,7 @@ phase_tests() {
     # by `timeout` it wrote neither); `timeout` stays behind it for a test that ignores the stop.
     # shellcheck disable=SC2086  # TESTS_ARGS: words, on purpose
     timeout -k 10 $((limit + 60)) ctest --test-dir "$build" -LE long -j "${TEST_JOBS:-8}" --timeout 300 ${TESTS_ARGS:-} \
-        --stop-time "$(date -d "+$limit sec" +%T)" --output-on-failure --output-junit "$out/tests.xml" > "$out/tests.log" 2>&1
+        --stop-time "$(date -d "+$limit sec" +%T)" --output-on-failure --output-junit "$out/tests.xml" > "$out/tests.log" 2>&1 3>&-
     log "tests: rc $? $(grep -E 'tests passed|tests failed' "$out/tests.log" | tail -n 1)"
 }
 bench() {
@@ -147,8 +149,15 @@ phase_sweeps() {
 }
 phase_bounds() {
     log "bounds: D3Q19 BGK pull/push full/plain/split, FP64/FP32 256^3, bounds default 256x3..256x6, teams 0 128 256"
-    bench --lattice D3Q19 --precision double float --size 256 --kernel ab_pull ab_push --launch-step full plain split \
-        --launch-bounds default 256x3 256x4 256x5 256x6 --team-size 0 128 256 --team-map cells rows
+    # One process per case: a case's lines are written when its 75 shapes are done, and one
+    # process for all four could pass BENCH_TIMEOUT and lose the last case whole.
+    local kernel precision
+    for kernel in ab_pull ab_push; do
+        for precision in double float; do
+            bench --lattice D3Q19 --precision "$precision" --size 256 --kernel "$kernel" --launch-step full plain split \
+                --launch-bounds default 256x3 256x4 256x5 256x6 --team-size 0 128 256 --team-map cells rows
+        done
+    done
     log "bounds: $(grep -c '"kind":"launch_bounds"' "$out/bench.jsonl") results"
 }
 phase_cumulant() {
@@ -225,7 +234,7 @@ phase_profile() {
         --kernel-name "regex:(PullStep|PushStep)<boreas::D3Q19, float, boreas::BGK>" --launch-skip 2 --launch-count 4 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
         "$bench" --lattice D3Q19 --precision float --size 256 --steps 2 --repeats 1 --kernel ab_pull ab_push \
-        > "$out/profile.txt" 2>&1
+        > "$out/profile.txt" 2>&1 3>&-
     log "profile: rc $?"
 }
 

@@ -717,6 +717,9 @@ TEST(DeckErrors, KernelKeysThatDoNotApply) {
                   "simulation.bundle: only used with layout = \"aosoa\"");
   EXPECT_EQ(error_of(deck, {"simulation.bundle=3", "simulation.layout=\"aosoa\""}), "");
   EXPECT_EQ(error_of(deck, {"simulation.bundle=3", "simulation.kernel=\"auto\""}), "");
+  // auto with a named SoA layout tries no AoSoA candidate.
+  EXPECT_CONTAINS(error_of(deck, {"simulation.bundle=3", "simulation.kernel=\"auto\"", "simulation.layout=\"soa\""}),
+                  "simulation.bundle: only used with layout = \"aosoa\"");
   EXPECT_CONTAINS(error_of(deck, {"parallel.max_ghost_width=3"}),
                   "parallel.max_ghost_width: only used with ghost_width = \"auto\"");
   EXPECT_EQ(error_of(deck, {"parallel.max_ghost_width=3", "parallel.ghost_width=\"auto\""}), "");

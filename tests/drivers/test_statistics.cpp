@@ -128,6 +128,11 @@ TEST(RunningStatistics, RunFieldsAgainstHostSamples) {
   EXPECT_EQ(report["statistics"]["samples"].get<long>(), 9);
   EXPECT_EQ(report["statistics"]["first_sample"].get<long>(), 4);
   EXPECT_TRUE(report["statistics"]["arrays"].empty()) << "no VTK output holds them";
+  c.write_vtk = true;
+  const Json written = run_deck(c, quiet);
+  EXPECT_EQ(written["statistics"]["arrays"],
+            Json::array({"mean_density", "mean_velocity", "rms_velocity", "reynolds_stress"}));
+  std::filesystem::remove_all(c.output_dir);
 }
 
 // The next sampled step never overflows: an `every` near 2^63 gave a negative step, and the

@@ -302,8 +302,9 @@ TEST_P(AmrRanks, EveryRankCountGivesTheOneRankRun) {
       EXPECT_EQ(many.forces, one.forces);
       EXPECT_EQ(many.statistics, one.statistics);
       EXPECT_EQ(many.probes, one.probes);
-      ASSERT_EQ(many.samples.size(), one.samples.size());
-      for (std::size_t k = 0; k < one.samples.size(); ++k) {
+      // EXPECT, not ASSERT: a rank leaving the test early would leave the others in its collectives.
+      EXPECT_EQ(many.samples.size(), one.samples.size());
+      for (std::size_t k = 0; k < std::min(one.samples.size(), many.samples.size()); ++k) {
         EXPECT_EQ(many.samples[k].density, one.samples[k].density);
         EXPECT_EQ(many.samples[k].velocity, one.samples[k].velocity);
         EXPECT_EQ(many.samples[k].flags, one.samples[k].flags);
