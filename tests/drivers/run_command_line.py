@@ -196,6 +196,19 @@ def main(argv):
         expected = [("ab_pull", 4), ("ab_pull", 6), ("merged2", 4), ("merged2", 6)]
         check("boreas-bench --kernel/--tile lists run every combination in order",
               p.returncode == 0 and combos == expected and lines[0]["kind"] == "reference", f"{combos}")
+        # A merged variant that takes single steps (a box too thin for slabs; merged_aa<k> on a
+        # device) is held to its single step's bytes and roofline, not to k steps' (fractions k x low).
+        for size, kernel, together, lattices in (("12x12x4", "merged3", 1, 3), ("12x12x12", "merged3", 3, 3),
+                                                 ("12x12x3", "merged_aa2", 1, 2), ("12x12x4", "merged_aa2", 2, 2)):
+            form = ["--merge-form", "slabs"] if kernel == "merged3" else []
+            p = run([bench, "--kokkos-threads=1", "--size", size, "--steps", "6", "--repeats", "1", "--kernel", kernel, *form])
+            line = next((json.loads(l) for l in p.stdout.splitlines() if '"kind":"kernel"' in l.replace(" ", "")), None)
+            if line is not None and line["backend"] not in ("OpenMP", "Serial", "Threads"):
+                together = 1  # devices sweep no slabs
+            ok = p.returncode == 0 and line is not None and line.get("steps_swept_together") == together and \
+                line["variant_bytes_per_update"] == lattices * 19 * 8 / together
+            check(f"boreas-bench {kernel} on {size} (slabs) counts the {together} step(s) a sweep takes together", ok,
+                  f"exit {p.returncode}, {line and (line.get('steps_swept_together'), line['variant_bytes_per_update'])}")
         # Launch bounds: one line per bound on a device backend; a clear refusal on a host one.
         p = run([bench, "--launch-bounds", "128x9"])
         check("boreas-bench unknown --launch-bounds exits 2", p.returncode == 2, f"exit {p.returncode}")

@@ -2,8 +2,9 @@
 // D3Q27 parametrised cumulant + CSM, 2h = 48 cells), against the DNS of Moser, Kim & Mansour
 // (1999), read as a user reads the run: the time averages of the last VTK file (mean_velocity,
 // reynolds_stress), averaged over the homogeneous directions x and z and over the two halves.
-// Label "long" (about an hour on this VM): `ctest --preset long`. Measured: U+ +7.1 % at y+ = 30,
-// +4.9 % at 100, bulk +6.1 %, peak -<u'v'>+ 0.63.
+// Label "long" (about an hour on this VM): `ctest --preset long`. Measured (2026-12-08): U+
+// +11.1 % at y+ = 30 (fails), +6.5 % at 100, bulk +8.1 %, peak -<u'v'>+ 0.54; the flow still speeds
+// up over the averaging window (tests/long/channel_windows.py splits it; README "Initial state").
 //   Mean velocity U+ = <u>/u_tau within 10 % of the DNS at y+ = 30 and 100 (the tolerance).
 //   The flow is turbulent, not laminar: the resolved Reynolds shear stress -<u'v'>+ peaks above
 //   0.4 (DNS 0.71), and the bulk velocity is within 15 % of the DNS's 15.6 u_tau (a laminar flow
