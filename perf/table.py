@@ -5,7 +5,8 @@ copy fraction: the variant's traffic (variant_bytes_per_update) at its MLUPS ove
 actual traffic (copy traffic GB/s: on host backends the counted read+write x 1.5 for the stores'
 write-allocate reads), both measured by the same binary; deep_copy fraction (device backends): over
 Kokkos::deep_copy's bandwidth; roofline fraction: over its own steps without collision. Files from
-before a field existed show '-' for it."""
+before a field existed show '-' for it. A merged kernel that took single steps is marked so, a run
+whose density left 0.1-10 x the reference "DIVERGED"."""
 import json
 import signal
 import sys
@@ -31,7 +32,12 @@ for path in sys.argv[1:]:
         if r["kind"] != "kernel":
             continue
         cells = "x".join(str(c) for c in r["cells"])
-        print(f"| {r['lattice']} | {r['precision']} | {r.get('collision', 'bgk')} | {cells} | {r['kernel']} | "
+        kernel = r["kernel"]
+        if r.get("steps_swept_together") == 1 and kernel.startswith("merged"):
+            kernel += " (single steps)"  # no slabs on this backend or box: measured as its single step
+        if r.get("healthy") is False:
+            kernel += " (DIVERGED)"
+        print(f"| {r['lattice']} | {r['precision']} | {r.get('collision', 'bgk')} | {cells} | {kernel} | "
               f"{r['mlups']:.1f} | {min(r['mlups_all']):.1f}-{max(r['mlups_all']):.1f} | "
               f"{number(r.get('copy_traffic_gbs'), 1)} | {number(r.get('copy_fraction'))} | "
               f"{number(r.get('deep_copy_fraction'))} | {number(r.get('roofline_mlups'), 1)} | "

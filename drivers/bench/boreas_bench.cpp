@@ -228,6 +228,9 @@ Json run_case(const Case& c, const Config& kernel_settings, long steps, int repe
   auto sim = Simulation::create(config);
   const std::vector<double> mlups = timed_mlups(*sim, n_cells, 1, steps, repeats);
   const bool healthy = sim->check().ok;
+  if (!healthy)  // a diverged run's MLUPS measure no solver: said where a table reader sees it
+    std::fprintf(stderr, "boreas-bench: %s: a density outside 0.1-10 times the reference after the timed steps "
+                 "(\"healthy\": false)\n", scheme_name(config.kernel).c_str());
   sim.reset();  // free the lattices before the references allocate theirs
 
   // The variant's own roofline: its bytes, moved its way, without arithmetic (StreamReference.hpp).
